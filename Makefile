@@ -1,0 +1,75 @@
+# agent-memory: `make run` serves the API locally, `make test` runs every check.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+# Lambda runs python3.12: so do the venv, the tests and `sam build`.
+PYTHON312 ?= $(shell PYENV_VERSION=3.12.1 pyenv which python 2>/dev/null || command -v python3.12)
+VENV := .venv
+PY := $(VENV)/bin/python
+SAM_VENV := .venv-sam
+SAM := $(SAM_VENV)/bin/sam
+PORT ?= 3000
+export PYTHONPATH := $(CURDIR)/shared:$(CURDIR)
+
+.PHONY: help install run invoke test test-unit test-integration test-e2e lint typecheck validate build bench clean
+
+help:
+	@echo "make run      serve the API on http://127.0.0.1:$(PORT) (moto, offline LLM; PORT= overrides)"
+	@echo "make test     lint, types, unit + integration + e2e tests, sam validate --lint"
+	@echo "make invoke FN=SaveFunction EVENT=events/save-create-memory.json   one function, one event"
+	@echo "make build    sam build (no Docker needed)"
+	@echo "make bench    benchmarks (printed table + benchmarks/results/*.json)"
+
+$(VENV)/.installed: requirements-dev.txt shared/requirements.txt
+	@test -n "$(PYTHON312)" || { echo "Python 3.12 not found: install it (pyenv install 3.12.1) or set PYTHON312=/path/to/python3.12"; exit 1; }
+	$(PYTHON312) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -r requirements-dev.txt
+	touch $@
+
+# SAM CLI pins its own boto3/pydantic, so it lives in a venv of its own.
+$(SAM_VENV)/.installed:
+	@test -n "$(PYTHON312)" || { echo "Python 3.12 not found"; exit 1; }
+	$(PYTHON312) -m venv $(SAM_VENV)
+	$(SAM_VENV)/bin/pip install --quiet --upgrade pip
+	$(SAM_VENV)/bin/pip install --quiet aws-sam-cli==1.170.0
+	touch $@
+
+install: $(VENV)/.installed
+
+run: $(VENV)/.installed
+	$(PY) -m local.server --port $(PORT)
+
+invoke: $(VENV)/.installed
+	@test -n "$(FN)" -a -n "$(EVENT)" || { echo "usage: make invoke FN=SaveFunction EVENT=events/save-create-memory.json"; exit 2; }
+	$(PY) -m local.invoke $(FN) $(EVENT)
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check shared functions local tests benchmarks
+
+typecheck: $(VENV)/.installed
+	$(VENV)/bin/mypy
+
+validate: $(SAM_VENV)/.installed
+	SAM_CLI_TELEMETRY=0 $(SAM) validate --lint --region us-east-1
+
+build: $(SAM_VENV)/.installed
+	SAM_CLI_TELEMETRY=0 PYENV_VERSION=3.12.1 $(SAM) build
+
+test-unit: $(VENV)/.installed
+	$(PY) -m pytest tests/unit -q
+
+test-integration: $(VENV)/.installed
+	$(PY) -m pytest tests/integration -q
+
+test-e2e: $(VENV)/.installed
+	$(PY) -m pytest tests/e2e -q
+
+test: lint typecheck validate
+	$(PY) -m pytest -q
+
+bench: $(VENV)/.installed
+	$(PY) -m benchmarks.run
+
+clean:
+	rm -rf $(VENV) $(SAM_VENV) .aws-sam .pytest_cache .ruff_cache .mypy_cache

@@ -1,0 +1,83 @@
+"""Save function: direct, batch and extracted saves, and deletes (the only API writer)."""
+
+from agent_memory.api.http import current_user, http_handler, json_response, memory_key_param, new_resolver, parse_body
+from agent_memory.api.schemas import BatchRequest, CreateMemoryRequest, ExtractRequest
+from agent_memory.bootstrap import get_services
+from agent_memory.domain.models import SaveOutcome
+from agent_memory.ports import ConversationTurn
+from aws_lambda_powertools.event_handler import Response
+
+app = new_resolver()
+
+
+@app.post("/v1/users/<user_id>/memories")
+def create_memory(user_id: str) -> Response:
+    user = current_user(app, user_id)
+    request = parse_body(app, CreateMemoryRequest)
+    result = get_services().save.save(user, request.to_new_memory())
+    duplicate = result.outcome is SaveOutcome.DUPLICATE
+    return json_response(
+        200 if duplicate else 201,
+        {
+            "outcome": result.outcome,
+            "memory": result.memory.model_dump(mode="json"),
+            "superseded": result.superseded.model_dump(mode="json") if result.superseded else None,
+            "skipped_fields": [result.memory.field or ""] if duplicate else [],
+        },
+    )
+
+
+@app.post("/v1/users/<user_id>/memories/batch")
+def create_memories(user_id: str) -> Response:
+    user = current_user(app, user_id)
+    request = parse_body(app, BatchRequest)
+    results = get_services().save.save_batch(user, [m.to_new_memory() for m in request.memories])
+    return json_response(
+        201,
+        {
+            "saved_count": sum(1 for r in results if r.outcome is not SaveOutcome.DUPLICATE),
+            "memory_keys": [r.memory.memory_key for r in results],
+            "results": [
+                {
+                    "index": index,
+                    "memory_key": r.memory.memory_key,
+                    "outcome": r.outcome,
+                    "superseded_key": r.superseded.memory_key if r.superseded else None,
+                }
+                for index, r in enumerate(results)
+            ],
+        },
+    )
+
+
+@app.post("/v1/users/<user_id>/memories/extract")
+def extract_memories(user_id: str) -> Response:
+    user = current_user(app, user_id)
+    request = parse_body(app, ExtractRequest)
+    turn = ConversationTurn(
+        user_message=request.user_message,
+        assistant_message=request.assistant_message,
+        existing_info=request.existing_info,
+    )
+    output = get_services().save.extract_and_save(user, turn, conversation_id=request.conversation_id)
+    return json_response(200, output)
+
+
+@app.delete("/v1/users/<user_id>/memories/<memory_key>")
+def delete_memory(user_id: str, memory_key: str) -> Response:
+    user = current_user(app, user_id)
+    deleted = get_services().save.delete(user, memory_key_param(memory_key))
+    return json_response(200, {"deleted": True, "memory_key": deleted.memory_key})
+
+
+handler = http_handler(app)
+
+try:  # On Lambda with SnapStart, import the LLM SDK before the snapshot instead of on the first request.
+    from snapshot_restore_py import register_before_snapshot  # type: ignore[import-not-found]
+except ImportError:  # not on Lambda: nothing to warm
+    pass
+else:
+
+    @register_before_snapshot
+    def _warm_before_snapshot() -> None:
+        get_services().save.warm_up()

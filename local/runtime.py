@@ -1,0 +1,177 @@
+"""A Lambda-like runtime for the local stack and the tests: env from template.yaml, handlers
+loaded from functions/<name>/app.py, API Gateway HTTP API (payload 2.0) events.
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import json
+import os
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from types import ModuleType
+from typing import Any
+from urllib.parse import parse_qsl
+
+from local.template import ROOT, FunctionDef, Route, functions, resolve_environment, routes
+
+LOCAL_TABLE_PREFIX = "agent-memory-local"
+
+# What `sam local` would pass with --parameter-overrides, plus local-only settings.
+LOCAL_PARAMETERS = {"LlmProvider": "offline", "JwtIssuer": "https://local.invalid", "JwtAudience": "local"}
+LOCAL_ENVIRONMENT = {
+    "TENANT_SOURCE": "header",  # no authorizer locally: X-Tenant-Id (default "default")
+    "POWERTOOLS_TRACE_DISABLED": "true",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_REGION": "us-east-1",
+}
+
+
+@dataclass
+class LambdaContext:
+    function_name: str
+    memory_limit_in_mb: int = 512
+    aws_request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    log_group_name: str = "/aws/lambda/local"
+    log_stream_name: str = "local"
+    timeout_ms: int = 29_000
+    _started: float = field(default_factory=time.monotonic)
+
+    @property
+    def invoked_function_arn(self) -> str:
+        return f"arn:aws:lambda:us-east-1:000000000000:function:{self.function_name}"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, self.timeout_ms - int((time.monotonic() - self._started) * 1000))
+
+
+def table_names() -> dict[str, str]:
+    from local.template import dynamodb_tables
+
+    return {logical_id: f"{LOCAL_TABLE_PREFIX}-{logical_id}" for logical_id in dynamodb_tables()}
+
+
+def function_environment(function: FunctionDef, parameters: dict[str, str] | None = None) -> dict[str, str]:
+    env = resolve_environment(function, physical_ids=table_names(), parameters={**LOCAL_PARAMETERS, **(parameters or {})})
+    return {**env, **LOCAL_ENVIRONMENT}
+
+
+class LocalFunctions:
+    """Loads each function's handler once (one warm container per function) and invokes it serially."""
+
+    def __init__(self) -> None:
+        self._defs = functions()
+        self._modules: dict[str, ModuleType] = {}
+        self._locks = {name: threading.Lock() for name in self._defs}
+        self._load_lock = threading.Lock()
+
+    def names(self) -> list[str]:
+        return list(self._defs)
+
+    def _module(self, logical_id: str) -> ModuleType:
+        with self._load_lock:
+            if logical_id not in self._modules:
+                definition = self._defs[logical_id]
+                module_file, _ = definition.handler.rsplit(".", 1)
+                path = ROOT / definition.code_uri / f"{module_file}.py"
+                spec = importlib.util.spec_from_file_location(f"lambda_{logical_id}", path)
+                assert spec and spec.loader
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+                self._modules[logical_id] = module
+            return self._modules[logical_id]
+
+    def invoke(self, logical_id: str, event: dict[str, Any]) -> Any:
+        if logical_id not in self._defs:
+            raise KeyError(f"no function {logical_id} in template.yaml; have {', '.join(self._defs)}")
+        handler_name = self._defs[logical_id].handler.rsplit(".", 1)[1]
+        handler = getattr(self._module(logical_id), handler_name)
+        with self._locks[logical_id]:
+            return handler(event, LambdaContext(function_name=logical_id))
+
+
+def apply_local_environment(parameters: dict[str, str] | None = None) -> None:
+    """Every function gets the same Globals here, so one process environment serves them all."""
+    merged: dict[str, str] = {}
+    for definition in functions().values():
+        merged.update(function_environment(definition, parameters))
+    os.environ.update(merged)
+
+
+def match_route(method: str, path: str) -> tuple[Route, dict[str, str]] | None:
+    for route in routes():
+        params = route.match(method, path)
+        if params is not None:
+            return route, params
+    return None
+
+
+def http_api_event(
+    *,
+    route: Route,
+    path_parameters: dict[str, str],
+    method: str,
+    path: str,
+    query: str = "",
+    headers: dict[str, str] | None = None,
+    body: bytes | None = None,
+) -> dict[str, Any]:
+    """An API Gateway HTTP API payload 2.0 event, as `sam local start-api` builds it."""
+    headers = {k.lower(): v for k, v in (headers or {}).items()}
+    now = datetime.now(UTC)
+    event: dict[str, Any] = {
+        "version": "2.0",
+        "routeKey": route.route_key,
+        "rawPath": path,
+        "rawQueryString": query,
+        "headers": headers,
+        "requestContext": {
+            "accountId": "000000000000",
+            "apiId": "local",
+            "domainName": headers.get("host", "127.0.0.1"),
+            "domainPrefix": "local",
+            "http": {
+                "method": method.upper(),
+                "path": path,
+                "protocol": "HTTP/1.1",
+                "sourceIp": "127.0.0.1",
+                "userAgent": headers.get("user-agent", ""),
+            },
+            "requestId": str(uuid.uuid4()),
+            "routeKey": route.route_key,
+            "stage": "$default",
+            "time": now.strftime("%d/%b/%Y:%H:%M:%S +0000"),
+            "timeEpoch": int(now.timestamp() * 1000),
+        },
+        "isBase64Encoded": False,
+    }
+    if path_parameters:
+        event["pathParameters"] = path_parameters
+    if query:
+        params: dict[str, str] = {}
+        for key, value in parse_qsl(query, keep_blank_values=True):
+            params[key] = f"{params[key]},{value}" if key in params else value
+        event["queryStringParameters"] = params
+    if body:
+        try:
+            event["body"] = body.decode("utf-8")
+        except UnicodeDecodeError:
+            event["body"] = base64.b64encode(body).decode()
+            event["isBase64Encoded"] = True
+    return event
+
+
+def response_parts(result: Any) -> tuple[int, dict[str, str], bytes]:
+    """Status, headers and body from a handler result (payload 2.0 rules)."""
+    if not isinstance(result, dict) or "statusCode" not in result:
+        return 200, {"content-type": "application/json"}, json.dumps(result).encode()
+    body = result.get("body") or ""
+    raw = base64.b64decode(body) if result.get("isBase64Encoded") else body.encode("utf-8")
+    headers = {k: str(v) for k, v in (result.get("headers") or {}).items()}
+    for name, values in (result.get("multiValueHeaders") or {}).items():
+        headers[name] = ", ".join(str(v) for v in values)
+    return int(result["statusCode"]), headers, raw

@@ -1,0 +1,161 @@
+"""`make run`: the API on http://127.0.0.1:3000 without Docker, as `sam local start-api` would serve it.
+
+AWS comes from moto in server mode; tables are created from template.yaml's own definitions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import socket
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import urlsplit
+
+from local.runtime import LocalFunctions, apply_local_environment, http_api_event, match_route, response_parts, table_names
+
+MAX_REQUEST_BYTES = 10 * 1024 * 1024  # API Gateway HTTP API's own payload limit
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class LocalAws:
+    """moto in server mode on loopback, with the template's tables."""
+
+    def __init__(self, port: int | None = None) -> None:
+        from moto.server import ThreadedMotoServer
+
+        self.port = port or free_port()
+        self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> LocalAws:
+        self._server.start()
+        os.environ.setdefault("AWS_ACCESS_KEY_ID", "local")
+        os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
+        os.environ["AWS_ENDPOINT_URL"] = self.endpoint
+        import boto3
+
+        from local.template import create_tables
+
+        create_tables(boto3.client("dynamodb", endpoint_url=self.endpoint, region_name="us-east-1"), table_names())
+        return self
+
+    def stop(self) -> None:
+        self._server.stop()
+
+
+def make_handler(functions: LocalFunctions) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        server_version = "agent-memory-local"
+
+        def _serve(self) -> None:
+            url = urlsplit(self.path)
+            length = int(self.headers.get("content-length") or 0)
+            if length > MAX_REQUEST_BYTES:
+                self._send(413, {"content-type": "application/json"},
+                           b'{"error":{"code":"payload_too_large","message":"request exceeds 10 MB","details":null}}')
+                return
+            body = self.rfile.read(length) if length else None
+            found = match_route(self.command, url.path)
+            if found is None:
+                message = {"error": {"code": "route_not_found", "message": f"no route for {self.command} {url.path}",
+                                     "details": None}}
+                self._send(404, {"content-type": "application/json"}, json.dumps(message).encode())
+                return
+            route, params = found
+            event = http_api_event(route=route, path_parameters=params, method=self.command, path=url.path,
+                                   query=url.query, headers=dict(self.headers.items()), body=body)
+            try:
+                status, headers, payload = response_parts(functions.invoke(route.function, event))
+            except Exception as error:  # a crash the handler didn't turn into a response: API Gateway's 502
+                sys.stderr.write(f"{route.function} failed: {error!r}\n")
+                status, headers = 502, {"content-type": "application/json"}
+                payload = b'{"message":"Internal Server Error"}'
+            self._send(status, headers, payload)
+
+        def _send(self, status: int, headers: dict[str, str], payload: bytes) -> None:
+            self.send_response(status)
+            for name, value in headers.items():
+                if name.lower() not in ("content-length", "connection"):
+                    self.send_header(name, value)
+            self.send_header("content-length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_HEAD = _serve  # noqa: N815
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+            sys.stderr.write(f"{self.address_string()} {format % args}\n")
+
+    return Handler
+
+
+class LocalStack:
+    """moto + the HTTP front door; usable from tests as a context manager."""
+
+    def __init__(self, *, port: int = 3000, parameters: dict[str, str] | None = None) -> None:
+        apply_local_environment(parameters)
+        self.aws = LocalAws()
+        self.functions = LocalFunctions()
+        self.port = port
+        self._http: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> LocalStack:
+        self.aws.start()
+        self._http = ThreadingHTTPServer(("127.0.0.1", self.port), make_handler(self.functions))
+        self.port = self._http.server_address[1]
+        self._thread = threading.Thread(target=self._http.serve_forever, name="local-api", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._http is not None:
+            self._http.shutdown()
+            self._http.server_close()
+        self.aws.stop()
+
+    def __enter__(self) -> LocalStack:
+        return self.start()
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "3000")))
+    args = parser.parse_args()
+    parameters = {"LlmProvider": os.environ["LLM_PROVIDER"]} if os.environ.get("LLM_PROVIDER") else None
+    stack = LocalStack(port=args.port, parameters=parameters).start()
+    print(f"agent-memory local API on {stack.url} (AWS: moto at {stack.aws.endpoint}); Ctrl-C stops", flush=True)
+    stopped = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    try:
+        stopped.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stack.stop()
+        print("stopped", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,172 @@
+"""Read template.yaml the way SAM would, for the local stack and the tests.
+
+Tables and routes come from the template itself, so local runs and tests cannot drift
+from the infrastructure that gets deployed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATE_PATH = ROOT / "template.yaml"
+
+
+class _CfnLoader(yaml.SafeLoader):
+    """SafeLoader that keeps CloudFormation short-form tags (!Ref, !GetAtt, ...) as dicts."""
+
+
+def _construct_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
+    name = "Ref" if suffix == "Ref" else f"Fn::{suffix}"
+    if isinstance(node, yaml.ScalarNode):
+        value: Any = loader.construct_scalar(node)
+        if suffix == "GetAtt":
+            value = str(value).split(".", 1)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)
+    return {name: value}
+
+
+_CfnLoader.add_multi_constructor("!", _construct_tag)
+
+
+@lru_cache(maxsize=4)
+def load_template(path: Path = TEMPLATE_PATH) -> dict[str, Any]:
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=_CfnLoader)  # noqa: S506 - SafeLoader subclass
+
+
+@dataclass(frozen=True)
+class Route:
+    method: str  # upper case, or ANY
+    path: str  # template form: /v1/users/{user_id}/memories
+    function: str  # logical id
+
+    @property
+    def route_key(self) -> str:
+        return f"{self.method} {self.path}"
+
+    def match(self, method: str, path: str) -> dict[str, str] | None:
+        if self.method not in ("ANY", method.upper()):
+            return None
+        pattern = "^" + re.sub(
+            r"\\\{(\w+)(\\\+)?\\\}",
+            lambda m: f"(?P<{m.group(1)}>.+)" if m.group(2) else f"(?P<{m.group(1)}>[^/]+)",
+            re.escape(self.path),
+        ) + "$"
+        found = re.match(pattern, path)
+        return found.groupdict() if found else None
+
+
+@dataclass(frozen=True)
+class FunctionDef:
+    logical_id: str
+    code_uri: str
+    handler: str
+    environment: dict[str, Any] = field(default_factory=dict)
+
+
+def resources(template: dict[str, Any] | None = None) -> dict[str, Any]:
+    return (template or load_template())["Resources"]
+
+
+def functions(template: dict[str, Any] | None = None) -> dict[str, FunctionDef]:
+    template = template or load_template()
+    global_env = template.get("Globals", {}).get("Function", {}).get("Environment", {}).get("Variables", {})
+    found = {}
+    for logical_id, resource in resources(template).items():
+        if resource["Type"] != "AWS::Serverless::Function":
+            continue
+        props = resource["Properties"]
+        env = {**global_env, **props.get("Environment", {}).get("Variables", {})}
+        found[logical_id] = FunctionDef(logical_id, props["CodeUri"], props["Handler"], env)
+    return found
+
+
+def routes(template: dict[str, Any] | None = None) -> list[Route]:
+    """HTTP API routes, most specific first (literal segments beat parameters, greedy last)."""
+    found = []
+    for logical_id, resource in resources(template).items():
+        if resource["Type"] != "AWS::Serverless::Function":
+            continue
+        for event in resource["Properties"].get("Events", {}).values():
+            if event["Type"] == "HttpApi":
+                props = event["Properties"]
+                found.append(Route(props["Method"].upper(), props["Path"], logical_id))
+
+    def specificity(route: Route) -> tuple[int, int, int]:
+        segments = route.path.strip("/").split("/")
+        greedy = any(s.endswith("+}") for s in segments)
+        literals = sum(1 for s in segments if not s.startswith("{"))
+        return (1 if greedy else 0, -len(segments), -literals)
+
+    return sorted(found, key=specificity)
+
+
+def dynamodb_tables(template: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """create_table arguments for every AWS::DynamoDB::Table, by logical id (TableName left to the caller)."""
+    tables = {}
+    for logical_id, resource in resources(template).items():
+        if resource["Type"] != "AWS::DynamoDB::Table":
+            continue
+        props = resource["Properties"]
+        spec: dict[str, Any] = {
+            "AttributeDefinitions": props["AttributeDefinitions"],
+            "KeySchema": props["KeySchema"],
+            "BillingMode": props.get("BillingMode", "PAY_PER_REQUEST"),
+        }
+        for optional in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
+            if optional in props:
+                spec[optional] = props[optional]
+        if "StreamSpecification" in props:  # CloudFormation implies StreamEnabled; the API wants it said
+            spec["StreamSpecification"] = {"StreamEnabled": True, **props["StreamSpecification"]}
+        tables[logical_id] = spec
+    return tables
+
+
+def create_tables(client: Any, names: dict[str, str], template: dict[str, Any] | None = None) -> None:
+    """Create the template's tables under the given physical names (logical id -> name); idempotent."""
+    existing = set(client.list_tables().get("TableNames", []))
+    for logical_id, spec in dynamodb_tables(template).items():
+        name = names[logical_id]
+        if name not in existing:
+            client.create_table(TableName=name, **spec)
+            client.get_waiter("table_exists").wait(TableName=name)
+
+
+def parameter_values(overrides: dict[str, str] | None = None, template: dict[str, Any] | None = None) -> dict[str, str]:
+    template = template or load_template()
+    values = {name: str(p.get("Default", "")) for name, p in template.get("Parameters", {}).items()}
+    values.update(overrides or {})
+    return values
+
+
+def resolve_environment(
+    function: FunctionDef,
+    *,
+    physical_ids: dict[str, str],
+    parameters: dict[str, str] | None = None,
+) -> dict[str, str]:
+    """The function's environment with !Ref resolved, as `sam local` does with --parameter-overrides."""
+    params = parameter_values(parameters)
+    env = {}
+    for name, value in function.environment.items():
+        if isinstance(value, dict) and "Ref" in value:
+            ref = value["Ref"]
+            if ref in physical_ids:
+                value = physical_ids[ref]
+            elif ref in params:
+                value = params[ref]
+            else:
+                raise KeyError(f"{function.logical_id}: cannot resolve !Ref {ref} for {name}")
+        elif isinstance(value, dict):
+            raise KeyError(f"{function.logical_id}: unsupported intrinsic in {name}: {value}")
+        env[name] = str(value)
+    return env

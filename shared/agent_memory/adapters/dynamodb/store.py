@@ -1,0 +1,341 @@
+"""DynamoDB memory store: the source of truth.
+
+One table, one partition per (tenant, user): ``pk = T#<tenant>#U#<user>``, so every query is
+scoped by construction and one tenant's request can never name another tenant's items.
+
+Items in a partition:
+  ``META``            the user's version counter (bumped by every write; caches key on it)
+  ``MEM#<key>``       a memory, current or superseded (history is kept, never overwritten)
+  ``FIELD#<field>``   pointer to the current memory of a field: the upsert slot
+  ``HASH#<digest>``   marker of current content, so identical content is stored once
+
+A save is one TransactWriteItems whose conditions make concurrent saves safe: the field
+pointer must still point where we read it, and the content marker must not exist.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import random
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from botocore.exceptions import ClientError
+
+from agent_memory.domain.keys import is_valid_memory_key, new_memory_key
+from agent_memory.domain.models import (
+    Memory,
+    MemoryPage,
+    MemoryType,
+    NewMemory,
+    SaveOutcome,
+    SaveResult,
+    UserRef,
+    content_hash,
+    utcnow,
+)
+from agent_memory.errors import Conflict, InvalidInput, NotFound, Throttled
+
+_THROTTLING_CODES = frozenset(
+    {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
+)
+
+_serializer = TypeSerializer()
+_deserializer = TypeDeserializer()
+
+
+def _partition(user: UserRef) -> str:
+    return f"T#{user.tenant_id}#U#{user.user_id}"
+
+
+def _to_item(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: _serializer.serialize(v) for k, v in values.items() if v is not None}
+
+
+def _from_item(item: dict[str, Any]) -> dict[str, Any]:
+    return {k: _deserializer.deserialize(v) for k, v in item.items()}
+
+
+def _memory_to_item(memory: Memory) -> dict[str, Any]:
+    values = memory.model_dump(mode="json", exclude_none=True)
+    # DynamoDB numbers must not be floats; keyword weights go in as strings of fixed precision.
+    values["keywords"] = [{"term": k.term, "weight": f"{k.weight:.4f}"} for k in memory.keywords]
+    # Metadata is free-form JSON (floats included), so it is stored as a JSON string.
+    values["metadata_json"] = json.dumps(values.pop("metadata", {}), ensure_ascii=False)
+    return _to_item({"pk": _partition(memory), "sk": f"MEM#{memory.memory_key}", "kind": "memory", **values})
+
+
+def _memory_from_item(item: dict[str, Any]) -> Memory:
+    values = _from_item(item)
+    for key in ("pk", "sk", "kind"):
+        values.pop(key, None)
+    values["metadata"] = json.loads(values.pop("metadata_json", None) or "{}")
+    return Memory.model_validate(values)
+
+
+def _encode_cursor(memory_key: str) -> str:
+    return base64.urlsafe_b64encode(memory_key.encode()).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str) -> str:
+    try:
+        memory_key = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        memory_key = ""
+    if not is_valid_memory_key(memory_key):
+        raise InvalidInput("cursor: not a cursor this API returned", details=[{"field": "cursor"}])
+    return memory_key
+
+
+def _backoff(attempt: int) -> None:
+    """Full-jitter backoff between optimistic retries, so racing writers spread out."""
+    time.sleep(random.uniform(0, min(0.2, 0.01 * 2**attempt)))  # noqa: S311 - jitter, not crypto
+
+
+def _raise_for(error: ClientError) -> None:
+    """Translate an SDK error into a domain error, in one place."""
+    code = error.response.get("Error", {}).get("Code", "")
+    if code in _THROTTLING_CODES:
+        raise Throttled("the memory store is busy, retry shortly") from error
+    raise error
+
+
+class DynamoMemoryStore:
+    def __init__(self, *, table_name: str, client: Any, max_attempts: int = 8) -> None:
+        self._table = table_name
+        self._client = client
+        self._max_attempts = max_attempts
+
+    # ---- writes -------------------------------------------------------------------------
+
+    def save(self, user: UserRef, memory: NewMemory) -> SaveResult:
+        digest = content_hash(memory.content)
+        for attempt in range(self._max_attempts):
+            if attempt:
+                _backoff(attempt)
+            existing_key, current_key = self._read_slots(user, digest, memory.field)
+            if existing_key is not None:
+                existing = self.get(user, existing_key)
+                if existing is not None:
+                    return SaveResult(outcome=SaveOutcome.DUPLICATE, memory=existing)
+                continue  # marker without memory: a concurrent delete is in flight; read again
+            previous = self.get(user, current_key) if current_key else None
+            if current_key and previous is None:
+                continue  # pointer raced with a delete; read again
+            new = self._new_memory(user, memory, digest, previous)
+            try:
+                self._client.transact_write_items(TransactItems=self._save_actions(user, new, previous))
+            except ClientError as error:
+                if error.response.get("Error", {}).get("Code") != "TransactionCanceledException":
+                    _raise_for(error)
+                reasons = [r.get("Code") for r in error.response.get("CancellationReasons", [])]
+                if reasons and reasons[1:2] == ["ConditionalCheckFailed"]:
+                    continue  # someone stored this content meanwhile: report it as a duplicate
+                if "ThrottlingError" in reasons or "ProvisionedThroughputExceeded" in reasons:
+                    raise Throttled("the memory store is busy, retry shortly") from error
+                continue  # the field moved under us: re-read and try again
+            if previous is None:
+                return SaveResult(outcome=SaveOutcome.CREATED, memory=new)
+            superseded = previous.model_copy(
+                update={
+                    "superseded_at": new.valid_from,
+                    "superseded_by": new.memory_key,
+                    "updated_at": new.valid_from,
+                    "version": previous.version + 1,
+                }
+            )
+            return SaveResult(outcome=SaveOutcome.SUPERSEDED, memory=new, superseded=superseded)
+        raise Conflict("too many concurrent writes to this memory field, retry", details=[{"field": "field"}])
+
+    def delete(self, user: UserRef, memory_key: str) -> Memory:
+        memory = self.get(user, memory_key)
+        if memory is None:
+            raise NotFound(f"memory {memory_key} not found")
+        pk = _partition(user)
+        actions: list[dict[str, Any]] = [
+            {"Delete": {"TableName": self._table, "Key": _to_item({"pk": pk, "sk": f"MEM#{memory_key}"}),
+                        "ConditionExpression": "attribute_exists(pk)"}},
+            self._bump_version(user),
+        ]
+        if memory.is_current:
+            actions.append(self._delete_if_points_to(pk, f"HASH#{memory.content_hash}", memory_key))
+            if memory.field:
+                actions.append(self._delete_if_points_to(pk, f"FIELD#{memory.field}", memory_key))
+        try:
+            self._client.transact_write_items(TransactItems=actions)
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") == "TransactionCanceledException":
+                raise Conflict("the memory changed while it was being deleted, retry") from error
+            _raise_for(error)
+        return memory
+
+    # ---- reads --------------------------------------------------------------------------
+
+    def get(self, user: UserRef, memory_key: str) -> Memory | None:
+        try:
+            response = self._client.get_item(
+                TableName=self._table,
+                Key=_to_item({"pk": _partition(user), "sk": f"MEM#{memory_key}"}),
+                ConsistentRead=True,
+            )
+        except ClientError as error:
+            _raise_for(error)
+        item = response.get("Item")
+        return _memory_from_item(item) if item else None
+
+    def history(self, user: UserRef, memory: Memory) -> list[Memory]:
+        """Every version of the memory's field, oldest first (just the memory when it has no field)."""
+        if not memory.field:
+            return [memory]
+        versions = [m for m in self._iter_memories(user) if m.field == memory.field]
+        return sorted(versions, key=lambda m: (m.valid_from, m.memory_key))
+
+    def list_current(
+        self,
+        user: UserRef,
+        *,
+        memory_type: MemoryType | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> MemoryPage:
+        start_key = _decode_cursor(cursor) if cursor else None
+        items: list[Memory] = []
+        has_more = False
+        for memory in self._iter_memories(user, newest_first=True, start_after=start_key):
+            if not memory.is_current or (memory_type and memory.memory_type != memory_type):
+                continue
+            if len(items) == limit:
+                has_more = True
+                break
+            items.append(memory)
+        next_cursor = _encode_cursor(items[-1].memory_key) if has_more else None
+        return MemoryPage(items=items, next_cursor=next_cursor)
+
+    def all_current(self, user: UserRef) -> list[Memory]:
+        return [m for m in self._iter_memories(user) if m.is_current]
+
+    def user_version(self, user: UserRef) -> int:
+        try:
+            response = self._client.get_item(
+                TableName=self._table, Key=_to_item({"pk": _partition(user), "sk": "META"}), ConsistentRead=True
+            )
+        except ClientError as error:
+            _raise_for(error)
+        item = response.get("Item")
+        return int(_from_item(item).get("version", 0)) if item else 0
+
+    # ---- internals ----------------------------------------------------------------------
+
+    def _iter_memories(
+        self, user: UserRef, *, newest_first: bool = False, start_after: str | None = None
+    ) -> Iterator[Memory]:
+        params: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "ExpressionAttributeValues": _to_item({":pk": _partition(user), ":prefix": "MEM#"}),
+            "ScanIndexForward": not newest_first,
+            "ConsistentRead": True,
+        }
+        if start_after:
+            params["ExclusiveStartKey"] = _to_item({"pk": _partition(user), "sk": f"MEM#{start_after}"})
+        while True:
+            try:
+                response = self._client.query(**params)
+            except ClientError as error:
+                _raise_for(error)
+            for item in response.get("Items", []):
+                yield _memory_from_item(item)
+            if "LastEvaluatedKey" not in response:
+                return
+            params["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+
+    def _read_slots(self, user: UserRef, digest: str, field: str | None) -> tuple[str | None, str | None]:
+        """One consistent round trip: who holds this content now, and which memory is the field's current."""
+        pk = _partition(user)
+        gets = [{"Get": {"TableName": self._table, "Key": _to_item({"pk": pk, "sk": f"HASH#{digest}"})}}]
+        if field:
+            gets.append({"Get": {"TableName": self._table, "Key": _to_item({"pk": pk, "sk": f"FIELD#{field}"})}})
+        try:
+            responses = self._client.transact_get_items(TransactItems=gets)["Responses"]
+        except ClientError as error:
+            _raise_for(error)
+        found = [(_from_item(r["Item"]).get("memory_key") if r.get("Item") else None) for r in responses]
+        return found[0], (found[1] if field else None)
+
+    @staticmethod
+    def _new_memory(user: UserRef, memory: NewMemory, digest: str, previous: Memory | None) -> Memory:
+        now = utcnow()
+        created_at = memory.created_at or now
+        return Memory(
+            memory_key=new_memory_key(),
+            tenant_id=user.tenant_id,
+            user_id=user.user_id,
+            memory_type=memory.memory_type,
+            content=memory.content,
+            category=memory.category,
+            field=memory.field,
+            importance=memory.effective_importance(),
+            keywords=memory.keywords,
+            source=memory.source,
+            conversation_id=memory.conversation_id,
+            metadata=memory.metadata,
+            content_hash=digest,
+            created_at=created_at,
+            updated_at=now,
+            valid_from=max(created_at, previous.valid_from) if previous else created_at,
+            supersedes=previous.memory_key if previous else None,
+        )
+
+    def _save_actions(self, user: UserRef, new: Memory, previous: Memory | None) -> list[dict[str, Any]]:
+        pk = _partition(user)
+        now = new.updated_at.isoformat()
+        # Order matters: CancellationReasons are read by position (index 1 = content marker).
+        actions: list[dict[str, Any]] = [
+            {"Put": {"TableName": self._table, "Item": _memory_to_item(new),
+                     "ConditionExpression": "attribute_not_exists(pk)"}},
+            {"Put": {"TableName": self._table,
+                     "Item": _to_item({"pk": pk, "sk": f"HASH#{new.content_hash}", "kind": "content",
+                                       "memory_key": new.memory_key}),
+                     "ConditionExpression": "attribute_not_exists(pk)"}},
+        ]
+        if new.field:
+            pointer = {"Put": {"TableName": self._table,
+                               "Item": _to_item({"pk": pk, "sk": f"FIELD#{new.field}", "kind": "field",
+                                                 "memory_key": new.memory_key, "updated_at": now})}}
+            if previous is None:
+                pointer["Put"]["ConditionExpression"] = "attribute_not_exists(pk)"
+            else:
+                pointer["Put"]["ConditionExpression"] = "memory_key = :previous"
+                pointer["Put"]["ExpressionAttributeValues"] = _to_item({":previous": previous.memory_key})
+            actions.append(pointer)
+        if previous is not None:
+            actions.append({"Update": {
+                "TableName": self._table,
+                "Key": _to_item({"pk": pk, "sk": f"MEM#{previous.memory_key}"}),
+                "UpdateExpression": "SET superseded_at = :at, superseded_by = :by, updated_at = :at "
+                                    "ADD version :one",
+                "ConditionExpression": "attribute_exists(pk) AND attribute_not_exists(superseded_at)",
+                "ExpressionAttributeValues": _to_item({":at": new.valid_from.isoformat(),
+                                                       ":by": new.memory_key, ":one": 1}),
+            }})
+            actions.append(self._delete_if_points_to(pk, f"HASH#{previous.content_hash}", previous.memory_key))
+        actions.append(self._bump_version(user))
+        return actions
+
+    def _delete_if_points_to(self, pk: str, sk: str, memory_key: str) -> dict[str, Any]:
+        return {"Delete": {"TableName": self._table, "Key": _to_item({"pk": pk, "sk": sk}),
+                           "ConditionExpression": "memory_key = :key",
+                           "ExpressionAttributeValues": _to_item({":key": memory_key})}}
+
+    def _bump_version(self, user: UserRef) -> dict[str, Any]:
+        return {"Update": {
+            "TableName": self._table,
+            "Key": _to_item({"pk": _partition(user), "sk": "META"}),
+            "UpdateExpression": "ADD version :one SET updated_at = :now, kind = :kind",
+            "ExpressionAttributeValues": _to_item({":one": 1, ":now": utcnow().isoformat(), ":kind": "meta"}),
+        }}
+

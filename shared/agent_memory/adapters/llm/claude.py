@@ -1,0 +1,186 @@
+"""Memory extraction with Claude (Anthropic API or Amazon Bedrock), per the Memory Manager seed.
+
+Temperature 0, the seed's `save_user_memory` tool (plus `field`/`value` so a memory has an
+upsert slot and a structured value), and the system prompt marked for prompt caching.
+Retries with backoff on 408/409/429/5xx/529 are the SDK's own (`max_retries`); when the
+LLM stays down we raise `LlmUnavailable` so the caller gets a 503 and can retry the turn.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anthropic
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agent_memory.domain.models import KNOWN_CATEGORIES, ExtractedMemory, MemoryType
+from agent_memory.errors import LlmUnavailable
+from agent_memory.observability import logger
+from agent_memory.ports import ConversationTurn
+from agent_memory.settings import Settings
+
+CORE_FIELDS = (
+    "age", "education", "university", "major",
+    "currentJobTitle", "currentIndustry", "currentCompany", "totalYearsOfExperience", "annualIncome",
+    "currentLocation", "targetCategory", "hasHongKongEmployer", "hasTechBackground", "investmentAmount",
+    "immigrationTimeline", "maritalStatus", "hasChildren", "familySupport",
+)
+
+SAVE_USER_MEMORY_TOOL: dict[str, Any] = {
+    "name": "save_user_memory",
+    "description": "将用户信息保存到长期记忆存储。每条记忆包含类型、内容和相关移民类别。",
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "memoryType": {
+                "type": "string",
+                "enum": [t.value for t in MemoryType],
+                "description": "FACT=用户陈述的事实(年龄、学历等),PREFERENCE=用户偏好(倾向的移民方式),"
+                "INTENT=用户意图(计划时间、预算等)",
+            },
+            "content": {
+                "type": "string",
+                "description": '要保存的记忆内容,用简洁的陈述句表达,如"用户32岁,清华大学计算机硕士"。'
+                "使用用户自己的语言,不要翻译。",
+            },
+            "category": {
+                "type": "string",
+                "enum": list(KNOWN_CATEGORIES),
+                "description": "相关的移民类别(如果有明确关联)",
+            },
+            "field": {
+                "type": "string",
+                "description": "这条记忆对应的字段名(每条记忆一个字段),核心字段之一: "
+                + ", ".join(CORE_FIELDS)
+                + '; 不属于任何核心字段时用 "other"。',
+            },
+            "value": {
+                "description": "该字段的结构化取值,如 32、\"硕士\"、800000、true;模糊信息保留模糊,如 \"30+\"。",
+            },
+        },
+        "required": ["memoryType", "content", "field"],
+    },
+}
+
+SYSTEM_PROMPT = """# 身份
+你是记忆管理专员。你负责从对话中提取并保存用户信息。
+
+# 核心原则
+1. 只提取用户明确陈述的信息,不做推测(助手的话不是用户的陈述)
+2. 模糊信息保留模糊性("三十多岁" → "30+岁",不要推测为35)
+3. 同一信息不要重复保存;"已有信息"中已有的字段不要再次提取
+4. 每条记忆用简洁的陈述句表达,且只对应一个字段
+5. 使用用户自己的语言书写记忆内容(中文保持中文,英文保持英文),绝不翻译
+6. 正确分类 memoryType:
+   - FACT: 客观事实(年龄、学历、工作、收入等)
+   - PREFERENCE: 主观偏好(偏好的移民方式、时间偏好等)
+   - INTENT: 行动意图(打算何时申请、预算范围、已在准备等)
+7. 收入注明币种(如"年薪约80万人民币")
+
+# 需要提取的核心信息字段
+- 基础信息: age 年龄, education 最高学历(博士/硕士/学士/大专/高中), university 毕业院校, major 专业方向
+- 职业信息: currentJobTitle 当前职位, currentIndustry 所属行业, currentCompany 当前公司,
+  totalYearsOfExperience 工作年限, annualIncome 年收入
+- 移民相关: targetCategory 感兴趣的移民类别, hasHongKongEmployer 是否有香港雇主,
+  hasTechBackground 是否有科技背景, investmentAmount 可投资金额, immigrationTimeline 计划移民时间
+- 家庭信息: maritalStatus 婚姻状况, hasChildren 是否有子女, familySupport 家人支持程度
+
+# 操作
+对每一条新信息调用一次 save_user_memory(可以在一次回复中并行调用多次)。
+没有可保存的新信息时,不调用工具,直接回复"无新信息"。"""
+
+
+class _ToolInput(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    memoryType: MemoryType
+    content: str = Field(min_length=1, max_length=2000)
+    category: str | None = None
+    field: str | None = None
+    value: Any = None
+
+
+def make_client(settings: Settings, *, http_client: Any = None, secrets_client: Any = None) -> Any:
+    common: dict[str, Any] = {"timeout": settings.llm_timeout_seconds, "max_retries": settings.llm_max_retries}
+    if http_client is not None:
+        common["http_client"] = http_client
+    if settings.effective_llm_provider == "bedrock":
+        return anthropic.AnthropicBedrock(aws_region=settings.aws_region, **common)
+    return anthropic.Anthropic(api_key=_api_key(settings, secrets_client), **common)
+
+
+def _api_key(settings: Settings, secrets_client: Any) -> str:
+    if settings.anthropic_api_key is not None:
+        return settings.anthropic_api_key.get_secret_value()
+    if settings.anthropic_api_key_secret_arn:
+        if secrets_client is None:
+            import boto3
+
+            secrets_client = boto3.client("secretsmanager")
+        secret = secrets_client.get_secret_value(SecretId=settings.anthropic_api_key_secret_arn)["SecretString"]
+        # Accept a bare key or the console's JSON form {"ANTHROPIC_API_KEY": "..."}.
+        if secret.lstrip().startswith("{"):
+            secret = json.loads(secret).get("ANTHROPIC_API_KEY", "")
+        if secret:
+            return str(secret)
+    raise LlmUnavailable(
+        "LLM_PROVIDER=anthropic needs ANTHROPIC_API_KEY or ANTHROPIC_API_KEY_SECRET_ARN",
+        details=[{"field": "ANTHROPIC_API_KEY"}],
+    )
+
+
+class ClaudeExtractor:
+    def __init__(self, *, client: Any, model: str, max_tokens: int = 1000) -> None:
+        self._client = client
+        self._model = model
+        self._max_tokens = max_tokens
+
+    def extract(self, turn: ConversationTurn) -> list[ExtractedMemory]:
+        prompt = (
+            "从以下对话中提取用户信息。只提取能明确确定的信息,不要猜测。\n"
+            f"已有信息(不要重复提取):{json.dumps(turn.existing_info, ensure_ascii=False, default=str)}\n"
+            f"<user_message>\n{turn.user_message}\n</user_message>\n"
+            f"<assistant_message>\n{turn.assistant_message}\n</assistant_message>"
+        )
+        try:
+            message = self._client.messages.create(
+                model=self._model,
+                max_tokens=self._max_tokens,
+                temperature=0,
+                system=[{"type": "text", "text": SYSTEM_PROMPT, "cache_control": {"type": "ephemeral"}}],
+                tools=[SAVE_USER_MEMORY_TOOL],
+                tool_choice={"type": "auto"},
+                messages=[{"role": "user", "content": prompt}],
+            )
+        except anthropic.APIStatusError as error:
+            logger.warning("llm call failed", extra={"status": error.status_code, "llm_model": self._model})
+            raise LlmUnavailable(
+                "the LLM is unavailable; nothing was stored, retry this turn",
+                details={"provider_status": error.status_code},
+            ) from error
+        except anthropic.APIError as error:  # connection errors and timeouts, after the SDK's retries
+            logger.warning("llm call failed", extra={"error": type(error).__name__, "llm_model": self._model})
+            raise LlmUnavailable("the LLM is unavailable; nothing was stored, retry this turn") from error
+        return self._memories_from(message)
+
+    def _memories_from(self, message: Any) -> list[ExtractedMemory]:
+        memories = []
+        for block in message.content:
+            if getattr(block, "type", None) != "tool_use" or block.name != SAVE_USER_MEMORY_TOOL["name"]:
+                continue
+            try:
+                call = _ToolInput.model_validate(block.input)
+            except ValidationError:
+                logger.warning("ignored a malformed save_user_memory call", extra={"tool_use_id": block.id})
+                continue
+            memories.append(
+                ExtractedMemory(
+                    memory_type=call.memoryType,
+                    content=call.content.strip(),
+                    field=call.field,
+                    value=call.value,
+                    category=call.category,
+                )
+            )
+        return memories

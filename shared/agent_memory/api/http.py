@@ -1,0 +1,176 @@
+"""What every HTTP function shares: the resolver, tenancy, body parsing, and the error table."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
+from aws_lambda_powertools.logging import correlation_paths
+from pydantic import BaseModel, ValidationError
+
+from agent_memory.api.schemas import MAX_BODY_BYTES
+from agent_memory.domain.keys import is_valid_id, is_valid_memory_key
+from agent_memory.domain.models import UserRef
+from agent_memory.errors import (
+    AgentMemoryError,
+    Conflict,
+    InvalidInput,
+    LlmUnavailable,
+    MalformedJson,
+    NotFound,
+    NotImplementedYet,
+    PayloadTooLarge,
+    Throttled,
+    Unauthorized,
+)
+from agent_memory.observability import logger, metrics, record_request_outcome, tracer
+from agent_memory.settings import get_settings
+
+RequestModel = TypeVar("RequestModel", bound=BaseModel)
+
+# The one table from domain errors to HTTP.
+STATUS_BY_ERROR: dict[type[AgentMemoryError], int] = {
+    MalformedJson: 400,
+    Unauthorized: 401,
+    NotFound: 404,
+    Conflict: 409,
+    PayloadTooLarge: 413,
+    InvalidInput: 422,
+    Throttled: 429,
+    NotImplementedYet: 501,
+    LlmUnavailable: 503,
+}
+RETRY_AFTER_SECONDS: dict[type[AgentMemoryError], str] = {Throttled: "1", LlmUnavailable: "5", Conflict: "1"}
+
+
+def error_response(status: int, code: str, message: str, details: Any = None, headers: dict[str, str] | None = None
+                   ) -> Response:
+    body = {"error": {"code": code, "message": message, "details": details}}
+    return Response(status, "application/json", json.dumps(body, ensure_ascii=False), headers=headers)
+
+
+def json_response(status: int, payload: BaseModel | dict[str, Any]) -> Response:
+    if isinstance(payload, BaseModel):
+        body = payload.model_dump_json(exclude_none=False)
+    else:
+        body = json.dumps(payload, ensure_ascii=False, default=str)
+    return Response(status, "application/json", body)
+
+
+def validation_details(error: ValidationError, prefix: str = "") -> list[dict[str, str]]:
+    return [
+        {
+            "field": ".".join(str(part) for part in (prefix, *e["loc"]) if part != ""),
+            "message": e["msg"],
+            "type": e["type"],
+        }
+        for e in error.errors(include_url=False, include_input=False)
+    ]
+
+
+def invalid(details: list[dict[str, str]]) -> InvalidInput:
+    summary = "; ".join(f"{d['field'] or 'body'}: {d['message']}" for d in details[:5])
+    return InvalidInput(f"invalid request: {summary}", details=details)
+
+
+def new_resolver() -> APIGatewayHttpResolver:
+    app = APIGatewayHttpResolver()
+
+    @app.exception_handler(AgentMemoryError)
+    def _domain_error(error: AgentMemoryError) -> Response:
+        status = STATUS_BY_ERROR.get(type(error), 500)
+        retry = RETRY_AFTER_SECONDS.get(type(error))
+        return error_response(status, error.code, error.message, error.details, {"Retry-After": retry} if retry else None)
+
+    @app.exception_handler(Exception)
+    def _unexpected(error: Exception) -> Response:
+        request_id = getattr(app.lambda_context, "aws_request_id", None)
+        logger.exception("unhandled error", extra={"error_type": type(error).__name__})
+        return error_response(
+            500, "internal_error", "an unexpected error occurred; quote the request id when reporting it",
+            {"request_id": request_id},
+        )
+
+    @app.not_found
+    def _not_found(_: Exception) -> Response:
+        event = app.current_event
+        return error_response(404, "route_not_found", f"no route for {event.http_method} {event.path}")
+
+    return app
+
+
+def current_user(app: APIGatewayHttpResolver, user_id: str) -> UserRef:
+    """The caller's tenant and the path's user. The tenant never comes from the body."""
+    if not is_valid_id(user_id):
+        raise invalid([{"field": "user_id", "message": "must be 1-128 of A-Z a-z 0-9 . _ : @ -", "type": "pattern"}])
+    settings = get_settings()
+    event = app.current_event
+    if settings.tenant_source == "jwt":
+        claims = (event.get("requestContext", {}).get("authorizer", {}).get("jwt", {}) or {}).get("claims", {}) or {}
+        tenant_id = str(claims.get(settings.tenant_claim, ""))
+        if not is_valid_id(tenant_id):
+            raise Unauthorized(f"the token carries no valid '{settings.tenant_claim}' claim")
+    else:
+        headers = {k.lower(): v for k, v in (event.headers or {}).items()}
+        tenant_id = headers.get("x-tenant-id") or settings.default_tenant
+        if not is_valid_id(tenant_id):
+            raise invalid([{"field": "X-Tenant-Id", "message": "must be 1-128 of A-Z a-z 0-9 . _ : @ -",
+                            "type": "pattern"}])
+    logger.append_keys(tenant_id=tenant_id, user_id=user_id)
+    return UserRef(tenant_id=tenant_id, user_id=user_id)
+
+
+def memory_key_param(memory_key: str) -> str:
+    if not is_valid_memory_key(memory_key):
+        raise invalid([{"field": "memory_key", "message": "not a memory key this API issued", "type": "pattern"}])
+    return memory_key
+
+
+def parse_body(app: APIGatewayHttpResolver, model: type[RequestModel]) -> RequestModel:
+    raw = app.current_event.decoded_body or ""
+    size = len(raw.encode("utf-8"))
+    if size > MAX_BODY_BYTES:
+        raise PayloadTooLarge(f"body is {size} bytes; the limit is {MAX_BODY_BYTES}", details=[{"field": "body"}])
+    if not raw.strip():
+        raise MalformedJson("a JSON object body is required", details=[{"field": "body"}])
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise MalformedJson(
+            f"body is not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})",
+            details=[{"field": "body"}],
+        ) from error
+    if not isinstance(data, dict):
+        raise invalid([{"field": "body", "message": "must be a JSON object", "type": "type"}])
+    return parse_model(model, data)
+
+
+def parse_query(app: APIGatewayHttpResolver, model: type[RequestModel]) -> RequestModel:
+    return parse_model(model, dict(app.current_event.query_string_parameters or {}))
+
+
+def parse_model(model: type[RequestModel], data: dict[str, Any]) -> RequestModel:
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        raise invalid(validation_details(error)) from error
+
+
+def http_handler(app: APIGatewayHttpResolver) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
+    """The Lambda entry point for a resolver: logging, tracing, metrics, then the route."""
+
+    @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True)
+    @tracer.capture_lambda_handler(capture_response=False)
+    @metrics.log_metrics
+    def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+        response = app.resolve(event, context)
+        record_request_outcome(event.get("routeKey") or "unknown", int(response.get("statusCode", 500)))
+        return response
+
+    return handler
+
+
+def not_implemented(feature: str) -> NotImplementedYet:
+    return NotImplementedYet(f"{feature} is not implemented yet", details={"feature": feature})

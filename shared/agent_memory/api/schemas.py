@@ -1,0 +1,103 @@
+"""HTTP request models. Limits here are part of the API contract, not deployment settings.
+
+Every request accepts snake_case and the seed's camelCase names (`memory_type` or `memoryType`);
+unknown fields are rejected so a typo never silently drops data.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic.alias_generators import to_camel
+
+from agent_memory.domain.keys import FIELD_PATTERN
+from agent_memory.domain.models import Keyword, MemoryType, NewMemory
+
+MAX_BODY_BYTES = 256 * 1024
+MAX_CONTENT_BYTES = 8 * 1024
+MAX_MESSAGE_BYTES = 32 * 1024
+MAX_BATCH_ITEMS = 100
+MAX_METADATA_BYTES = 4 * 1024
+
+
+def _max_utf8_bytes(limit: int):  # noqa: ANN202 - returns a validator
+    def check(value: Any) -> Any:
+        text = value if isinstance(value, str) else _json_text(value)
+        size = len(text.encode("utf-8"))
+        if size > limit:
+            raise ValueError(f"is {size} bytes; the limit is {limit} bytes (UTF-8)")
+        return value
+
+    return check
+
+
+def _json_text(value: Any) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _timezone_aware(value: datetime | None) -> datetime | None:
+    if value is not None and value.tzinfo is None:
+        raise ValueError("must include a timezone, e.g. 2026-02-05T10:00:00Z")
+    return value
+
+
+NonBlank = StringConstraints(strip_whitespace=True, min_length=1)
+Content = Annotated[str, NonBlank, AfterValidator(_max_utf8_bytes(MAX_CONTENT_BYTES))]
+Message = Annotated[str, AfterValidator(_max_utf8_bytes(MAX_MESSAGE_BYTES))]
+ShortText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=128)]
+FieldName = Annotated[str, StringConstraints(pattern=FIELD_PATTERN)]
+Metadata = Annotated[dict[str, Any], AfterValidator(_max_utf8_bytes(MAX_METADATA_BYTES))]
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+
+class CreateMemoryRequest(_Request):
+    """The save_user_memory tool's input, plus the optional slot and import fields."""
+
+    memory_type: MemoryType
+    content: Content
+    category: ShortText | None = None
+    field: FieldName | None = None
+    importance: int | None = Field(default=None, ge=0, le=100)
+    keywords: list[Keyword] = Field(default_factory=list, max_length=32)
+    source: ShortText = "api"
+    conversation_id: ShortText | None = None
+    metadata: Metadata = Field(default_factory=dict)
+    created_at: Annotated[datetime | None, AfterValidator(_timezone_aware)] = None
+
+    def to_new_memory(self) -> NewMemory:
+        return NewMemory.model_validate(self.model_dump())
+
+
+class BatchRequest(_Request):
+    memories: list[CreateMemoryRequest] = Field(min_length=1, max_length=MAX_BATCH_ITEMS)
+
+
+class ExtractRequest(_Request):
+    """The seed's MemoryManagerSaveInput."""
+
+    action: Literal["save_info"] | None = None
+    user_message: Annotated[Message, NonBlank]
+    assistant_message: Message = ""
+    existing_info: Metadata = Field(default_factory=dict)
+    conversation_id: ShortText | None = None
+
+
+class LoadContextRequest(_Request):
+    """The seed's MemoryManagerLoadInput."""
+
+    action: Literal["load_context"] | None = None
+    query: Annotated[str, StringConstraints(max_length=2000)] = ""
+    limit: int = Field(default=20, ge=1, le=100)
+
+
+class ListMemoriesQuery(_Request):
+    memory_type: MemoryType | None = None
+    limit: int = Field(default=20, ge=1, le=100)
+    cursor: Annotated[str, StringConstraints(max_length=200)] | None = None

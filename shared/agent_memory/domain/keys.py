@@ -1,0 +1,57 @@
+"""Identifiers: validated user/tenant ids and time-ordered memory keys."""
+
+from __future__ import annotations
+
+import re
+import secrets
+import threading
+import time
+
+# No '#': it separates parts of DynamoDB keys, so ids can never forge another tenant's key.
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$"
+MEMORY_KEY_PATTERN = r"^mem_[0-9a-z]{26}$"
+FIELD_PATTERN = r"^[A-Za-z][A-Za-z0-9_.+-]{0,63}$"
+
+_ID_RE = re.compile(ID_PATTERN)
+_MEMORY_KEY_RE = re.compile(MEMORY_KEY_PATTERN)
+
+_CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz"
+
+
+def is_valid_id(value: str) -> bool:
+    return bool(_ID_RE.fullmatch(value))
+
+
+def is_valid_memory_key(value: str) -> bool:
+    return bool(_MEMORY_KEY_RE.fullmatch(value))
+
+
+class _MonotonicUlid:
+    """ULID-shaped values (48-bit ms time + 80 random bits) that strictly increase within a process,
+    so keys minted in the same millisecond still sort in creation order."""
+
+    def __init__(self) -> None:
+        self._last = 0
+        self._lock = threading.Lock()
+
+    def next(self, now_ms: int | None = None) -> int:
+        timestamp = int(time.time() * 1000) if now_ms is None else now_ms
+        candidate = (timestamp << 80) | secrets.randbits(80)
+        with self._lock:
+            if candidate <= self._last:
+                candidate = self._last + 1
+            self._last = candidate
+        return candidate
+
+
+_ulids = _MonotonicUlid()
+
+
+def new_memory_key(now_ms: int | None = None) -> str:
+    """A time-ordered key: memories sort by creation time in DynamoDB."""
+    value = _ulids.next(now_ms)
+    chars = []
+    for _ in range(26):
+        chars.append(_CROCKFORD[value & 31])
+        value >>= 5
+    return "mem_" + "".join(reversed(chars))

@@ -1,0 +1,153 @@
+"""Domain model: what a memory is, independent of storage and transport."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class MemoryType(StrEnum):
+    """The seed's memory types. Add a member (and its default importance) to extend the set."""
+
+    FACT = "FACT"
+    PREFERENCE = "PREFERENCE"
+    INTENT = "INTENT"
+
+
+# The seed's IMPORTANCE_MAP.
+DEFAULT_IMPORTANCE: dict[MemoryType, int] = {
+    MemoryType.FACT: 70,
+    MemoryType.INTENT: 80,
+    MemoryType.PREFERENCE: 60,
+}
+
+# Immigration categories named by the seed; `category` also accepts free text.
+KNOWN_CATEGORIES = ("QMAS", "GEP", "IANG", "TTPS", "CIES", "TECHTAS")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class UserRef(BaseModel):
+    """Who a memory belongs to. Tenant and user together are the isolation boundary."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tenant_id: str
+    user_id: str
+
+
+class Keyword(BaseModel):
+    term: str
+    weight: float = Field(default=1.0, ge=0.0, le=1.0)
+
+
+class NewMemory(BaseModel):
+    """A memory as a caller or the extractor proposes it, before it is stored."""
+
+    memory_type: MemoryType
+    content: str
+    category: str | None = None
+    field: str | None = None
+    importance: int | None = None
+    keywords: list[Keyword] = Field(default_factory=list)
+    source: str = "api"
+    conversation_id: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime | None = None
+
+    def effective_importance(self) -> int:
+        return self.importance if self.importance is not None else DEFAULT_IMPORTANCE[self.memory_type]
+
+
+class Memory(BaseModel):
+    """A stored memory. `superseded_at` set means it is history, never current."""
+
+    memory_key: str
+    tenant_id: str
+    user_id: str
+    memory_type: MemoryType
+    content: str
+    category: str | None = None
+    field: str | None = None
+    importance: int
+    keywords: list[Keyword] = Field(default_factory=list)
+    source: str = "api"
+    conversation_id: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    content_hash: str
+    created_at: datetime
+    updated_at: datetime
+    valid_from: datetime
+    superseded_at: datetime | None = None
+    superseded_by: str | None = None
+    supersedes: str | None = None
+    access_count: int = 0
+    last_accessed_at: datetime | None = None
+    version: int = 1
+
+    @property
+    def is_current(self) -> bool:
+        return self.superseded_at is None
+
+
+class ExtractedMemory(BaseModel):
+    """One memory the extractor found in a conversation turn.
+
+    `field` is the profile slot (age, education, ...) and the upsert key; `value` is the
+    structured value reported in `extracted_info` (e.g. 32, "硕士", 800000).
+    """
+
+    memory_type: MemoryType
+    content: str
+    field: str | None = None
+    value: Any = None
+    category: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class SaveOutcome(StrEnum):
+    CREATED = "created"
+    SUPERSEDED = "superseded"  # created, and replaced the field's previous current memory
+    DUPLICATE = "duplicate"  # identical content already current: nothing stored
+
+
+class SaveResult(BaseModel):
+    outcome: SaveOutcome
+    memory: Memory
+    superseded: Memory | None = None
+
+
+class MemoryPage(BaseModel):
+    items: list[Memory]
+    next_cursor: str | None = None
+
+
+_IGNORED_CHARS = re.compile(r"[\s]+")
+
+
+def normalize_content(text: str) -> str:
+    """Canonical form for duplicate detection: width, case, spacing and punctuation don't count."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    kept = "".join(ch for ch in folded if not unicodedata.category(ch).startswith(("P", "Z", "C")))
+    return _IGNORED_CHARS.sub("", kept)
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(normalize_content(text).encode("utf-8")).hexdigest()[:32]
+
+
+def is_cjk_text(text: str, threshold: float = 0.2) -> bool:
+    """True when enough of the letters are CJK that replies should be written in Chinese."""
+    letters = [ch for ch in text if ch.isalpha()]
+    if not letters:
+        return False
+    cjk = sum(1 for ch in letters if "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff")
+    return cjk / len(letters) >= threshold

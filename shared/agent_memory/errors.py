@@ -1,0 +1,54 @@
+"""Typed domain errors. The HTTP layer maps them to status codes in one table (api/http.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class AgentMemoryError(Exception):
+    code = "internal_error"
+
+    def __init__(self, message: str, *, details: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+
+class InvalidInput(AgentMemoryError):
+    code = "validation_error"
+
+
+class MalformedJson(AgentMemoryError):
+    code = "invalid_json"
+
+
+class PayloadTooLarge(AgentMemoryError):
+    code = "payload_too_large"
+
+
+class Unauthorized(AgentMemoryError):
+    code = "unauthorized"
+
+
+class NotFound(AgentMemoryError):
+    code = "not_found"
+
+
+class Conflict(AgentMemoryError):
+    code = "conflict"
+
+
+class Throttled(AgentMemoryError):
+    """The store pushed back; the caller should retry shortly."""
+
+    code = "throttled"
+
+
+class LlmUnavailable(AgentMemoryError):
+    """The LLM stayed down after retries; nothing was stored, the caller should retry the turn."""
+
+    code = "llm_unavailable"
+
+
+class NotImplementedYet(AgentMemoryError):
+    code = "not_implemented"

@@ -1,0 +1,95 @@
+"""Loading a user's memories: the seed's load_context, listing and detail."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel
+
+from agent_memory.domain.models import Memory, MemoryPage, MemoryType, UserRef, is_cjk_text
+from agent_memory.domain.text import keyword_relevance
+from agent_memory.errors import NotFound
+from agent_memory.ports import MemoryStore
+
+# Seed profile order, used to phrase the profile summary from field memories.
+PROFILE_FIELD_ORDER = (
+    "age", "education", "university", "major", "currentJobTitle", "currentIndustry", "currentCompany",
+    "totalYearsOfExperience", "annualIncome", "currentLocation", "maritalStatus", "hasChildren",
+    "targetCategory", "immigrationTimeline", "investmentAmount", "hasHongKongEmployer",
+)
+# "If there is enough information" (seed): at least this many profile fields are known.
+MIN_FIELDS_FOR_SUMMARY = 3
+# Blend of the seed's two orderings: importance (0-100) and relevance to the query (0-1).
+IMPORTANCE_WEIGHT = 0.5
+RELEVANCE_WEIGHT = 0.5
+
+
+class LoadedMemory(BaseModel):
+    type: MemoryType
+    content: str
+    importance: int
+    category: str | None = None
+    createdAt: datetime | None = None
+
+
+class LoadContextOutput(BaseModel):
+    """The seed's MemoryManagerLoadOutput."""
+
+    action: str = "load_context"
+    memories: list[LoadedMemory]
+    user_profile_summary: str | None = None
+    total_memories: int
+
+
+class MemoryDetail(BaseModel):
+    memory: Memory
+    history: list[Memory]
+
+
+def profile_summary(memories: list[Memory]) -> str | None:
+    by_field = {m.field: m for m in memories if m.field in PROFILE_FIELD_ORDER}
+    if len(by_field) < MIN_FIELDS_FOR_SUMMARY:
+        return None
+    ordered = [by_field[f].content for f in PROFILE_FIELD_ORDER if f in by_field]
+    separator = "，" if is_cjk_text("".join(ordered)) else "; "
+    end = "。" if separator == "，" else "."
+    return separator.join(c.rstrip("。.，, ") for c in ordered) + end
+
+
+class LoadService:
+    def __init__(self, *, store: MemoryStore) -> None:
+        self._store = store
+
+    def load_context(self, user: UserRef, query: str, limit: int) -> LoadContextOutput:
+        memories = self._store.all_current(user)
+        relevance = keyword_relevance(query, [f"{m.content} {m.category or ''} {m.field or ''}" for m in memories])
+        scored = sorted(
+            zip(memories, relevance, strict=True),
+            key=lambda pair: (
+                IMPORTANCE_WEIGHT * pair[0].importance / 100 + RELEVANCE_WEIGHT * pair[1],
+                pair[0].created_at,
+            ),
+            reverse=True,
+        )
+        return LoadContextOutput(
+            memories=[
+                LoadedMemory(
+                    type=m.memory_type, content=m.content, importance=m.importance,
+                    category=m.category, createdAt=m.created_at,
+                )
+                for m, _ in scored[:limit]
+            ],
+            user_profile_summary=profile_summary(memories),
+            total_memories=len(memories),
+        )
+
+    def list_memories(
+        self, user: UserRef, *, memory_type: MemoryType | None, limit: int, cursor: str | None
+    ) -> MemoryPage:
+        return self._store.list_current(user, memory_type=memory_type, limit=limit, cursor=cursor)
+
+    def memory_detail(self, user: UserRef, memory_key: str) -> MemoryDetail:
+        memory = self._store.get(user, memory_key)
+        if memory is None:
+            raise NotFound(f"memory {memory_key} not found", details=[{"field": "memory_key"}])
+        return MemoryDetail(memory=memory, history=self._store.history(user, memory))

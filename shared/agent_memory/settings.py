@@ -1,0 +1,61 @@
+"""Settings from the environment, validated once per container (see `get_settings`)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+LlmProvider = Literal["offline", "anthropic", "bedrock"]
+
+DEFAULT_MODELS: dict[str, str] = {
+    "anthropic": "claude-haiku-4-5",
+    "bedrock": "us.anthropic.claude-haiku-4-5-20251001-v1:0",
+}
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(extra="ignore", case_sensitive=False)
+
+    memory_table_name: str = "agent-memory"
+
+    # Tenancy: `jwt` reads the tenant from the authorizer's claims (AWS); `header` from X-Tenant-Id (local).
+    tenant_source: Literal["jwt", "header"] = "jwt"
+    tenant_claim: str = "tenant_id"
+    default_tenant: str = "default"
+
+    # LLM. Empty provider = the offline rule-based fallback.
+    llm_provider: LlmProvider | None = None
+    llm_model: str = ""
+    llm_timeout_seconds: float = Field(default=20.0, gt=0)
+    llm_max_retries: int = Field(default=3, ge=0, le=10)
+    llm_max_tokens: int = Field(default=1000, ge=100)
+    anthropic_api_key: SecretStr | None = None
+    anthropic_api_key_secret_arn: str = ""
+    aws_region: str = Field(default="us-east-1", validation_alias="AWS_REGION")
+
+    # Empty = serverless search tier (search inside the Lambda). Used by the search issue.
+    opensearch_endpoint: str = ""
+
+    # Store retries when concurrent writers race on one field.
+    store_max_attempts: int = Field(default=8, ge=1)
+
+    @field_validator("llm_provider", mode="before")
+    @classmethod
+    def _empty_provider_is_offline(cls, value: object) -> object:
+        return None if value in ("", None) else value
+
+    @property
+    def effective_llm_provider(self) -> LlmProvider:
+        return self.llm_provider or "offline"
+
+    @property
+    def effective_llm_model(self) -> str:
+        return self.llm_model or DEFAULT_MODELS.get(self.effective_llm_provider, "")
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,132 @@
+"""The same contract for the DynamoDB store (on moto) and the in-memory fake."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import pytest
+
+from agent_memory.domain.models import MemoryType, NewMemory, SaveOutcome, UserRef
+from agent_memory.errors import InvalidInput, NotFound
+from agent_memory.ports import MemoryStore
+from tests.fakes import InMemoryMemoryStore
+
+
+@pytest.fixture(params=["moto", "dynamodb-local", "fake"])
+def store(request: pytest.FixtureRequest) -> Iterator[MemoryStore]:
+    if request.param == "fake":
+        yield InMemoryMemoryStore()
+    elif request.param == "moto":
+        yield request.getfixturevalue("dynamo_store")
+    else:
+        yield request.getfixturevalue("dynamodb_local_store")
+
+
+def fact(content: str, field: str | None = None, **extra: object) -> NewMemory:
+    return NewMemory(memory_type=MemoryType.FACT, content=content, field=field, **extra)
+
+
+def test_given_new_memory_when_saved_then_it_is_current_with_type_default_importance(store, user):
+    result = store.save(user, NewMemory(memory_type=MemoryType.INTENT, content="想走高才通", category="TTPS"))
+
+    assert result.outcome is SaveOutcome.CREATED
+    stored = store.get(user, result.memory.memory_key)
+    assert stored is not None and stored.is_current
+    assert stored.importance == 80 and stored.category == "TTPS" and stored.content == "想走高才通"
+
+
+def test_given_same_content_modulo_spacing_and_punctuation_when_saved_then_nothing_is_stored(store, user):
+    first = store.save(user, fact("用户32岁", "age"))
+    again = store.save(user, fact(" 用户 32 岁。", "age"))
+
+    assert again.outcome is SaveOutcome.DUPLICATE
+    assert again.memory.memory_key == first.memory.memory_key
+    assert len(store.all_current(user)) == 1
+    assert store.user_version(user) == 1
+
+
+def test_given_field_value_when_new_value_saved_then_old_is_superseded_and_kept_in_history(store, user):
+    old = store.save(user, fact("用户32岁", "age")).memory
+    result = store.save(user, fact("用户33岁", "age"))
+
+    assert result.outcome is SaveOutcome.SUPERSEDED
+    assert result.superseded is not None and result.superseded.memory_key == old.memory_key
+    assert [m.content for m in store.all_current(user)] == ["用户33岁"]
+    history = store.history(user, result.memory)
+    assert [m.content for m in history] == ["用户32岁", "用户33岁"]
+    assert history[0].superseded_by == result.memory.memory_key and not history[0].is_current
+    assert result.memory.supersedes == old.memory_key
+
+
+def test_given_superseded_content_when_saved_again_then_it_becomes_current_again(store, user):
+    store.save(user, fact("用户32岁", "age"))
+    store.save(user, fact("用户33岁", "age"))
+    back = store.save(user, fact("用户32岁", "age"))
+
+    assert back.outcome is SaveOutcome.SUPERSEDED
+    assert [m.content for m in store.all_current(user)] == ["用户32岁"]
+
+
+def test_every_write_bumps_the_user_version(store, user):
+    assert store.user_version(user) == 0
+    key = store.save(user, fact("a fact")).memory.memory_key
+    store.save(user, fact("v1", "city"))
+    store.save(user, fact("v2", "city"))
+    store.delete(user, key)
+    assert store.user_version(user) == 4
+
+
+def test_given_two_tenants_with_the_same_user_id_then_neither_sees_the_other(store):
+    alice = UserRef(tenant_id="tenant-a", user_id="same-user")
+    mallory = UserRef(tenant_id="tenant-b", user_id="same-user")
+    saved = store.save(alice, fact("secret", "note")).memory
+
+    assert store.all_current(mallory) == []
+    assert store.get(mallory, saved.memory_key) is None
+    with pytest.raises(NotFound):
+        store.delete(mallory, saved.memory_key)
+    assert store.save(mallory, fact("secret", "note")).outcome is SaveOutcome.CREATED  # no cross-tenant dedup
+    assert store.get(alice, saved.memory_key) is not None
+
+
+def test_list_current_pages_newest_first_with_type_filter(store, user):
+    for i in range(7):
+        store.save(user, fact(f"fact {i}"))
+        store.save(user, NewMemory(memory_type=MemoryType.PREFERENCE, content=f"pref {i}"))
+    store.save(user, fact("old", "age"))
+    store.save(user, fact("new", "age"))
+
+    seen, cursor = [], None
+    while True:
+        page = store.list_current(user, memory_type=MemoryType.FACT, limit=3, cursor=cursor)
+        seen.extend(m.content for m in page.items)
+        assert all(m.memory_type is MemoryType.FACT and m.is_current for m in page.items)
+        if page.next_cursor is None:
+            break
+        cursor = page.next_cursor
+    assert seen == ["new", *[f"fact {i}" for i in reversed(range(7))]]
+
+
+def test_a_forged_cursor_is_rejected(store, user):
+    with pytest.raises(InvalidInput):
+        store.list_current(user, cursor="bm90LWEta2V5")
+
+
+def test_delete_frees_the_field_and_content(store, user):
+    saved = store.save(user, fact("用户32岁", "age")).memory
+    store.delete(user, saved.memory_key)
+
+    assert store.get(user, saved.memory_key) is None
+    assert store.save(user, fact("用户32岁", "age")).outcome is SaveOutcome.CREATED
+    with pytest.raises(NotFound):
+        store.delete(user, saved.memory_key)
+
+
+def test_import_keeps_given_created_at_and_metadata(store, user):
+    when = datetime(2026, 2, 5, 10, 0, tzinfo=UTC)
+    saved = store.save(user, fact("年薪约80万人民币", "annualIncome", created_at=when,
+                                  metadata={"value": 800000, "currency": "CNY", "ratio": 0.5})).memory
+    stored = store.get(user, saved.memory_key)
+    assert stored.created_at == when
+    assert stored.metadata == {"value": 800000, "currency": "CNY", "ratio": 0.5}
