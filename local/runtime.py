@@ -56,7 +56,8 @@ def table_names() -> dict[str, str]:
 
 
 def function_environment(function: FunctionDef, parameters: dict[str, str] | None = None) -> dict[str, str]:
-    env = resolve_environment(function, physical_ids=table_names(), parameters={**LOCAL_PARAMETERS, **(parameters or {})})
+    parameters = {**LOCAL_PARAMETERS, **(parameters or {})}
+    env = resolve_environment(function, physical_ids=table_names(), parameters=parameters)
     return {**env, **LOCAL_ENVIRONMENT}
 
 

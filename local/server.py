@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import signal
 import socket
@@ -16,7 +17,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-from local.runtime import LocalFunctions, apply_local_environment, http_api_event, match_route, response_parts, table_names
+from local.runtime import (
+    LocalFunctions,
+    apply_local_environment,
+    http_api_event,
+    match_route,
+    response_parts,
+    table_names,
+)
 
 MAX_REQUEST_BYTES = 10 * 1024 * 1024  # API Gateway HTTP API's own payload limit
 
@@ -41,6 +49,7 @@ class LocalAws:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> LocalAws:
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)  # moto's per-request access log is noise here
         self._server.start()
         os.environ.setdefault("AWS_ACCESS_KEY_ID", "local")
         os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
@@ -95,9 +104,9 @@ def make_handler(functions: LocalFunctions) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(payload)
 
-        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_HEAD = _serve  # noqa: N815
+        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_HEAD = _serve
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        def log_message(self, format: str, *args: Any) -> None:
             sys.stderr.write(f"{self.address_string()} {format % args}\n")
 
     return Handler

@@ -40,7 +40,7 @@ _CfnLoader.add_multi_constructor("!", _construct_tag)
 
 @lru_cache(maxsize=4)
 def load_template(path: Path = TEMPLATE_PATH) -> dict[str, Any]:
-    return yaml.load(path.read_text(encoding="utf-8"), Loader=_CfnLoader)  # noqa: S506 - SafeLoader subclass
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=_CfnLoader)
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,8 @@
 from __future__ import annotations
 
 import os
-import shutil
-import socket
-import subprocess
-import time
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 
 import boto3
 import pytest
@@ -15,14 +10,11 @@ from moto import mock_aws
 
 from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
 from agent_memory.domain.models import UserRef
+from local.dynamodb_local import DynamoDBLocal
+from local.dynamodb_local import available as dynamodb_local_available
 from local.template import create_tables
 
 TABLE = "agent-memory-test"
-ROOT = Path(__file__).resolve().parent.parent
-# `make dynamodb-local` puts AWS's DynamoDB Local jar here (from the npm package amplify-dynamodb-simulator).
-DYNAMODB_LOCAL_DIR = Path(
-    os.environ.get("DYNAMODB_LOCAL_DIR", ROOT / ".cache/dynamodb-local/node_modules/amplify-dynamodb-simulator/emulator")
-)
 
 
 @pytest.fixture(autouse=True)
@@ -60,43 +52,18 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(scope="session")
-def dynamodb_local_endpoint() -> Iterator[str]:
+def dynamodb_local() -> Iterator[DynamoDBLocal]:
     """AWS's DynamoDB Local (faithful transactions and concurrency, unlike in-process moto)."""
-    jar = DYNAMODB_LOCAL_DIR / "DynamoDBLocal.jar"
-    if not jar.exists() or shutil.which("java") is None:
+    if not dynamodb_local_available():
         pytest.skip("DynamoDB Local not installed (make dynamodb-local) or no java")
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    process = subprocess.Popen(
-        ["java", f"-Djava.library.path={DYNAMODB_LOCAL_DIR / 'DynamoDBLocal_lib'}", "-jar", str(jar),
-         "-inMemory", "-port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    endpoint = f"http://127.0.0.1:{port}"
-    client = boto3.client("dynamodb", endpoint_url=endpoint, region_name="us-east-1",
-                          aws_access_key_id="local", aws_secret_access_key="local")
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                client.list_tables()
-                break
-            except Exception:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise
-                time.sleep(0.2)
-        create_tables(client, {"MemoryTable": TABLE})
-        yield endpoint
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with DynamoDBLocal() as running:
+        create_tables(running.client(), {"MemoryTable": TABLE})
+        yield running
 
 
 @pytest.fixture
-def dynamodb_local_client(dynamodb_local_endpoint: str) -> object:
-    return boto3.client("dynamodb", endpoint_url=dynamodb_local_endpoint, region_name="us-east-1",
-                        aws_access_key_id="local", aws_secret_access_key="local")
+def dynamodb_local_client(dynamodb_local: DynamoDBLocal) -> object:
+    return dynamodb_local.client()
 
 
 @pytest.fixture

@@ -1,5 +1,7 @@
 """Load function: load_context, listing and detail. Read-only: it never imports the LLM SDK."""
 
+from aws_lambda_powertools.event_handler import Response
+
 from agent_memory.api.http import (
     current_user,
     http_handler,
@@ -11,7 +13,6 @@ from agent_memory.api.http import (
 )
 from agent_memory.api.schemas import ListMemoriesQuery, LoadContextRequest
 from agent_memory.bootstrap import get_services
-from aws_lambda_powertools.event_handler import Response
 
 app = new_resolver()
 

@@ -2,8 +2,9 @@
 
 from typing import Any
 
-from agent_memory.observability import logger, metrics, tracer
 from aws_lambda_powertools.metrics import MetricUnit
+
+from agent_memory.observability import logger, metrics, tracer
 
 
 @logger.inject_lambda_context(clear_state=True)

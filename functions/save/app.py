@@ -1,11 +1,12 @@
 """Save function: direct, batch and extracted saves, and deletes (the only API writer)."""
 
+from aws_lambda_powertools.event_handler import Response
+
 from agent_memory.api.http import current_user, http_handler, json_response, memory_key_param, new_resolver, parse_body
 from agent_memory.api.schemas import BatchRequest, CreateMemoryRequest, ExtractRequest
 from agent_memory.bootstrap import get_services
 from agent_memory.domain.models import SaveOutcome
 from agent_memory.ports import ConversationTurn
-from aws_lambda_powertools.event_handler import Response
 
 app = new_resolver()
 

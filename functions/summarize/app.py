@@ -1,7 +1,8 @@
 """Summarize function: the structured user profile. Answers 501 until its issue lands."""
 
-from agent_memory.api.http import current_user, http_handler, new_resolver, not_implemented
 from aws_lambda_powertools.event_handler import Response
+
+from agent_memory.api.http import current_user, http_handler, new_resolver, not_implemented
 
 app = new_resolver()
 

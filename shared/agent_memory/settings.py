@@ -32,6 +32,8 @@ class Settings(BaseSettings):
     llm_timeout_seconds: float = Field(default=20.0, gt=0)
     llm_max_retries: int = Field(default=3, ge=0, le=10)
     llm_max_tokens: int = Field(default=1000, ge=100)
+    # The seed's temperature 0 (deterministic extraction). Empty = omit, for models that reject it.
+    llm_temperature: float | None = Field(default=0.0, ge=0.0, le=1.0)
     anthropic_api_key: SecretStr | None = None
     anthropic_api_key_secret_arn: str = ""
     aws_region: str = Field(default="us-east-1", validation_alias="AWS_REGION")
@@ -41,6 +43,11 @@ class Settings(BaseSettings):
 
     # Store retries when concurrent writers race on one field.
     store_max_attempts: int = Field(default=8, ge=1)
+
+    @field_validator("llm_temperature", mode="before")
+    @classmethod
+    def _empty_temperature_is_omitted(cls, value: object) -> object:
+        return None if value == "" else value
 
     @field_validator("llm_provider", mode="before")
     @classmethod

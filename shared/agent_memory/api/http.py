@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.logging import correlation_paths
@@ -27,8 +27,6 @@ from agent_memory.errors import (
 )
 from agent_memory.observability import logger, metrics, record_request_outcome, tracer
 from agent_memory.settings import get_settings
-
-RequestModel = TypeVar("RequestModel", bound=BaseModel)
 
 # The one table from domain errors to HTTP.
 STATUS_BY_ERROR: dict[type[AgentMemoryError], int] = {
@@ -82,7 +80,8 @@ def new_resolver() -> APIGatewayHttpResolver:
     def _domain_error(error: AgentMemoryError) -> Response:
         status = STATUS_BY_ERROR.get(type(error), 500)
         retry = RETRY_AFTER_SECONDS.get(type(error))
-        return error_response(status, error.code, error.message, error.details, {"Retry-After": retry} if retry else None)
+        headers = {"Retry-After": retry} if retry else None
+        return error_response(status, error.code, error.message, error.details, headers)
 
     @app.exception_handler(Exception)
     def _unexpected(error: Exception) -> Response:
@@ -108,7 +107,8 @@ def current_user(app: APIGatewayHttpResolver, user_id: str) -> UserRef:
     settings = get_settings()
     event = app.current_event
     if settings.tenant_source == "jwt":
-        claims = (event.get("requestContext", {}).get("authorizer", {}).get("jwt", {}) or {}).get("claims", {}) or {}
+        authorizer = (event.get("requestContext") or {}).get("authorizer") or {}
+        claims = (authorizer.get("jwt") or {}).get("claims") or {}
         tenant_id = str(claims.get(settings.tenant_claim, ""))
         if not is_valid_id(tenant_id):
             raise Unauthorized(f"the token carries no valid '{settings.tenant_claim}' claim")
@@ -128,7 +128,7 @@ def memory_key_param(memory_key: str) -> str:
     return memory_key
 
 
-def parse_body(app: APIGatewayHttpResolver, model: type[RequestModel]) -> RequestModel:
+def parse_body[M: BaseModel](app: APIGatewayHttpResolver, model: type[M]) -> M:
     raw = app.current_event.decoded_body or ""
     size = len(raw.encode("utf-8"))
     if size > MAX_BODY_BYTES:
@@ -147,11 +147,11 @@ def parse_body(app: APIGatewayHttpResolver, model: type[RequestModel]) -> Reques
     return parse_model(model, data)
 
 
-def parse_query(app: APIGatewayHttpResolver, model: type[RequestModel]) -> RequestModel:
+def parse_query[M: BaseModel](app: APIGatewayHttpResolver, model: type[M]) -> M:
     return parse_model(model, dict(app.current_event.query_string_parameters or {}))
 
 
-def parse_model(model: type[RequestModel], data: dict[str, Any]) -> RequestModel:
+def parse_model[M: BaseModel](model: type[M], data: dict[str, Any]) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as error:

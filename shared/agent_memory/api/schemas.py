@@ -6,7 +6,9 @@ unknown fields are rejected so a typo never silently drops data.
 
 from __future__ import annotations
 
-from datetime import datetime
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
@@ -22,7 +24,7 @@ MAX_BATCH_ITEMS = 100
 MAX_METADATA_BYTES = 4 * 1024
 
 
-def _max_utf8_bytes(limit: int):  # noqa: ANN202 - returns a validator
+def _max_utf8_bytes(limit: int) -> Callable[[Any], Any]:
     def check(value: Any) -> Any:
         text = value if isinstance(value, str) else _json_text(value)
         size = len(text.encode("utf-8"))
@@ -34,15 +36,16 @@ def _max_utf8_bytes(limit: int):  # noqa: ANN202 - returns a validator
 
 
 def _json_text(value: Any) -> str:
-    import json
-
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def _timezone_aware(value: datetime | None) -> datetime | None:
-    if value is not None and value.tzinfo is None:
+def _utc(value: datetime | None) -> datetime | None:
+    """Timestamps must say their timezone; they are stored in UTC so they sort as text too."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
         raise ValueError("must include a timezone, e.g. 2026-02-05T10:00:00Z")
-    return value
+    return value.astimezone(UTC)
 
 
 NonBlank = StringConstraints(strip_whitespace=True, min_length=1)
@@ -69,7 +72,7 @@ class CreateMemoryRequest(_Request):
     source: ShortText = "api"
     conversation_id: ShortText | None = None
     metadata: Metadata = Field(default_factory=dict)
-    created_at: Annotated[datetime | None, AfterValidator(_timezone_aware)] = None
+    created_at: Annotated[datetime | None, AfterValidator(_utc)] = None
 
     def to_new_memory(self) -> NewMemory:
         return NewMemory.model_validate(self.model_dump())

@@ -11,9 +11,12 @@ _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _WORD = re.compile(r"[0-9a-z]+(?:['’][a-z]+)?")
 
 _STOPWORDS = frozenset(
-    "a an the and or of to in on at for with is are was were be been am i me my you your he she it "
-    "we they them this that these those what which who whom how when where why do does did have has "
-    "had about as by from user users".split()
+    {
+        "a", "an", "the", "and", "or", "of", "to", "in", "on", "at", "for", "with", "is", "are", "was", "were",
+        "be", "been", "am", "i", "me", "my", "you", "your", "he", "she", "it", "we", "they", "them", "this",
+        "that", "these", "those", "what", "which", "who", "whom", "how", "when", "where", "why", "do", "does",
+        "did", "have", "has", "had", "about", "as", "by", "from", "user", "users",
+    }
 )
 
 

@@ -48,7 +48,7 @@ _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
 
 
-def _partition(user: UserRef) -> str:
+def _partition(user: UserRef | Memory) -> str:
     return f"T#{user.tenant_id}#U#{user.user_id}"
 
 
@@ -93,7 +93,7 @@ def _decode_cursor(cursor: str) -> str:
 
 def _backoff(attempt: int) -> None:
     """Full-jitter backoff between optimistic retries, so racing writers spread out."""
-    time.sleep(random.uniform(0, min(0.2, 0.01 * 2**attempt)))  # noqa: S311 - jitter, not crypto
+    time.sleep(random.uniform(0, min(0.2, 0.01 * 2**attempt)))
 
 
 def _raise_for(error: ClientError) -> None:

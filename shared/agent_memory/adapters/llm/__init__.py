@@ -18,4 +18,9 @@ def build_extractor(settings: Settings, *, http_client: Any = None, secrets_clie
     from agent_memory.adapters.llm.claude import ClaudeExtractor, make_client
 
     client = make_client(settings, http_client=http_client, secrets_client=secrets_client)
-    return ClaudeExtractor(client=client, model=settings.effective_llm_model, max_tokens=settings.llm_max_tokens)
+    return ClaudeExtractor(
+        client=client,
+        model=settings.effective_llm_model,
+        max_tokens=settings.llm_max_tokens,
+        temperature=settings.llm_temperature,
+    )

@@ -1,7 +1,8 @@
 """Memory extraction with Claude (Anthropic API or Amazon Bedrock), per the Memory Manager seed.
 
-Temperature 0, the seed's `save_user_memory` tool (plus `field`/`value` so a memory has an
-upsert slot and a structured value), and the system prompt marked for prompt caching.
+Temperature 0 (a setting, sent in the request body), the seed's `save_user_memory` tool (plus
+`field`/`value` so a memory has an upsert slot and a structured value), and the system prompt
+marked for prompt caching.
 Retries with backoff on 408/409/429/5xx/529 are the SDK's own (`max_retries`); when the
 LLM stays down we raise `LlmUnavailable` so the caller gets a 503 and can retry the turn.
 """
@@ -131,10 +132,11 @@ def _api_key(settings: Settings, secrets_client: Any) -> str:
 
 
 class ClaudeExtractor:
-    def __init__(self, *, client: Any, model: str, max_tokens: int = 1000) -> None:
+    def __init__(self, *, client: Any, model: str, max_tokens: int = 1000, temperature: float | None = 0.0) -> None:
         self._client = client
         self._model = model
         self._max_tokens = max_tokens
+        self._temperature = temperature
 
     def extract(self, turn: ConversationTurn) -> list[ExtractedMemory]:
         prompt = (
@@ -147,7 +149,9 @@ class ClaudeExtractor:
             message = self._client.messages.create(
                 model=self._model,
                 max_tokens=self._max_tokens,
-                temperature=0,
+                # SDK 1.x+ dropped `temperature` from the signature; the API still takes it for Haiku-class
+                # models, so it goes in the body (the SDK's migration guide). None = omit it.
+                extra_body=None if self._temperature is None else {"temperature": self._temperature},
                 system=[{"type": "text", "text": SYSTEM_PROMPT, "cache_control": {"type": "ephemeral"}}],
                 tools=[SAVE_USER_MEMORY_TOOL],
                 tool_choice={"type": "auto"},

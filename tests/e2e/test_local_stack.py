@@ -1,0 +1,110 @@
+"""`make run`'s stack over real HTTP: the issue's done-when scenario, end to end."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+SEED_MESSAGE = "我今年32岁，浙大计算机硕士毕业的，现在在杭州做前端开发，工作8年了，年薪大概80万"
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class Stack:
+    url: str
+
+
+@pytest.fixture(scope="module")
+def stack() -> Iterator[Stack]:
+    """`make run` in a child process (`python -m local.server`), on a free port."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "LLM_", "ANTHROPIC_"))}
+    env["PYTHONPATH"] = f"{ROOT / 'shared'}:{ROOT}"
+    process = subprocess.Popen([sys.executable, "-m", "local.server", "--port", str(port)], cwd=ROOT, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(url + "/health-probe", timeout=1)
+            except urllib.error.HTTPError:
+                break  # the stack answered (a JSON 404): it is up
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"local stack did not start:\n{process.stdout.read()}") from None
+                time.sleep(0.2)
+        yield Stack(url)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def http(stack: Stack, method: str, path: str, body: Any = None, tenant: str | None = None,
+         raw: bytes | None = None) -> tuple[int, Any]:
+    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+    request = urllib.request.Request(stack.url + path, data=data, method=method,
+                                     headers={"content-type": "application/json"})
+    if tenant:
+        request.add_header("X-Tenant-Id", tenant)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+def test_done_when_scenario_over_http(stack):
+    status, saved = http(stack, "POST", "/v1/users/u1/memories/extract", {"user_message": SEED_MESSAGE})
+    assert status == 200
+    info = saved["extracted_info"]
+    assert (info["age"], info["education"], info["major"]) == (32, "硕士", "计算机")
+    assert info["currentJobTitle"] == "前端开发"
+    assert (info["totalYearsOfExperience"], info["annualIncome"], info["currentLocation"]) == (8, 800000, "杭州")
+    assert info["university"] in ("浙江大学", "浙大")
+
+    status, _ = http(stack, "POST", "/v1/users/u1/memories/extract", {"user_message": "我今年33岁"})
+    assert status == 200
+
+    status, loaded = http(stack, "POST", "/v1/users/u1/context/load", {"query": "年龄"})
+    contents = [m["content"] for m in loaded["memories"]]
+    assert any("33岁" in c for c in contents) and not any("32岁" in c for c in contents)
+
+    _, listing = http(stack, "GET", "/v1/users/u1/memories?limit=100")
+    age = next(m for m in listing["items"] if m["field"] == "age")
+    _, detail = http(stack, "GET", f"/v1/users/u1/memories/{age['memory_key']}")
+    assert [h["content"] for h in detail["history"]] == ["用户32岁", "用户33岁"]
+
+    _, other = http(stack, "GET", "/v1/users/u1/memories", tenant="another-tenant")
+    assert other["items"] == []
+
+
+def test_bad_input_and_unknown_routes_over_http(stack):
+    status, body = http(stack, "POST", "/v1/users/u2/memories", raw=b"{oops")
+    assert status == 400 and body["error"]["code"] == "invalid_json"
+    status, body = http(stack, "POST", "/v1/users/u2/memories/batch",
+                        {"memories": [{"memoryType": "FACT", "content": "ok"},
+                                      {"memoryType": "NOPE", "content": "x"}]})
+    assert status == 422 and body["error"]["details"][0]["field"] == "memories.1.memoryType"
+    _, listing = http(stack, "GET", "/v1/users/u2/memories")
+    assert listing["items"] == []
+    status, body = http(stack, "GET", "/v2/whatever")
+    assert status == 404 and body["error"]["code"] == "route_not_found"

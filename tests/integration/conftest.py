@@ -1,0 +1,69 @@
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from agent_memory.bootstrap import get_services
+from agent_memory.settings import get_settings
+from local.runtime import LocalFunctions, function_environment, http_api_event, match_route, table_names
+from local.template import create_tables, functions
+
+
+@dataclass
+class ApiResponse:
+    status: int
+    headers: dict[str, str]
+    body: Any
+
+
+class LambdaApi:
+    """Calls the real handlers with API Gateway HTTP API events, as deployed (JWT tenancy)."""
+
+    def __init__(self, functions: LocalFunctions) -> None:
+        self.functions = functions
+
+    def call(self, method: str, path: str, body: Any = None, *, tenant: str | None = "acme", query: str = "",
+             raw_body: bytes | None = None) -> ApiResponse:
+        route, params = match_route(method, path)
+        payload = raw_body if raw_body is not None else (
+            json.dumps(body, ensure_ascii=False).encode() if body is not None else None)
+        event = http_api_event(route=route, path_parameters=params, method=method, path=path, query=query,
+                               headers={"content-type": "application/json"}, body=payload)
+        if tenant is not None:
+            event["requestContext"]["authorizer"] = {"jwt": {"claims": {"sub": "svc", "tenant_id": tenant}}}
+        result = self.functions.invoke(route.function, event)
+        headers = {k.lower(): v for k, v in (result.get("headers") or {}).items()}
+        text = result.get("body") or ""
+        return ApiResponse(result["statusCode"], headers, json.loads(text) if text else None)
+
+
+def deployed_environment() -> dict[str, str]:
+    env: dict[str, str] = {}
+    for definition in functions().values():
+        env.update(function_environment(definition))
+    env["TENANT_SOURCE"] = "jwt"  # as in template.yaml: the tenant comes from the authorizer
+    return env
+
+
+def reset_containers() -> None:
+    get_settings.cache_clear()
+    get_services.cache_clear()
+
+
+@pytest.fixture
+def lambda_env(monkeypatch: pytest.MonkeyPatch, dynamodb_client: Any) -> Iterator[Any]:
+    for name, value in deployed_environment().items():
+        monkeypatch.setenv(name, value)
+    create_tables(dynamodb_client, table_names())
+    reset_containers()
+    yield dynamodb_client
+    reset_containers()
+
+
+@pytest.fixture
+def api(lambda_env: Any) -> LambdaApi:
+    return LambdaApi(LocalFunctions())

@@ -1,0 +1,67 @@
+"""Every events/*.json (the `sam local invoke -e` samples) through its function: status and shape."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from local.template import routes
+
+EVENTS = Path(__file__).resolve().parents[2] / "events"
+
+# event file -> (function, expected status, keys the JSON body must have)
+EXPECTED = {
+    "save-create-memory.json": ("SaveFunction", 201, {"outcome", "memory", "superseded", "skipped_fields"}),
+    "save-batch-memories.json": ("SaveFunction", 201, {"saved_count", "memory_keys", "results"}),
+    "save-extract.json": ("SaveFunction", 200,
+                          {"action", "extracted_info", "saved_count", "saved_memories", "skipped_fields"}),
+    "save-delete-memory.json": ("SaveFunction", 200, {"deleted", "memory_key"}),
+    "load-context.json": ("LoadFunction", 200, {"action", "memories", "user_profile_summary", "total_memories"}),
+    "load-list-memories.json": ("LoadFunction", 200, {"items", "next_cursor"}),
+    "load-get-memory.json": ("LoadFunction", 200, {"memory", "history"}),
+    "load-unknown-route.json": ("LoadFunction", 404, {"error"}),
+    "summarize-profile.json": ("SummarizeFunction", 501, {"error"}),
+    "inject-context.json": ("InjectFunction", 501, {"error"}),
+}
+# Run after a memory exists, with its key put into the path (events carry a placeholder key).
+NEEDS_MEMORY = {"load-get-memory.json", "save-delete-memory.json"}
+
+
+def load_event(name: str) -> dict:
+    return json.loads((EVENTS / name).read_text(encoding="utf-8"))
+
+
+def test_every_event_file_has_an_expectation():
+    assert {p.name for p in EVENTS.glob("*.json")} == {*EXPECTED, "rollup-schedule.json"}
+
+
+def test_every_http_event_names_a_route_of_its_function():
+    by_key = {r.route_key: r.function for r in routes()}
+    for name, (function, _, _) in EXPECTED.items():
+        assert by_key[load_event(name)["routeKey"]] == function, name
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_event_through_its_function(api, name):
+    function, status, keys = EXPECTED[name]
+    event = load_event(name)
+    if name in NEEDS_MEMORY:
+        created = api.functions.invoke("SaveFunction", load_event("save-create-memory.json"))
+        key = json.loads(created["body"])["memory"]["memory_key"]
+        placeholder = event["pathParameters"]["memory_key"]
+        event["pathParameters"]["memory_key"] = key
+        event["rawPath"] = event["rawPath"].replace(placeholder, key)
+        event["requestContext"]["http"]["path"] = event["rawPath"]
+
+    result = api.functions.invoke(function, event)
+
+    assert result["statusCode"] == status, result["body"]
+    assert result["headers"]["Content-Type"] == "application/json"
+    assert keys <= set(json.loads(result["body"]))
+
+
+def test_schedule_event_through_the_rollup_function(api):
+    result = api.functions.invoke("RollupFunction", load_event("rollup-schedule.json"))
+    assert result == {"status": "not_implemented", "feature": "rollup"}

@@ -1,0 +1,591 @@
+"""OfflineExtractor: the deterministic, rule-based extractor used when no LLM is configured."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent_memory.adapters.llm.offline import OfflineExtractor
+from agent_memory.domain.models import ExtractedMemory, MemoryType, is_cjk_text
+from agent_memory.ports import ConversationTurn
+
+SEED_MESSAGE = "我今年32岁，浙大计算机硕士毕业的，现在在杭州做前端开发，工作8年了，年薪大概80万"
+
+INTENT_FIELDS = {"targetCategory", "immigrationTimeline", "investmentAmount"}
+
+
+def extract(user_message: str, **turn: Any) -> dict[str, ExtractedMemory]:
+    memories = OfflineExtractor().extract(ConversationTurn(user_message=user_message, **turn))
+    fields = [memory.field for memory in memories]
+    assert len(fields) == len(set(fields)), f"one memory per field, got {fields}"
+    return {memory.field: memory for memory in memories if memory.field}
+
+
+def values(user_message: str) -> dict[str, Any]:
+    return {field: memory.value for field, memory in extract(user_message).items()}
+
+
+# --- the seed's scenario 1 -------------------------------------------------------------
+
+
+def test_given_seed_scenario_message_when_extracting_then_all_eight_fields_are_found():
+    assert values(SEED_MESSAGE) == {
+        "age": 32,
+        "education": "硕士",
+        "university": "浙江大学",
+        "major": "计算机",
+        "currentJobTitle": "前端开发",
+        "totalYearsOfExperience": 8,
+        "annualIncome": 800000,
+        "currentLocation": "杭州",
+    }
+
+
+def test_given_seed_scenario_message_when_extracting_then_income_carries_currency_and_approximation():
+    income = extract(SEED_MESSAGE)["annualIncome"]
+
+    assert income.metadata == {"currency": "CNY", "approximate": True}
+    assert income.content == "年薪约80万人民币"
+
+
+def test_given_seed_scenario_message_when_extracting_then_every_content_is_chinese_and_every_type_is_fact():
+    memories = extract(SEED_MESSAGE).values()
+
+    assert all(is_cjk_text(memory.content) for memory in memories)
+    assert {memory.memory_type for memory in memories} == {MemoryType.FACT}
+
+
+def test_given_seed_scenario_with_ascii_commas_when_extracting_then_same_values():
+    assert values(SEED_MESSAGE.replace("，", ",")) == values(SEED_MESSAGE)
+
+
+def test_given_seed_scenario_message_when_extracting_then_contents_are_concise_declaratives():
+    contents = {field: memory.content for field, memory in extract(SEED_MESSAGE).items()}
+
+    assert contents["age"] == "用户32岁"
+    assert contents["education"] == "最高学历：硕士"
+    assert contents["university"] == "毕业于浙江大学"
+    assert contents["major"] == "专业：计算机"
+    assert contents["currentJobTitle"] == "职位：前端开发"
+    assert contents["totalYearsOfExperience"] == "工作年限：8年"
+    assert contents["currentLocation"] == "目前在杭州"
+
+
+# --- age ---------------------------------------------------------------------------------
+
+
+def test_given_only_an_age_when_extracting_then_only_age_is_returned():
+    assert values("我今年33岁") == {"age": 33}
+
+
+def test_given_a_vague_age_when_extracting_then_vagueness_is_kept():
+    memory = extract("我大概三十多岁")["age"]
+
+    assert memory.value == "30+"
+    assert memory.content == "用户30多岁"
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("我三十出头", "30+"),
+        ("我今年二十八岁", 28),
+        ("年龄：45", 45),
+        ("I'm 32", 32),
+        ("I am 32 years old.", 32),
+        ("I'm a 32-year-old engineer", 32),
+        ("I'm in my thirties", "30+"),
+        ("I'm thirty-something", "30+"),
+        ("I am in my early forties", "40+"),
+    ],
+)
+def test_given_an_age_statement_when_extracting_then_age_is_parsed(message, expected):
+    assert values(message)["age"] == expected
+
+
+def test_given_a_vague_english_age_when_extracting_then_content_keeps_vagueness_in_english():
+    assert extract("I'm in my thirties")["age"].content == "User is in their 30s"
+
+
+@pytest.mark.parametrize(
+    "message", ["我儿子今年5岁", "My son is 5 years old", "我18岁就开始工作了", "I'm 5 minutes away"]
+)
+def test_given_an_age_that_is_not_the_users_current_age_when_extracting_then_no_age(message):
+    assert "age" not in values(message)
+
+
+# --- education / university / major --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("我是博士后", "博士"),
+        ("我读的是研究生", "硕士"),
+        ("本科毕业", "学士"),
+        ("我本科和硕士都在复旦", "硕士"),
+        ("我是大专学历", "大专"),
+        ("高中毕业", "高中"),
+        ("我读的是MBA", "硕士"),
+        ("I have a PhD in physics", "PhD"),
+        ("I hold a master's degree", "Master's"),
+        ("I have a bachelor's in economics", "Bachelor's"),
+        ("I have an associate degree", "Associate"),
+        ("I'm a high school graduate", "High school"),
+    ],
+)
+def test_given_a_degree_when_extracting_then_education_is_normalised(message, expected):
+    assert values(message)["education"] == expected
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("我是清华毕业的", "清华大学"),
+        ("北大本科", "北京大学"),
+        ("我在复旦读的研究生", "复旦大学"),
+        ("上海交大毕业", "上海交通大学"),
+        ("哈工大毕业", "哈尔滨工业大学"),
+        ("华科电子信息硕士", "华中科技大学"),
+        ("中科大本科", "中国科学技术大学"),
+        ("港大硕士", "香港大学"),
+        ("港科大硕士", "香港科技大学"),
+        ("我毕业于哈尔滨工业大学", "哈尔滨工业大学"),
+        ("我是东北大学毕业的", "东北大学"),
+        ("我是浙大计算机学院毕业的", "浙江大学"),
+        ("I graduated from MIT", "MIT"),
+        ("I graduated from Zhejiang University", "Zhejiang University"),
+        ("I majored in economics at the University of Toronto", "University of Toronto"),
+        ("I have an MBA from Harvard", "Harvard University"),
+    ],
+)
+def test_given_a_university_when_extracting_then_full_name_is_returned(message, expected):
+    assert values(message)["university"] == expected
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("我学的是软件工程专业", "软件工程"),
+        ("我的专业是金融工程", "金融工程"),
+        ("计算机专业毕业", "计算机"),
+        ("我是浙江大学计算机硕士", "计算机"),
+        ("I have a degree in computer science", "computer science"),
+        ("I majored in economics", "economics"),
+        ("I have a master's in finance from HKU", "finance"),
+    ],
+)
+def test_given_a_major_when_extracting_then_major_is_returned(message, expected):
+    assert values(message)["major"] == expected
+
+
+def test_given_two_universities_when_extracting_then_first_is_the_value_and_others_are_kept_in_metadata():
+    memory = extract("我本科是复旦的，研究生在港大读的")["university"]
+
+    assert memory.value == "复旦大学"
+    assert memory.metadata == {"also_mentioned": ["香港大学"]}
+
+
+# --- career ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("我是一名产品经理", "产品经理"),
+        ("我担任技术总监", "技术总监"),
+        ("我的职位是高级算法工程师", "高级算法工程师"),
+        ("我从事前端开发工作8年", "前端开发"),
+        ("我是阿里的产品经理", "产品经理"),
+        ("I work as a software engineer at Google", "software engineer"),
+        ("I'm a product manager at Tencent", "product manager"),
+        ("My job title is data scientist", "data scientist"),
+    ],
+)
+def test_given_a_job_title_when_extracting_then_title_is_returned(message, expected):
+    assert values(message)["currentJobTitle"] == expected
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("我在阿里巴巴工作", "阿里巴巴"),
+        ("我就职于招商银行", "招商银行"),
+        ("在香港的汇丰银行工作", "汇丰银行"),
+        ("我以前在腾讯工作，现在在字节跳动上班", "字节跳动"),
+        ("I work at Google", "Google"),
+        ("I'm a product manager at Tencent. I like it.", "Tencent"),
+    ],
+)
+def test_given_a_named_employer_when_extracting_then_company_is_returned(message, expected):
+    assert values(message)["currentCompany"] == expected
+
+
+@pytest.mark.parametrize(
+    "message", ["我在上海工作", "我在一家互联网公司工作", "我高中同学在腾讯", "I work for a startup"]
+)
+def test_given_no_named_employer_when_extracting_then_no_company(message):
+    assert "currentCompany" not in values(message)
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("我在互联网行业", "互联网"),
+        ("我是做金融行业的", "金融"),
+        ("我在IT行业", "IT"),
+        ("I work in the finance industry", "finance"),
+        ("I'm in the healthcare sector", "healthcare"),
+    ],
+)
+def test_given_an_explicit_industry_when_extracting_then_industry_is_returned(message, expected):
+    assert values(message)["currentIndustry"] == expected
+
+
+def test_given_only_a_job_title_when_extracting_then_industry_is_not_inferred():
+    assert "currentIndustry" not in values("我是一名前端开发工程师")
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("工作了八年", 8),
+        ("8年工作经验", 8),
+        ("工作十多年了", "10+"),
+        ("I have 10 years of experience", 10),
+        ("I've been working for 5 years", 5),
+        ("I have 10+ years of experience", "10+"),
+    ],
+)
+def test_given_years_of_work_when_extracting_then_total_years_is_returned(message, expected):
+    assert values(message)["totalYearsOfExperience"] == expected
+
+
+# --- income / investment -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("message", "value", "currency", "approximate"),
+    [
+        ("年薪50w", 500000, "CNY", False),
+        ("年薪120万港币", 1200000, "HKD", False),
+        ("年收入大约30万美元", 300000, "USD", True),
+        ("年薪一百万", 1000000, "CNY", False),
+        ("年薪1.5百万港元", 1500000, "HKD", False),
+        ("I earn $150k a year", 150000, "USD", False),
+        ("My salary is 1.2 million HKD", 1200000, "HKD", False),
+        ("My annual salary is around £90,000", 90000, "GBP", True),
+        ("I make €80k per year", 80000, "EUR", False),
+    ],
+)
+def test_given_an_annual_income_when_extracting_then_amount_and_currency_are_parsed(
+    message, value, currency, approximate
+):
+    memory = extract(message)["annualIncome"]
+
+    assert memory.value == value
+    assert memory.metadata == {"currency": currency, "approximate": approximate}
+
+
+def test_given_a_non_cny_income_when_extracting_then_content_names_the_currency():
+    assert extract("年薪120万港币")["annualIncome"].content == "年薪120万港币"
+    assert extract("I earn $150k a year")["annualIncome"].content == "Annual income USD 150,000"
+
+
+@pytest.mark.parametrize("message", ["月薪3万", "My salary is 10k per month"])
+def test_given_a_monthly_salary_when_extracting_then_no_annual_income(message):
+    assert "annualIncome" not in values(message)
+
+
+@pytest.mark.parametrize(
+    ("message", "value", "currency"),
+    [("可以投资3000万港币", 30000000, "HKD"), ("I can invest HKD 30 million", 30000000, "HKD")],
+)
+def test_given_an_investment_capacity_when_extracting_then_investment_amount_is_an_intent(
+    message, value, currency
+):
+    memory = extract(message)["investmentAmount"]
+
+    assert (memory.value, memory.metadata["currency"], memory.memory_type) == (
+        value,
+        currency,
+        MemoryType.INTENT,
+    )
+
+
+# --- location / family -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("我在上海工作", "上海"),
+        ("住在北京", "北京"),
+        ("定居深圳", "深圳"),
+        ("我不在北京了，现在定居深圳", "深圳"),
+        ("I live in Toronto", "Toronto"),
+        ("I'm based in Hangzhou, China", "Hangzhou"),
+        ("I'm in Toronto", "Toronto"),
+    ],
+)
+def test_given_a_current_location_when_extracting_then_city_is_returned(message, expected):
+    assert values(message)["currentLocation"] == expected
+
+
+@pytest.mark.parametrize(
+    "message", ["我想去香港定居", "我以前在北京工作", "I plan to move to London", "我在北京大学读书的时候"]
+)
+def test_given_a_wished_or_past_location_when_extracting_then_no_location(message):
+    assert "currentLocation" not in values(message)
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("我已婚", "已婚"),
+        ("结婚了", "已婚"),
+        ("我还是单身", "未婚"),
+        ("我还没结婚", "未婚"),
+        ("我离婚了", "离异"),
+        ("I'm married with two kids", "married"),
+        ("I'm single", "single"),
+        ("I'm not married", "single"),
+        ("I'm divorced", "divorced"),
+    ],
+)
+def test_given_a_marital_status_when_extracting_then_status_is_returned(message, expected):
+    assert values(message)["maritalStatus"] == expected
+
+
+@pytest.mark.parametrize(
+    ("message", "expected", "count"),
+    [
+        ("我有一个孩子", True, 1),
+        ("有两个孩子", True, 2),
+        ("我有个女儿", True, 1),
+        ("我没有孩子", False, None),
+        ("还没孩子", False, None),
+        ("I have two kids", True, 2),
+        ("I have a daughter", True, 1),
+        ("No children yet", False, None),
+        ("I don't have kids", False, None),
+    ],
+)
+def test_given_a_statement_about_children_when_extracting_then_has_children_is_a_bool(
+    message, expected, count
+):
+    memory = extract(message)["hasChildren"]
+
+    assert memory.value is expected
+    assert memory.metadata.get("count") == count
+
+
+def test_given_a_child_count_when_extracting_then_content_states_it():
+    assert extract("我有一个孩子")["hasChildren"].content == "有1个孩子"
+    assert extract("I have two kids")["hasChildren"].content == "Has 2 children"
+
+
+# --- immigration -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("message", "code"),
+    [
+        ("我对高才通很感兴趣", "TTPS"),
+        ("我比较想走优才", "QMAS"),
+        ("打算申请专才", "GEP"),
+        ("我想了解非本地毕业生计划", "IANG"),
+        ("考虑资本投资者入境计划", "CIES"),
+        ("我想申请科技人才入境计划", "TECHTAS"),
+        ("I'm interested in the Top Talent Pass Scheme (TTPS)", "TTPS"),
+        ("I'm considering QMAS", "QMAS"),
+    ],
+)
+def test_given_interest_in_a_scheme_when_extracting_then_target_category_is_an_intent_with_category(
+    message, code
+):
+    memory = extract(message)["targetCategory"]
+
+    assert (memory.value, memory.category, memory.memory_type) == (code, code, MemoryType.INTENT)
+
+
+def test_given_a_scheme_class_when_extracting_then_content_keeps_the_users_wording():
+    memory = extract("我对高才通B类感兴趣")["targetCategory"]
+
+    assert memory.content == "对高才通B类感兴趣"
+    assert memory.metadata["subclass"] == "B"
+
+
+@pytest.mark.parametrize(
+    "message", ["优才和高才通有什么区别？", "我对投资移民没兴趣", "How long does QMAS take?"]
+)
+def test_given_a_scheme_mentioned_without_interest_when_extracting_then_no_target_category(message):
+    assert "targetCategory" not in values(message)
+
+
+@pytest.mark.parametrize(
+    ("message", "expected", "content"),
+    [
+        ("打算明年申请", "明年", "计划明年申请"),
+        ("计划半年内办理", "半年内", "计划半年内办理"),
+        ("我想尽快", "尽快", "计划尽快申请"),
+        ("I plan to apply next year", "next year", "Plans to apply next year"),
+        ("I want to apply within 6 months", "within 6 months", "Plans to apply within 6 months"),
+        ("We hope to move as soon as possible", "as soon as possible", "Plans to move as soon as possible"),
+    ],
+)
+def test_given_a_timeline_when_extracting_then_immigration_timeline_is_an_intent(message, expected, content):
+    memory = extract(message)["immigrationTimeline"]
+
+    assert (memory.value, memory.content, memory.memory_type) == (expected, content, MemoryType.INTENT)
+
+
+@pytest.mark.parametrize("message", ["明年结婚", "我今年33岁", "I want to get married next year"])
+def test_given_a_date_unrelated_to_applying_when_extracting_then_no_timeline(message):
+    assert "immigrationTimeline" not in values(message)
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("我有香港雇主", True),
+        ("已经拿到香港offer了", True),
+        ("我没有香港雇主", False),
+        ("I got a job offer from a Hong Kong company", True),
+        ("I have no Hong Kong employer", False),
+    ],
+)
+def test_given_a_hong_kong_employer_statement_when_extracting_then_bool_is_returned(message, expected):
+    assert values(message)["hasHongKongEmployer"] is expected
+
+
+# --- an English profile and the language of contents --------------------------------------------------
+
+
+def test_given_an_english_profile_when_extracting_then_fields_are_found_and_contents_are_english():
+    message = (
+        "I'm 35, I have a master's degree in computer science from Stanford University and I work as a "
+        "software engineer at Google in Toronto. I've been working for 10 years and I earn $150k a year."
+    )
+
+    memories = extract(message)
+
+    assert {field: memory.value for field, memory in memories.items()} == {
+        "age": 35,
+        "education": "Master's",
+        "university": "Stanford University",
+        "major": "computer science",
+        "currentJobTitle": "software engineer",
+        "currentCompany": "Google",
+        "totalYearsOfExperience": 10,
+        "annualIncome": 150000,
+        "currentLocation": "Toronto",
+    }
+    assert not any(is_cjk_text(memory.content) for memory in memories.values())
+    assert memories["age"].content == "User is 35 years old"
+    assert memories["education"].content == "Highest education: Master's"
+    assert memories["university"].content == "Graduated from Stanford University"
+
+
+def test_given_an_english_intent_message_when_extracting_then_intents_are_typed_as_intent():
+    memories = extract(
+        "I'm interested in the Top Talent Pass Scheme (TTPS) and plan to apply within 6 months. "
+        "I can invest HKD 30 million."
+    )
+
+    assert {field for field in memories} == INTENT_FIELDS
+    assert all(memory.memory_type is MemoryType.INTENT for memory in memories.values())
+
+
+def test_given_a_chinese_intent_message_when_extracting_then_everything_is_typed_per_field():
+    memories = extract(
+        "我已婚，有一个孩子，对高才通B类感兴趣，打算明年申请，已经拿到香港offer，可以投资3000万港币"
+    )
+
+    assert set(memories) == {
+        "maritalStatus",
+        "hasChildren",
+        "targetCategory",
+        "immigrationTimeline",
+        "hasHongKongEmployer",
+        "investmentAmount",
+    }
+    for field, memory in memories.items():
+        expected = MemoryType.INTENT if field in INTENT_FIELDS else MemoryType.FACT
+        assert memory.memory_type is expected, field
+        assert is_cjk_text(memory.content), memory.content
+
+
+# --- negatives, chit-chat and the turn's other parts ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "今天天气不错",
+        "What's the weather like?",
+        "你好",
+        "谢谢你的解释，很有帮助",
+        "Thanks, that's helpful!",
+        "",
+        "   ",
+    ],
+)
+def test_given_chit_chat_when_extracting_then_nothing_is_returned(message):
+    assert extract(message) == {}
+
+
+@pytest.mark.parametrize(
+    ("message", "field"),
+    [
+        ("我不是硕士", "education"),
+        ("我没有读过博士", "education"),
+        ("我想读博", "education"),
+        ("我老婆是博士", "education"),
+        ("I don't have a PhD", "education"),
+        ("I want to do a master's", "education"),
+        ("我不是程序员", "currentJobTitle"),
+        ("我想做产品经理", "currentJobTitle"),
+        ("I'm not a software engineer", "currentJobTitle"),
+        ("我不是北大毕业的", "university"),
+        ("我想申请港大", "university"),
+        ("I want to study at Stanford", "university"),
+        ("我不在阿里巴巴工作", "currentCompany"),
+        ("I don't live in London", "currentLocation"),
+        ("他有两个孩子", "hasChildren"),
+        ("我不打算明年申请", "immigrationTimeline"),
+    ],
+)
+def test_given_a_negated_hypothetical_or_third_party_statement_when_extracting_then_field_is_absent(
+    message, field
+):
+    assert field not in values(message)
+
+
+def test_given_a_partly_negated_message_when_extracting_then_only_the_affirmed_fact_is_kept():
+    assert values("我没有读过博士，本科毕业")["education"] == "学士"
+    assert values("I don't have a PhD, but I have a bachelor's degree")["education"] == "Bachelor's"
+
+
+def test_given_facts_only_in_the_assistant_message_when_extracting_then_they_are_ignored():
+    turn = {"assistant_message": "您是32岁的硕士，年薪100万，对吗？"}
+
+    assert extract("好的", **turn) == {}
+    assert values("我今年33岁") == {"age": 33}
+
+
+def test_given_existing_info_when_extracting_then_known_fields_are_still_returned_for_the_caller_to_skip():
+    memories = extract("我今年33岁，已婚", existing_info={"age": 33, "maritalStatus": "已婚"})
+
+    assert {field: memory.value for field, memory in memories.items()} == {"age": 33, "maritalStatus": "已婚"}
+
+
+def test_given_the_same_message_twice_when_extracting_then_results_are_identical():
+    assert OfflineExtractor().extract(
+        ConversationTurn(user_message=SEED_MESSAGE)
+    ) == OfflineExtractor().extract(ConversationTurn(user_message=SEED_MESSAGE))
+
+
+def test_given_full_width_digits_when_extracting_then_they_are_read_as_numbers():
+    assert values("我今年３２岁")["age"] == 32
