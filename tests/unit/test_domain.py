@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from agent_memory.api.schemas import BatchRequest, CreateMemoryRequest, ExtractRequest
+from agent_memory.domain.keys import is_valid_id, is_valid_memory_key, new_memory_key
+from agent_memory.domain.models import MemoryType, NewMemory, content_hash, is_cjk_text, normalize_content
+from agent_memory.domain.text import keyword_relevance, tokenize
+
+
+def test_default_importance_follows_the_seed():
+    assert [NewMemory(memory_type=t, content="x").effective_importance() for t in MemoryType] == [70, 60, 80]
+    assert NewMemory(memory_type=MemoryType.FACT, content="x", importance=5).effective_importance() == 5
+
+
+def test_normalisation_ignores_width_case_spacing_and_punctuation_but_not_digits():
+    assert normalize_content("用户 32 岁。") == normalize_content("用户３２岁") == "用户32岁"
+    assert content_hash("Lives in  Paris!") == content_hash("lives in paris")
+    assert content_hash("用户32岁") != content_hash("用户33岁")
+
+
+@given(st.lists(st.integers(min_value=0, max_value=2**40), min_size=2, max_size=50))
+def test_memory_keys_are_valid_and_strictly_increasing_in_creation_order(times):
+    keys = [new_memory_key(now_ms=t) for t in sorted(times)]
+    assert all(is_valid_memory_key(k) for k in keys)
+    assert keys == sorted(keys) and len(set(keys)) == len(keys)
+
+
+@pytest.mark.parametrize("value", ["u1", "user@example.com", "a:b.c-d_e", "x" * 128])
+def test_valid_ids(value):
+    assert is_valid_id(value)
+
+
+@pytest.mark.parametrize("value", ["", "a#b", "a b", "x" * 129, "-lead", "用户"])
+def test_invalid_ids(value):
+    assert not is_valid_id(value)
+
+
+def test_language_detection():
+    assert is_cjk_text("我今年32岁") and not is_cjk_text("I am 32") and not is_cjk_text("12345")
+
+
+def test_cjk_tokens_are_bigrams_so_a_prefix_matches_a_longer_term():
+    assert tokenize("高才通") == ["高才", "才通"]
+    scores = keyword_relevance("高才通", ["对高才通B类非常感兴趣", "用户32岁"])
+    assert scores[0] == 1.0 and scores[1] == 0.0
+
+
+def test_english_tokens_drop_stop_words():
+    assert tokenize("What is the user's job?") == ["user's", "job"]
+
+
+def test_requests_accept_snake_and_camel_case():
+    a = CreateMemoryRequest.model_validate({"memoryType": "FACT", "content": "x", "conversationId": "c"})
+    b = CreateMemoryRequest.model_validate({"memory_type": "FACT", "content": "x", "conversation_id": "c"})
+    assert a == b
+    assert ExtractRequest.model_validate({"userMessage": "hi", "existingInfo": {"age": 3}}).existing_info == {"age": 3}
+
+
+def test_content_limit_is_in_utf8_bytes():
+    CreateMemoryRequest(memory_type=MemoryType.FACT, content="长" * 2730)  # 8,190 bytes
+    with pytest.raises(ValidationError, match="8192 bytes"):
+        CreateMemoryRequest(memory_type=MemoryType.FACT, content="长" * 2731)
+
+
+def test_import_timestamps_must_have_a_timezone_and_are_stored_in_utc():
+    request = CreateMemoryRequest.model_validate({"memoryType": "FACT", "content": "x",
+                                                 "createdAt": "2026-02-05T18:00:00+08:00"})
+    assert request.created_at == datetime(2026, 2, 5, 10, 0, tzinfo=UTC)
+
+
+def test_batch_limit():
+    item = {"memoryType": "FACT", "content": "x"}
+    assert len(BatchRequest.model_validate({"memories": [item] * 100}).memories) == 100
+    with pytest.raises(ValidationError):
+        BatchRequest.model_validate({"memories": [item] * 101})

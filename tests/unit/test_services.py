@@ -1,0 +1,103 @@
+"""Save and load services over the in-memory fakes."""
+
+from __future__ import annotations
+
+from agent_memory.domain.models import ExtractedMemory, MemoryType, NewMemory, UserRef
+from agent_memory.ports import ConversationTurn
+from agent_memory.services.load import LoadService, profile_summary
+from agent_memory.services.save import SaveService
+from tests.fakes import FakeExtractor, InMemoryMemoryStore
+
+USER = UserRef(tenant_id="t", user_id="u")
+
+
+def extracted(field: str | None, content: str, value: object = None, memory_type: str = "FACT") -> ExtractedMemory:
+    return ExtractedMemory(memory_type=MemoryType(memory_type), content=content, field=field, value=value)
+
+
+def services(memories: list[ExtractedMemory]) -> tuple[SaveService, LoadService, InMemoryMemoryStore, FakeExtractor]:
+    store, extractor = InMemoryMemoryStore(), FakeExtractor(memories)
+    return SaveService(store=store, extractor=lambda: extractor), LoadService(store=store), store, extractor
+
+
+def test_extract_reports_the_seed_output_and_stores_values_in_metadata():
+    save, _, store, extractor = services(
+        [extracted("age", "用户32岁", 32), extracted("major", "专业：计算机", "计算机")]
+    )
+
+    output = save.extract_and_save(USER, ConversationTurn(user_message="..."), conversation_id="c-1")
+
+    assert output.model_dump() == {
+        "action": "save_info",
+        "extracted_info": {"age": 32, "major": "计算机"},
+        "saved_count": 2,
+        "saved_memories": [
+            {"memoryType": MemoryType.FACT, "content": "用户32岁", "field": "age"},
+            {"memoryType": MemoryType.FACT, "content": "专业：计算机", "field": "major"},
+        ],
+        "skipped_fields": [],
+    }
+    stored = {m.field: m for m in store.all_current(USER)}
+    assert stored["age"].metadata["value"] == 32
+    assert stored["age"].source == "conversation" and stored["age"].conversation_id == "c-1"
+    assert extractor.turns[0].user_message == "..."
+
+
+def test_fields_known_to_the_caller_are_skipped_and_not_stored():
+    save, _, store, _ = services([extracted("age", "用户32岁", 32), extracted("major", "专业：计算机", "计算机")])
+
+    output = save.extract_and_save(USER, ConversationTurn(user_message="...", existing_info={"age": 32, "x": ""}))
+
+    assert output.skipped_fields == ["age"]
+    assert [m.field for m in store.all_current(USER)] == ["major"]
+
+
+def test_free_form_memories_have_no_upsert_slot():
+    save, _, store, _ = services([
+        extracted("other", "希望尽快办理", memory_type="PREFERENCE"),
+        extracted("other", "喜欢香港的生活节奏", memory_type="PREFERENCE"),
+    ])
+
+    output = save.extract_and_save(USER, ConversationTurn(user_message="..."))
+
+    assert output.saved_count == 2 and len(store.all_current(USER)) == 2
+    assert all(m.field is None for m in store.all_current(USER))
+
+
+def test_warm_up_builds_the_extractor_once():
+    built = []
+    store = InMemoryMemoryStore()
+
+    def provider() -> FakeExtractor:
+        built.append(1)
+        return FakeExtractor()
+
+    from functools import cache
+
+    save = SaveService(store=store, extractor=cache(provider))
+    save.warm_up()
+    save.extract_and_save(USER, ConversationTurn(user_message="hi"))
+    assert built == [1]
+
+
+def test_load_ranks_by_importance_and_relevance_and_counts_all():
+    _, load, store, _ = services([])
+    store.save(USER, NewMemory(memory_type=MemoryType.FACT, content="用户32岁", field="age"))
+    store.save(USER, NewMemory(memory_type=MemoryType.INTENT, content="对高才通B类非常感兴趣", category="TTPS"))
+    store.save(USER, NewMemory(memory_type=MemoryType.PREFERENCE, content="希望尽快办理"))
+
+    by_relevance = load.load_context(USER, "高才通", limit=2)
+    assert [m.content for m in by_relevance.memories] == ["对高才通B类非常感兴趣", "用户32岁"]
+    assert by_relevance.total_memories == 3
+
+    by_importance = load.load_context(USER, "", limit=3)
+    assert [m.importance for m in by_importance.memories] == [80, 70, 60]
+
+
+def test_profile_summary_needs_enough_fields_and_keeps_the_language():
+    _, _, store, _ = services([])
+    store.save(USER, NewMemory(memory_type=MemoryType.FACT, content="用户32岁", field="age"))
+    store.save(USER, NewMemory(memory_type=MemoryType.FACT, content="目前在杭州", field="currentLocation"))
+    assert profile_summary(store.all_current(USER)) is None
+    store.save(USER, NewMemory(memory_type=MemoryType.FACT, content="最高学历：硕士", field="education"))
+    assert profile_summary(store.all_current(USER)) == "用户32岁，最高学历：硕士，目前在杭州。"
