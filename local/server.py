@@ -156,11 +156,10 @@ def main() -> None:
     stack = LocalStack(port=args.port, parameters=parameters).start()
     print(f"agent-memory local API on {stack.url} (AWS: moto at {stack.aws.endpoint}); Ctrl-C stops", flush=True)
     stopped = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    for signum in (signal.SIGINT, signal.SIGTERM):  # Ctrl-C, or a supervisor's stop
+        signal.signal(signum, lambda *_: stopped.set())
     try:
         stopped.wait()
-    except KeyboardInterrupt:
-        pass
     finally:
         stack.stop()
         print("stopped", flush=True)
