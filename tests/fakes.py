@@ -15,7 +15,8 @@ from agent_memory.domain.models import (
     SaveResult,
     UserRef,
     content_hash,
-    utcnow,
+    new_memory_version,
+    superseded_by,
 )
 from agent_memory.errors import NotFound
 from agent_memory.ports import ConversationTurn
@@ -38,24 +39,11 @@ class InMemoryMemoryStore:
                 if existing.content_hash == digest:
                     return SaveResult(outcome=SaveOutcome.DUPLICATE, memory=existing)
             previous = next((m for m in current if memory.field and m.field == memory.field), None)
-            now = utcnow()
-            created_at = memory.created_at or now
-            new = Memory(
-                memory_key=new_memory_key(), tenant_id=user.tenant_id, user_id=user.user_id,
-                memory_type=memory.memory_type, content=memory.content, category=memory.category,
-                field=memory.field, importance=memory.effective_importance(), keywords=memory.keywords,
-                source=memory.source, conversation_id=memory.conversation_id, metadata=memory.metadata,
-                content_hash=digest, created_at=created_at, updated_at=now,
-                valid_from=max(created_at, previous.valid_from) if previous else created_at,
-                supersedes=previous.memory_key if previous else None,
-            )
+            new = new_memory_version(user, memory, new_memory_key(), previous)
             self._memories[(user, new.memory_key)] = new
             superseded = None
             if previous is not None:
-                superseded = previous.model_copy(update={
-                    "superseded_at": new.valid_from, "superseded_by": new.memory_key,
-                    "updated_at": new.valid_from, "version": previous.version + 1,
-                })
+                superseded = superseded_by(previous, new)
                 self._memories[(user, previous.memory_key)] = superseded
             self._bump(user)
         outcome = SaveOutcome.SUPERSEDED if superseded else SaveOutcome.CREATED

@@ -98,6 +98,43 @@ class Memory(BaseModel):
         return self.superseded_at is None
 
 
+def new_memory_version(user: UserRef, memory: NewMemory, memory_key: str, previous: Memory | None) -> Memory:
+    """The stored form of a proposed memory; `previous` is the field's current memory it replaces."""
+    now = utcnow()
+    created_at = memory.created_at or now
+    return Memory(
+        memory_key=memory_key,
+        tenant_id=user.tenant_id,
+        user_id=user.user_id,
+        memory_type=memory.memory_type,
+        content=memory.content,
+        category=memory.category,
+        field=memory.field,
+        importance=memory.effective_importance(),
+        keywords=memory.keywords,
+        source=memory.source,
+        conversation_id=memory.conversation_id,
+        metadata=memory.metadata,
+        content_hash=content_hash(memory.content),
+        created_at=created_at,
+        updated_at=now,
+        valid_from=max(created_at, previous.valid_from) if previous else created_at,
+        supersedes=previous.memory_key if previous else None,
+    )
+
+
+def superseded_by(previous: Memory, successor: Memory) -> Memory:
+    """`previous` as history: no longer current from the moment its successor became valid."""
+    return previous.model_copy(
+        update={
+            "superseded_at": successor.valid_from,
+            "superseded_by": successor.memory_key,
+            "updated_at": successor.valid_from,
+            "version": previous.version + 1,
+        }
+    )
+
+
 class ExtractedMemory(BaseModel):
     """One memory the extractor found in a conversation turn.
 

@@ -36,6 +36,8 @@ from agent_memory.domain.models import (
     SaveResult,
     UserRef,
     content_hash,
+    new_memory_version,
+    superseded_by,
     utcnow,
 )
 from agent_memory.errors import Conflict, InvalidInput, NotFound, Throttled
@@ -126,7 +128,7 @@ class DynamoMemoryStore:
             previous = self.get(user, current_key) if current_key else None
             if current_key and previous is None:
                 continue  # pointer raced with a delete; read again
-            new = self._new_memory(user, memory, digest, previous)
+            new = new_memory_version(user, memory, new_memory_key(), previous)
             try:
                 self._client.transact_write_items(TransactItems=self._save_actions(user, new, previous))
             except ClientError as error:
@@ -140,15 +142,7 @@ class DynamoMemoryStore:
                 continue  # the field moved under us: re-read and try again
             if previous is None:
                 return SaveResult(outcome=SaveOutcome.CREATED, memory=new)
-            superseded = previous.model_copy(
-                update={
-                    "superseded_at": new.valid_from,
-                    "superseded_by": new.memory_key,
-                    "updated_at": new.valid_from,
-                    "version": previous.version + 1,
-                }
-            )
-            return SaveResult(outcome=SaveOutcome.SUPERSEDED, memory=new, superseded=superseded)
+            return SaveResult(outcome=SaveOutcome.SUPERSEDED, memory=new, superseded=superseded_by(previous, new))
         raise Conflict("too many concurrent writes to this memory field, retry", details=[{"field": "field"}])
 
     def delete(self, user: UserRef, memory_key: str) -> Memory:
@@ -265,30 +259,6 @@ class DynamoMemoryStore:
             _raise_for(error)
         found = [(_from_item(r["Item"]).get("memory_key") if r.get("Item") else None) for r in responses]
         return found[0], (found[1] if field else None)
-
-    @staticmethod
-    def _new_memory(user: UserRef, memory: NewMemory, digest: str, previous: Memory | None) -> Memory:
-        now = utcnow()
-        created_at = memory.created_at or now
-        return Memory(
-            memory_key=new_memory_key(),
-            tenant_id=user.tenant_id,
-            user_id=user.user_id,
-            memory_type=memory.memory_type,
-            content=memory.content,
-            category=memory.category,
-            field=memory.field,
-            importance=memory.effective_importance(),
-            keywords=memory.keywords,
-            source=memory.source,
-            conversation_id=memory.conversation_id,
-            metadata=memory.metadata,
-            content_hash=digest,
-            created_at=created_at,
-            updated_at=now,
-            valid_from=max(created_at, previous.valid_from) if previous else created_at,
-            supersedes=previous.memory_key if previous else None,
-        )
 
     def _save_actions(self, user: UserRef, new: Memory, previous: Memory | None) -> list[dict[str, Any]]:
         pk = _partition(user)
