@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Protocol
 
-from pydantic import BaseModel, Field
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
 
 from agent_memory.domain.models import (
     ExtractedMemory,
@@ -15,6 +17,47 @@ from agent_memory.domain.models import (
     SaveResult,
     UserRef,
 )
+
+
+class Embedder(Protocol):
+    """Text embeddings. Vectors are L2-normalised float32 arrays of length `dimension`."""
+
+    model_id: str
+    dimension: int
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray: ...  # (n, dimension)
+
+    def embed_query(self, text: str) -> np.ndarray: ...  # (dimension,)
+
+
+class CandidateQuery(BaseModel):
+    """What a search tier needs to propose candidates; ranking happens in the library afterwards."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    text: str
+    terms: list[str] = Field(default_factory=list)  # analysed query terms (tokenize_for_search)
+    vector: np.ndarray | None = None  # the query embedding, when the mode uses vectors
+    memory_types: list[MemoryType] | None = None
+    created_from: datetime | None = None
+    created_to: datetime | None = None
+    k: int = 100  # candidates per retriever (lexical, vector)
+
+
+class Candidate(BaseModel):
+    """A current memory proposed by a tier, with the raw signals it found it by."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    memory: Memory
+    lexical: float | None = None  # raw BM25 (>= 0); None = not found lexically
+    vector: float | None = None  # cosine similarity in [-1, 1]; None = not found by vector
+
+
+class SearchIndex(Protocol):
+    """A search tier: proposes candidate memories of one user (never another's)."""
+
+    def candidates(self, user: UserRef, query: CandidateQuery) -> list[Candidate]: ...
 
 
 class ConversationTurn(BaseModel):

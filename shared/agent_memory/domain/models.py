@@ -62,6 +62,8 @@ class NewMemory(BaseModel):
     conversation_id: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     created_at: datetime | None = None
+    embedding: bytes | None = Field(default=None, exclude=True, repr=False)
+    embedding_model: str | None = None
 
     def effective_importance(self) -> int:
         return self.importance if self.importance is not None else DEFAULT_IMPORTANCE[self.memory_type]
@@ -92,6 +94,10 @@ class Memory(BaseModel):
     access_count: int = 0
     last_accessed_at: datetime | None = None
     version: int = 1
+    # Written at save time: float16 little-endian bytes, and the model that produced them, so a
+    # model change is detected (and the memory re-embedded) instead of comparing across models.
+    embedding: bytes | None = Field(default=None, exclude=True, repr=False)
+    embedding_model: str | None = None
 
     @property
     def is_current(self) -> bool:
@@ -120,6 +126,8 @@ def new_memory_version(user: UserRef, memory: NewMemory, memory_key: str, previo
         updated_at=now,
         valid_from=max(created_at, previous.valid_from) if previous else created_at,
         supersedes=previous.memory_key if previous else None,
+        embedding=memory.embedding,
+        embedding_model=memory.embedding_model,
     )
 
 

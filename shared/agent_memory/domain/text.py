@@ -6,6 +6,8 @@ import math
 import re
 import unicodedata
 from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
 
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _WORD = re.compile(r"[0-9a-z]+(?:['’][a-z]+)?")
@@ -20,8 +22,16 @@ _STOPWORDS = frozenset(
 )
 
 
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
 def tokenize(text: str) -> list[str]:
-    """Latin words (lower-cased, stop words dropped) plus CJK character bigrams.
+    """The one analyser of both search tiers: Latin words (lower-cased, stop words dropped,
+    Snowball-stemmed) plus CJK character bigrams.
 
     Bigrams let "高才通" match "高才通B类" without a dictionary segmenter; a lone CJK
     character stays a unigram so single-character queries still match.
@@ -34,7 +44,10 @@ def tokenize(text: str) -> list[str]:
         else:
             tokens.extend(run[i : i + 2] for i in range(len(run) - 1))
     non_cjk = _CJK_RUN.sub(" ", folded)
-    tokens.extend(w for w in _WORD.findall(non_cjk) if w not in _STOPWORDS)
+    words = [w.replace("’", "'") for w in _WORD.findall(non_cjk)]
+    words = [w[:-2] if w.endswith("'s") else w for w in words]
+    words = [w for w in words if w not in _STOPWORDS]
+    tokens.extend(_stemmer().stemWords(words))
     return tokens
 
 
