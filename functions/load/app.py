@@ -1,8 +1,12 @@
-"""Load function: load_context, listing and detail. Read-only: it never imports the LLM SDK."""
+"""Load function: load_context, search, detail, listing, placeholders, recall, tool definitions.
+
+Read-only, and it never imports the LLM SDK.
+"""
 
 from aws_lambda_powertools.event_handler import Response
 
 from agent_memory.api.http import (
+    current_tenant,
     current_user,
     http_handler,
     json_response,
@@ -11,8 +15,13 @@ from agent_memory.api.http import (
     parse_body,
     parse_query,
 )
-from agent_memory.api.schemas import ListMemoriesQuery, LoadContextRequest
+from agent_memory.api.schemas import ListMemoriesQuery, LoadContextRequest, ResolveRequest, SynonymQuery
 from agent_memory.bootstrap import get_services
+from agent_memory.domain.keys import is_valid_memory_key
+from agent_memory.domain.placeholders import resolve
+from agent_memory.domain.tools import MEMORY_TOOLS_SYSTEM_PROMPT, tool_definitions
+from agent_memory.services.recall import RecallRequest
+from agent_memory.services.search import SearchRequest, summary_of
 
 app = new_resolver()
 
@@ -22,6 +31,36 @@ def load_context(user_id: str) -> Response:
     user = current_user(app, user_id)
     request = parse_body(app, LoadContextRequest)
     return json_response(200, get_services().load.load_context(user, request.query, request.limit))
+
+
+@app.post("/v1/users/<user_id>/memories/search")
+def search_memories(user_id: str) -> Response:
+    user = current_user(app, user_id)
+    return json_response(200, get_services().search.search(user, parse_body(app, SearchRequest)))
+
+
+@app.post("/v1/users/<user_id>/memories/recall")
+def recall(user_id: str) -> Response:
+    user = current_user(app, user_id)
+    return json_response(200, get_services().recall.recall(user, parse_body(app, RecallRequest)))
+
+
+@app.post("/v1/users/<user_id>/memories/resolve")
+def resolve_placeholders(user_id: str) -> Response:
+    user = current_user(app, user_id)
+    request = parse_body(app, ResolveRequest)
+    store = get_services().store
+
+    def lookup(keys: set[str]) -> dict:
+        found = {}
+        for key in keys:
+            memory = store.get(user, key) if is_valid_memory_key(key) else None
+            if memory is not None and memory.is_current:
+                found[key] = memory
+        return found
+
+    text, placeholders, missing = resolve(request.text, lookup, summary_of)
+    return json_response(200, {"text": text, "placeholders": [p.raw for p in placeholders], "missing": missing})
 
 
 @app.get("/v1/users/<user_id>/memories")
@@ -37,7 +76,22 @@ def list_memories(user_id: str) -> Response:
 @app.get("/v1/users/<user_id>/memories/<memory_key>")
 def get_memory(user_id: str, memory_key: str) -> Response:
     user = current_user(app, user_id)
-    return json_response(200, get_services().load.memory_detail(user, memory_key_param(memory_key)))
+    return json_response(200, get_services().search.memory_detail(user, memory_key_param(memory_key)))
+
+
+@app.get("/v1/synonyms")
+def get_synonyms() -> Response:
+    tenant = current_tenant(app)
+    keyword = parse_query(app, SynonymQuery).keyword
+    found = get_services().synonyms.synonyms_for(tenant, [keyword]).get(keyword, [])
+    return json_response(200, {"keyword": keyword,
+                               "synonyms": [{"synonym": s, "similarity_score": score} for s, score in found]})
+
+
+@app.get("/v1/tools")
+def tools() -> Response:
+    current_tenant(app)
+    return json_response(200, {"tools": tool_definitions(), "system_prompt": MEMORY_TOOLS_SYSTEM_PROMPT})
 
 
 handler = http_handler(app)

@@ -2,8 +2,16 @@
 
 from aws_lambda_powertools.event_handler import Response
 
-from agent_memory.api.http import current_user, http_handler, json_response, memory_key_param, new_resolver, parse_body
-from agent_memory.api.schemas import BatchRequest, CreateMemoryRequest, ExtractRequest
+from agent_memory.api.http import (
+    current_tenant,
+    current_user,
+    http_handler,
+    json_response,
+    memory_key_param,
+    new_resolver,
+    parse_body,
+)
+from agent_memory.api.schemas import AddSynonymsRequest, BatchRequest, CreateMemoryRequest, ExtractRequest
 from agent_memory.bootstrap import get_services
 from agent_memory.domain.models import SaveOutcome
 from agent_memory.ports import ConversationTurn
@@ -69,6 +77,14 @@ def delete_memory(user_id: str, memory_key: str) -> Response:
     user = current_user(app, user_id)
     deleted = get_services().save.delete(user, memory_key_param(memory_key))
     return json_response(200, {"deleted": True, "memory_key": deleted.memory_key})
+
+
+@app.post("/v1/synonyms")
+def add_synonyms() -> Response:
+    tenant = current_tenant(app)
+    request = parse_body(app, AddSynonymsRequest)
+    stored = get_services().synonyms.add(tenant, request.keyword, request.synonyms, request.similarity_score)
+    return json_response(201, {"keyword": request.keyword, "synonyms": request.synonyms, "stored_pairs": stored})
 
 
 handler = http_handler(app)

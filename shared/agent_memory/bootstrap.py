@@ -6,10 +6,15 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
-from agent_memory.ports import MemoryExtractor, MemoryStore
+from agent_memory.domain.ranking import RankingWeights
+from agent_memory.ports import Embedder, MemoryExtractor, MemoryStore, SearchIndex
 from agent_memory.services.load import LoadService
+from agent_memory.services.recall import RecallService
 from agent_memory.services.save import SaveService
+from agent_memory.services.search import SearchService, SynonymSource
 from agent_memory.settings import Settings, get_settings
+
+_UNSET: Any = object()
 
 
 @dataclass(frozen=True)
@@ -18,6 +23,19 @@ class Services:
     store: MemoryStore
     save: SaveService
     load: LoadService
+    search: SearchService
+    recall: RecallService
+    index: SearchIndex
+    synonyms: Any
+
+
+def ranking_weights(settings: Settings) -> RankingWeights:
+    return RankingWeights(
+        keyword=settings.memory_search_keyword_weight,
+        text=settings.memory_search_text_similarity_weight,
+        time=settings.memory_search_time_decay_weight,
+        half_life_days=settings.memory_search_half_life_days,
+    )
 
 
 def build_services(
@@ -25,19 +43,26 @@ def build_services(
     *,
     store: MemoryStore | None = None,
     extractor: MemoryExtractor | None = None,
+    embedder: Embedder | None = _UNSET,
+    index: SearchIndex | None = None,
+    synonyms: SynonymSource | None = _UNSET,
     dynamodb_client: Any = None,
 ) -> Services:
     """Wire the services. Tests pass fakes or moto-backed clients; production passes nothing."""
+    if dynamodb_client is None and (store is None or synonyms is _UNSET):
+        import boto3
+
+        dynamodb_client = boto3.client("dynamodb")
     if store is None:
         from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
 
-        if dynamodb_client is None:
-            import boto3
-
-            dynamodb_client = boto3.client("dynamodb")
         store = DynamoMemoryStore(
             table_name=settings.memory_table_name, client=dynamodb_client, max_attempts=settings.store_max_attempts
         )
+    if synonyms is _UNSET:
+        from agent_memory.adapters.dynamodb.synonyms import DynamoSynonymStore
+
+        synonyms = DynamoSynonymStore(table_name=settings.memory_table_name, client=dynamodb_client)
 
     @cache
     def extractor_provider() -> MemoryExtractor:
@@ -47,12 +72,50 @@ def build_services(
 
         return build_extractor(settings)
 
+    @cache
+    def embedder_provider() -> Embedder | None:
+        if embedder is not _UNSET:
+            return embedder
+        from agent_memory.adapters.embeddings import build_embedder
+
+        return build_embedder(settings)
+
+    if index is None:
+        index = _build_index(settings, store, embedder_provider)
+    search = SearchService(
+        store=store,
+        index=index,
+        embedder=embedder_provider,
+        synonyms=synonyms,
+        weights=ranking_weights(settings),
+        expand_synonyms=settings.memory_extraction_enable_synonym_expansion,
+    )
     return Services(
         settings=settings,
         store=store,
-        save=SaveService(store=store, extractor=extractor_provider),
-        load=LoadService(store=store),
+        save=SaveService(
+            store=store,
+            extractor=extractor_provider,
+            embedder=embedder_provider,
+            max_keywords=settings.memory_extraction_max_keywords,
+            min_keyword_weight=settings.memory_extraction_min_keyword_weight,
+        ),
+        load=LoadService(store=store, search=search),
+        search=search,
+        recall=RecallService(search=search),
+        index=index,
+        synonyms=synonyms,
     )
+
+
+def _build_index(settings: Settings, store: MemoryStore, embedder: Any) -> SearchIndex:
+    if settings.search_tier == "opensearch":
+        from agent_memory.adapters.opensearch import OpenSearchIndex, make_client
+
+        return OpenSearchIndex(client=make_client(settings), alias=settings.opensearch_index)
+    from agent_memory.adapters.serverless_index import ServerlessIndex
+
+    return ServerlessIndex(store=store, embedder=embedder, max_users=settings.search_cache_users)
 
 
 @lru_cache(maxsize=1)

@@ -52,3 +52,9 @@ class LlmUnavailable(AgentMemoryError):
 
 class NotImplementedYet(AgentMemoryError):
     code = "not_implemented"
+
+
+class EmbeddingUnavailable(AgentMemoryError):
+    """The embedding model could not be reached; nothing was stored."""
+
+    code = "embedding_unavailable"

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from agent_memory.bootstrap import build_services
 from agent_memory.domain.models import ExtractedMemory, MemoryType, NewMemory, UserRef
 from agent_memory.ports import ConversationTurn
 from agent_memory.services.load import LoadService, profile_summary
 from agent_memory.services.save import SaveService
+from agent_memory.settings import Settings
 from tests.fakes import FakeExtractor, InMemoryMemoryStore
 
 USER = UserRef(tenant_id="t", user_id="u")
@@ -17,7 +19,8 @@ def extracted(field: str | None, content: str, value: object = None, memory_type
 
 def services(memories: list[ExtractedMemory]) -> tuple[SaveService, LoadService, InMemoryMemoryStore, FakeExtractor]:
     store, extractor = InMemoryMemoryStore(), FakeExtractor(memories)
-    return SaveService(store=store, extractor=lambda: extractor), LoadService(store=store), store, extractor
+    built = build_services(Settings(), store=store, extractor=extractor, embedder=None, synonyms=None)
+    return built.save, built.load, store, extractor
 
 
 def test_extract_reports_the_seed_output_and_stores_values_in_metadata():

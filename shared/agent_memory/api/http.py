@@ -16,6 +16,7 @@ from agent_memory.domain.models import UserRef
 from agent_memory.errors import (
     AgentMemoryError,
     Conflict,
+    EmbeddingUnavailable,
     InvalidInput,
     LlmUnavailable,
     MalformedJson,
@@ -39,8 +40,11 @@ STATUS_BY_ERROR: dict[type[AgentMemoryError], int] = {
     Throttled: 429,
     NotImplementedYet: 501,
     LlmUnavailable: 503,
+    EmbeddingUnavailable: 503,
 }
-RETRY_AFTER_SECONDS: dict[type[AgentMemoryError], str] = {Throttled: "1", LlmUnavailable: "5", Conflict: "1"}
+RETRY_AFTER_SECONDS: dict[type[AgentMemoryError], str] = {
+    Throttled: "1", LlmUnavailable: "5", EmbeddingUnavailable: "5", Conflict: "1",
+}
 
 
 def error_response(status: int, code: str, message: str, details: Any = None, headers: dict[str, str] | None = None
@@ -104,6 +108,12 @@ def current_user(app: APIGatewayHttpResolver, user_id: str) -> UserRef:
     """The caller's tenant and the path's user. The tenant never comes from the body."""
     if not is_valid_id(user_id):
         raise invalid([{"field": "user_id", "message": "must be 1-128 of A-Z a-z 0-9 . _ : @ -", "type": "pattern"}])
+    tenant_id = current_tenant(app)
+    logger.append_keys(user_id=user_id)
+    return UserRef(tenant_id=tenant_id, user_id=user_id)
+
+
+def current_tenant(app: APIGatewayHttpResolver) -> str:
     settings = get_settings()
     event = app.current_event
     if settings.tenant_source == "jwt":
@@ -118,8 +128,8 @@ def current_user(app: APIGatewayHttpResolver, user_id: str) -> UserRef:
         if not is_valid_id(tenant_id):
             raise invalid([{"field": "X-Tenant-Id", "message": "must be 1-128 of A-Z a-z 0-9 . _ : @ -",
                             "type": "pattern"}])
-    logger.append_keys(tenant_id=tenant_id, user_id=user_id)
-    return UserRef(tenant_id=tenant_id, user_id=user_id)
+    logger.append_keys(tenant_id=tenant_id)
+    return tenant_id
 
 
 def memory_key_param(memory_key: str) -> str:

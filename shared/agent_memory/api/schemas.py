@@ -104,3 +104,20 @@ class ListMemoriesQuery(_Request):
     memory_type: MemoryType | None = None
     limit: int = Field(default=20, ge=1, le=100)
     cursor: Annotated[str, StringConstraints(max_length=200)] | None = None
+
+
+class AddSynonymsRequest(_Request):
+    """The PRD's keyword_synonyms: a keyword and its synonyms (stored both ways, per tenant)."""
+
+    keyword: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+    synonyms: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]] = Field(
+        min_length=1, max_length=50)
+    similarity_score: float = Field(default=0.8, ge=0.0, le=1.0)
+
+
+class ResolveRequest(_Request):
+    text: Annotated[str, AfterValidator(_max_utf8_bytes(MAX_MESSAGE_BYTES))]
+
+
+class SynonymQuery(_Request):
+    keyword: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]

@@ -45,7 +45,7 @@ class UserRef(BaseModel):
 
 
 class Keyword(BaseModel):
-    term: str
+    term: str = Field(min_length=1, max_length=100)
     weight: float = Field(default=1.0, ge=0.0, le=1.0)
 
 
@@ -155,6 +155,7 @@ class ExtractedMemory(BaseModel):
     field: str | None = None
     value: Any = None
     category: str | None = None
+    keywords: list[Keyword] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 

@@ -12,7 +12,7 @@ from typing import Any
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _WORD = re.compile(r"[0-9a-z]+(?:['’][a-z]+)?")
 
-_STOPWORDS = frozenset(
+STOPWORDS = frozenset(
     {
         "a", "an", "the", "and", "or", "of", "to", "in", "on", "at", "for", "with", "is", "are", "was", "were",
         "be", "been", "am", "i", "me", "my", "you", "your", "he", "she", "it", "we", "they", "them", "this",
@@ -46,7 +46,7 @@ def tokenize(text: str) -> list[str]:
     non_cjk = _CJK_RUN.sub(" ", folded)
     words = [w.replace("’", "'") for w in _WORD.findall(non_cjk)]
     words = [w[:-2] if w.endswith("'s") else w for w in words]
-    words = [w for w in words if w not in _STOPWORDS]
+    words = [w for w in words if w not in STOPWORDS]
     tokens.extend(_stemmer().stemWords(words))
     return tokens
 

@@ -7,9 +7,8 @@ from datetime import datetime
 from pydantic import BaseModel
 
 from agent_memory.domain.models import Memory, MemoryPage, MemoryType, UserRef, is_cjk_text
-from agent_memory.domain.text import keyword_relevance
-from agent_memory.errors import NotFound
 from agent_memory.ports import MemoryStore
+from agent_memory.services.search import SearchRequest, SearchService
 
 # Seed profile order, used to phrase the profile summary from field memories.
 PROFILE_FIELD_ORDER = (
@@ -41,11 +40,6 @@ class LoadContextOutput(BaseModel):
     total_memories: int
 
 
-class MemoryDetail(BaseModel):
-    memory: Memory
-    history: list[Memory]
-
-
 def profile_summary(memories: list[Memory]) -> str | None:
     by_field = {m.field: m for m in memories if m.field in PROFILE_FIELD_ORDER}
     if len(by_field) < MIN_FIELDS_FOR_SUMMARY:
@@ -57,12 +51,17 @@ def profile_summary(memories: list[Memory]) -> str | None:
 
 
 class LoadService:
-    def __init__(self, *, store: MemoryStore) -> None:
+    def __init__(self, *, store: MemoryStore, search: SearchService) -> None:
         self._store = store
+        self._search = search
 
     def load_context(self, user: UserRef, query: str, limit: int) -> LoadContextOutput:
         memories = self._store.all_current(user)
-        relevance = keyword_relevance(query, [f"{m.content} {m.category or ''} {m.field or ''}" for m in memories])
+        found: dict[str, float] = {}
+        if query.strip() and memories:
+            request = SearchRequest(query=query, limit=min(20, limit), min_relevance_score=0.0)
+            found = {r.memory_key: r.relevance_score for r in self._search.search(user, request).results}
+        relevance = [found.get(m.memory_key, 0.0) for m in memories]
         scored = sorted(
             zip(memories, relevance, strict=True),
             key=lambda pair: (
@@ -88,8 +87,3 @@ class LoadService:
     ) -> MemoryPage:
         return self._store.list_current(user, memory_type=memory_type, limit=limit, cursor=cursor)
 
-    def memory_detail(self, user: UserRef, memory_key: str) -> MemoryDetail:
-        memory = self._store.get(user, memory_key)
-        if memory is None:
-            raise NotFound(f"memory {memory_key} not found", details=[{"field": "memory_key"}])
-        return MemoryDetail(memory=memory, history=self._store.history(user, memory))

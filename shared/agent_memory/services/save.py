@@ -7,8 +7,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from agent_memory.domain.keywords import extract_keywords
 from agent_memory.domain.models import Memory, MemoryType, NewMemory, SaveOutcome, SaveResult, UserRef
-from agent_memory.ports import ConversationTurn, MemoryExtractor, MemoryStore
+from agent_memory.domain.vectors import encode_vector
+from agent_memory.ports import ConversationTurn, Embedder, MemoryExtractor, MemoryStore
 
 # Field names an extractor uses for "no particular slot": such memories are never upserted.
 NON_SLOT_FIELDS = frozenset({"", "other", "note", "misc"})
@@ -35,17 +37,47 @@ def _has_value(value: Any) -> bool:
 
 
 class SaveService:
-    def __init__(self, *, store: MemoryStore, extractor: Callable[[], MemoryExtractor]) -> None:
+    def __init__(
+        self,
+        *,
+        store: MemoryStore,
+        extractor: Callable[[], MemoryExtractor],
+        embedder: Callable[[], Embedder | None] = lambda: None,
+        max_keywords: int = 5,
+        min_keyword_weight: float = 0.3,
+    ) -> None:
         self._store = store
-        # A provider, not an instance: the LLM SDK is imported on the first extraction only.
+        # Providers, not instances: the LLM SDK and the embedding model load on first use only.
         self._extractor = extractor
+        self._embedder = embedder
+        self._max_keywords = max_keywords
+        self._min_keyword_weight = min_keyword_weight
+
+    def enrich(self, memories: list[NewMemory]) -> list[NewMemory]:
+        """Write-time work: keywords (unless given) and embeddings (one batch call)."""
+        enriched = []
+        for memory in memories:
+            if memory.keywords:
+                enriched.append(memory)
+                continue
+            keywords = extract_keywords(memory.content, max_keywords=self._max_keywords,
+                                        min_weight=self._min_keyword_weight)
+            enriched.append(memory.model_copy(update={"keywords": keywords}))
+        embedder = self._embedder()
+        if embedder is not None and enriched:
+            vectors = embedder.embed_documents([m.content for m in enriched])
+            enriched = [
+                m.model_copy(update={"embedding": encode_vector(v), "embedding_model": embedder.model_id})
+                for m, v in zip(enriched, vectors, strict=True)
+            ]
+        return enriched
 
     def warm_up(self) -> None:
         """Build the extractor (importing its SDK) ahead of the first request, e.g. before a SnapStart snapshot."""
         self._extractor()
 
     def save(self, user: UserRef, memory: NewMemory) -> SaveResult:
-        return self._store.save(user, memory)
+        return self._store.save(user, self.enrich([memory])[0])
 
     def save_batch(self, user: UserRef, memories: list[NewMemory]) -> list[SaveResult]:
         """Saves in order (a later item for the same field supersedes an earlier one).
@@ -53,7 +85,7 @@ class SaveService:
         Every item is validated before this is called, so a bad batch writes nothing. Each save
         is idempotent by content, so retrying a batch after a mid-way failure stores nothing twice.
         """
-        return [self._store.save(user, memory) for memory in memories]
+        return [self._store.save(user, memory) for memory in self.enrich(memories)]
 
     def delete(self, user: UserRef, memory_key: str) -> Memory:
         return self._store.delete(user, memory_key)
@@ -63,6 +95,7 @@ class SaveService:
     ) -> SaveInfoOutput:
         known = {name for name, value in turn.existing_info.items() if _has_value(value)}
         output = SaveInfoOutput()
+        pending: list[tuple[str, NewMemory]] = []
         for found in self._extractor().extract(turn):
             field = (found.field or "").strip()
             if field and field in known:
@@ -73,23 +106,23 @@ class SaveService:
             metadata = dict(found.metadata)
             if found.value is not None:
                 metadata.setdefault("value", found.value)
-            result = self._store.save(
-                user,
-                NewMemory(
-                    memory_type=found.memory_type,
-                    content=found.content,
-                    category=found.category,
-                    field=None if field.lower() in NON_SLOT_FIELDS else field,
-                    source="conversation",
-                    conversation_id=conversation_id,
-                    metadata=metadata,
-                ),
-            )
+            pending.append((field, NewMemory(
+                memory_type=found.memory_type,
+                content=found.content,
+                category=found.category,
+                field=None if field.lower() in NON_SLOT_FIELDS else field,
+                keywords=found.keywords,
+                source="conversation",
+                conversation_id=conversation_id,
+                metadata=metadata,
+            )))
+        enriched = self.enrich([memory for _, memory in pending])
+        for (field, _), memory in zip(pending, enriched, strict=True):
+            result = self._store.save(user, memory)
             if result.outcome is SaveOutcome.DUPLICATE:
-                output.skipped_fields.append(field or found.content)
+                output.skipped_fields.append(field or memory.content)
                 continue
-            output.saved_memories.append(
-                SavedMemory(memoryType=found.memory_type, content=found.content, field=field)
-            )
+            output.saved_memories.append(SavedMemory(memoryType=memory.memory_type, content=memory.content,
+                                                     field=field))
         output.saved_count = len(output.saved_memories)
         return output

@@ -8,6 +8,7 @@ Items in a partition:
   ``MEM#<key>``       a memory, current or superseded (history is kept, never overwritten)
   ``FIELD#<field>``   pointer to the current memory of a field: the upsert slot
   ``HASH#<digest>``   marker of current content, so identical content is stored once
+  ``KW#<keyword>#<key>``  the PRD's agent_memory_keywords: one item per keyword of a current memory
 
 A save is one TransactWriteItems whose conditions make concurrent saves safe: the field
 pointer must still point where we read it, and the content marker must not exist.
@@ -23,11 +24,13 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
 
 from agent_memory.domain.keys import is_valid_memory_key, new_memory_key
+from agent_memory.domain.keywords import normalize_keyword
 from agent_memory.domain.models import (
+    Keyword,
     Memory,
     MemoryPage,
     MemoryType,
@@ -68,6 +71,8 @@ def _memory_to_item(memory: Memory) -> dict[str, Any]:
     values["keywords"] = [{"term": k.term, "weight": f"{k.weight:.4f}"} for k in memory.keywords]
     # Metadata is free-form JSON (floats included), so it is stored as a JSON string.
     values["metadata_json"] = json.dumps(values.pop("metadata", {}), ensure_ascii=False)
+    if memory.embedding:
+        values["embedding"] = Binary(memory.embedding)
     return _to_item({"pk": _partition(memory), "sk": f"MEM#{memory.memory_key}", "kind": "memory", **values})
 
 
@@ -76,7 +81,21 @@ def _memory_from_item(item: dict[str, Any]) -> Memory:
     for key in ("pk", "sk", "kind"):
         values.pop(key, None)
     values["metadata"] = json.loads(values.pop("metadata_json", None) or "{}")
+    if isinstance(values.get("embedding"), Binary):
+        values["embedding"] = bytes(values["embedding"])
     return Memory.model_validate(values)
+
+
+def _keyword_sk(term: str, memory_key: str) -> str:
+    return f"KW#{normalize_keyword(term)}#{memory_key}"
+
+
+def _unique_keywords(memory: Memory) -> list[Keyword]:
+    """One keyword item per distinct normalised term (a transaction may not touch an item twice)."""
+    seen: dict[str, Keyword] = {}
+    for keyword in memory.keywords:
+        seen.setdefault(normalize_keyword(keyword.term), keyword)
+    return list(seen.values())
 
 
 def _encode_cursor(memory_key: str) -> str:
@@ -98,7 +117,7 @@ def _backoff(attempt: int) -> None:
     time.sleep(random.uniform(0, min(0.2, 0.01 * 2**attempt)))
 
 
-def _raise_for(error: ClientError) -> None:
+def raise_domain_error(error: ClientError) -> None:
     """Translate an SDK error into a domain error, in one place."""
     code = error.response.get("Error", {}).get("Code", "")
     if code in _THROTTLING_CODES:
@@ -133,7 +152,7 @@ class DynamoMemoryStore:
                 self._client.transact_write_items(TransactItems=self._save_actions(user, new, previous))
             except ClientError as error:
                 if error.response.get("Error", {}).get("Code") != "TransactionCanceledException":
-                    _raise_for(error)
+                    raise_domain_error(error)
                 reasons = [r.get("Code") for r in error.response.get("CancellationReasons", [])]
                 if reasons and reasons[1:2] == ["ConditionalCheckFailed"]:
                     continue  # someone stored this content meanwhile: report it as a duplicate
@@ -157,6 +176,7 @@ class DynamoMemoryStore:
         ]
         if memory.is_current:
             actions.append(self._delete_if_points_to(pk, f"HASH#{memory.content_hash}", memory_key))
+            actions.extend(self._keyword_deletes(pk, memory))
             if memory.field:
                 actions.append(self._delete_if_points_to(pk, f"FIELD#{memory.field}", memory_key))
         try:
@@ -164,7 +184,7 @@ class DynamoMemoryStore:
         except ClientError as error:
             if error.response.get("Error", {}).get("Code") == "TransactionCanceledException":
                 raise Conflict("the memory changed while it was being deleted, retry") from error
-            _raise_for(error)
+            raise_domain_error(error)
         return memory
 
     # ---- reads --------------------------------------------------------------------------
@@ -177,7 +197,7 @@ class DynamoMemoryStore:
                 ConsistentRead=True,
             )
         except ClientError as error:
-            _raise_for(error)
+            raise_domain_error(error)
         item = response.get("Item")
         return _memory_from_item(item) if item else None
 
@@ -218,7 +238,7 @@ class DynamoMemoryStore:
                 TableName=self._table, Key=_to_item({"pk": _partition(user), "sk": "META"}), ConsistentRead=True
             )
         except ClientError as error:
-            _raise_for(error)
+            raise_domain_error(error)
         item = response.get("Item")
         return int(_from_item(item).get("version", 0)) if item else 0
 
@@ -240,7 +260,7 @@ class DynamoMemoryStore:
             try:
                 response = self._client.query(**params)
             except ClientError as error:
-                _raise_for(error)
+                raise_domain_error(error)
             for item in response.get("Items", []):
                 yield _memory_from_item(item)
             if "LastEvaluatedKey" not in response:
@@ -256,7 +276,7 @@ class DynamoMemoryStore:
         try:
             responses = self._client.transact_get_items(TransactItems=gets)["Responses"]
         except ClientError as error:
-            _raise_for(error)
+            raise_domain_error(error)
         found = [(_from_item(r["Item"]).get("memory_key") if r.get("Item") else None) for r in responses]
         return found[0], (found[1] if field else None)
 
@@ -293,8 +313,24 @@ class DynamoMemoryStore:
                                                        ":by": new.memory_key, ":one": 1}),
             }})
             actions.append(self._delete_if_points_to(pk, f"HASH#{previous.content_hash}", previous.memory_key))
+            actions.extend(self._keyword_deletes(pk, previous))
+        actions.extend(
+            {"Put": {"TableName": self._table, "Item": _to_item({
+                "pk": pk, "sk": _keyword_sk(keyword.term, new.memory_key), "kind": "keyword",
+                "memory_key": new.memory_key, "keyword": keyword.term, "weight": f"{keyword.weight:.4f}",
+                "extraction_source": new.metadata.get("keyword_source", "system"),
+            })}}
+            for keyword in _unique_keywords(new)
+        )
         actions.append(self._bump_version(user))
         return actions
+
+    def _keyword_deletes(self, pk: str, memory: Memory) -> list[dict[str, Any]]:
+        return [
+            {"Delete": {"TableName": self._table,
+                        "Key": _to_item({"pk": pk, "sk": _keyword_sk(k.term, memory.memory_key)})}}
+            for k in _unique_keywords(memory)
+        ]
 
     def _delete_if_points_to(self, pk: str, sk: str, memory_key: str) -> dict[str, Any]:
         return {"Delete": {"TableName": self._table, "Key": _to_item({"pk": pk, "sk": sk}),
@@ -308,4 +344,8 @@ class DynamoMemoryStore:
             "UpdateExpression": "ADD version :one SET updated_at = :now, kind = :kind",
             "ExpressionAttributeValues": _to_item({":one": 1, ":now": utcnow().isoformat(), ":kind": "meta"}),
         }}
+
+
+# Public for the stream indexer and the reindex command: one item -> Memory mapping, not two.
+memory_from_item = _memory_from_item
 

@@ -9,13 +9,15 @@ LLM stays down we raise `LlmUnavailable` so the caller gets a 503 and can retry 
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
 import anthropic
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agent_memory.domain.models import KNOWN_CATEGORIES, ExtractedMemory, MemoryType
+from agent_memory.domain.models import ExtractedMemory, Keyword, MemoryType
+from agent_memory.domain.tools import SAVE_USER_MEMORY_TOOL as SEED_SAVE_USER_MEMORY_TOOL
 from agent_memory.errors import LlmUnavailable
 from agent_memory.observability import logger
 from agent_memory.ports import ConversationTurn
@@ -28,41 +30,31 @@ CORE_FIELDS = (
     "immigrationTimeline", "maritalStatus", "hasChildren", "familySupport",
 )
 
-SAVE_USER_MEMORY_TOOL: dict[str, Any] = {
-    "name": "save_user_memory",
-    "description": "将用户信息保存到长期记忆存储。每条记忆包含类型、内容和相关移民类别。",
-    "input_schema": {
-        "type": "object",
-        "properties": {
-            "memoryType": {
-                "type": "string",
-                "enum": [t.value for t in MemoryType],
-                "description": "FACT=用户陈述的事实(年龄、学历等),PREFERENCE=用户偏好(倾向的移民方式),"
-                "INTENT=用户意图(计划时间、预算等)",
-            },
-            "content": {
-                "type": "string",
-                "description": '要保存的记忆内容,用简洁的陈述句表达,如"用户32岁,清华大学计算机硕士"。'
-                "使用用户自己的语言,不要翻译。",
-            },
-            "category": {
-                "type": "string",
-                "enum": list(KNOWN_CATEGORIES),
-                "description": "相关的移民类别(如果有明确关联)",
-            },
-            "field": {
-                "type": "string",
-                "description": "这条记忆对应的字段名(每条记忆一个字段),核心字段之一: "
-                + ", ".join(CORE_FIELDS)
-                + '; 不属于任何核心字段时用 "other"。',
-            },
-            "value": {
-                "description": "该字段的结构化取值,如 32、\"硕士\"、800000、true;模糊信息保留模糊,如 \"30+\"。",
-            },
-        },
-        "required": ["memoryType", "content", "field"],
+# The seed's save_user_memory tool, plus what extraction needs: the slot (`field`), its structured
+# `value`, and weighted `keywords` for search (so keywords cost no extra LLM call).
+SAVE_USER_MEMORY_TOOL: dict[str, Any] = copy.deepcopy(SEED_SAVE_USER_MEMORY_TOOL)
+SAVE_USER_MEMORY_TOOL["input_schema"]["properties"].update({
+    "field": {
+        "type": "string",
+        "description": "这条记忆对应的字段名(每条记忆一个字段),核心字段之一: "
+        + ", ".join(CORE_FIELDS)
+        + '; 不属于任何核心字段时用 "other"。',
     },
-}
+    "value": {
+        "description": "该字段的结构化取值,如 32、\"硕士\"、800000、true;模糊信息保留模糊,如 \"30+\"。",
+    },
+    "keywords": {
+        "type": "array",
+        "maxItems": 5,
+        "description": "最多5个检索关键词(核心概念、实体),每个带区分性权重 0.0-1.0,使用用户的语言",
+        "items": {
+            "type": "object",
+            "properties": {"word": {"type": "string"}, "weight": {"type": "number"}},
+            "required": ["word", "weight"],
+        },
+    },
+})
+SAVE_USER_MEMORY_TOOL["input_schema"]["required"] = ["memoryType", "content", "field"]
 
 SYSTEM_PROMPT = """# 身份
 你是记忆管理专员。你负责从对话中提取并保存用户信息。
@@ -92,6 +84,11 @@ SYSTEM_PROMPT = """# 身份
 没有可保存的新信息时,不调用工具,直接回复"无新信息"。"""
 
 
+class _ToolKeyword(BaseModel):
+    word: str = Field(min_length=1, max_length=100)
+    weight: float = Field(default=1.0, ge=0.0, le=1.0)
+
+
 class _ToolInput(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
@@ -100,6 +97,7 @@ class _ToolInput(BaseModel):
     category: str | None = None
     field: str | None = None
     value: Any = None
+    keywords: list[_ToolKeyword] = Field(default_factory=list, max_length=5)
 
 
 def make_client(settings: Settings, *, http_client: Any = None, secrets_client: Any = None) -> Any:
@@ -185,6 +183,8 @@ class ClaudeExtractor:
                     field=call.field,
                     value=call.value,
                     category=call.category,
+                    keywords=[Keyword(term=k.word, weight=k.weight) for k in call.keywords],
+                    metadata={"keyword_source": "llm"} if call.keywords else {},
                 )
             )
         return memories

@@ -1,0 +1,95 @@
+"""The PRD's keyword_synonyms, per tenant, in the memory table.
+
+Items: ``pk = T#<tenant>#SYN``, ``sk = K#<keyword>#S#<synonym>`` with a similarity score; both
+directions are stored, so a lookup is one Query. Reads are cached per container for a short time.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from botocore.exceptions import ClientError
+
+from agent_memory.adapters.dynamodb.store import raise_domain_error
+from agent_memory.domain.keywords import normalize_keyword
+
+_serializer = TypeSerializer()
+_deserializer = TypeDeserializer()
+
+
+class DynamoSynonymStore:
+    def __init__(self, *, table_name: str, client: Any, cache_seconds: float = 60.0) -> None:
+        self._table = table_name
+        self._client = client
+        self._cache_seconds = cache_seconds
+        self._cache: dict[str, tuple[float, dict[str, dict[str, float]]]] = {}
+        self._lock = threading.Lock()
+
+    def add(self, tenant_id: str, keyword: str, synonyms: list[str], similarity: float) -> int:
+        term = normalize_keyword(keyword)
+        pairs = {(term, normalize_keyword(s)) for s in synonyms} | {(normalize_keyword(s), term) for s in synonyms}
+        pairs = {(a, b) for a, b in pairs if a and b and a != b}
+        items = [
+            {"PutRequest": {"Item": {k: _serializer.serialize(v) for k, v in {
+                "pk": f"T#{tenant_id}#SYN", "sk": f"K#{a}#S#{b}", "kind": "synonym",
+                "keyword": a, "synonym": b, "similarity_score": f"{similarity:.4f}",
+            }.items()}}}
+            for a, b in sorted(pairs)
+        ]
+        try:
+            for start in range(0, len(items), 25):
+                self._write_all(items[start : start + 25])
+        except ClientError as error:
+            raise_domain_error(error)
+        with self._lock:
+            self._cache.pop(tenant_id, None)
+        return len(items)
+
+    def _write_all(self, requests: list[dict[str, Any]]) -> None:
+        pending = {self._table: requests}
+        for attempt in range(6):
+            unprocessed = self._client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+            if not unprocessed:
+                return
+            pending = unprocessed
+            time.sleep(0.05 * 2**attempt)
+        raise RuntimeError("synonyms were not all written after retries")
+
+    def synonyms_for(self, tenant_id: str, terms: list[str]) -> dict[str, list[tuple[str, float]]]:
+        table = self._tenant_table(tenant_id)
+        found = {}
+        for term in terms:
+            entries = table.get(normalize_keyword(term))
+            if entries:
+                found[term] = sorted(entries.items(), key=lambda kv: -kv[1])
+        return found
+
+    def _tenant_table(self, tenant_id: str) -> dict[str, dict[str, float]]:
+        now = time.monotonic()
+        with self._lock:
+            cached = self._cache.get(tenant_id)
+            if cached and now - cached[0] < self._cache_seconds:
+                return cached[1]
+        table: dict[str, dict[str, float]] = {}
+        params: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk",
+            "ExpressionAttributeValues": {":pk": {"S": f"T#{tenant_id}#SYN"}},
+        }
+        try:
+            while True:
+                response = self._client.query(**params)
+                for item in response.get("Items", []):
+                    values = {k: _deserializer.deserialize(v) for k, v in item.items()}
+                    table.setdefault(values["keyword"], {})[values["synonym"]] = float(values["similarity_score"])
+                if "LastEvaluatedKey" not in response:
+                    break
+                params["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+        except ClientError as error:
+            raise_domain_error(error)
+        with self._lock:
+            self._cache[tenant_id] = (now, table)
+        return table

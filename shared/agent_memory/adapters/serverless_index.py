@@ -1,0 +1,113 @@
+"""The serverless search tier: candidates from the user's own memories, searched inside the Lambda.
+
+Exact cosine over the stored embeddings plus in-process BM25. A per-container cache keyed by the
+user's version counter means a repeated search costs one GetItem, not a partition read.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from agent_memory.domain.bm25 import Bm25Index
+from agent_memory.domain.models import Memory, UserRef
+from agent_memory.domain.vectors import decode_vector
+from agent_memory.ports import Candidate, CandidateQuery, Embedder, MemoryStore
+
+
+@dataclass
+class _UserIndex:
+    version: int
+    memories: list[Memory]
+    bm25: Bm25Index
+    vectors: np.ndarray | None  # (n, dim), rows L2-normalised
+
+
+def searchable_text(memory: Memory) -> str:
+    """What both tiers index: the content plus its keywords and category."""
+    extras = " ".join(k.term for k in memory.keywords)
+    return " ".join(part for part in (memory.content, extras, memory.category or "") if part)
+
+
+class ServerlessIndex:
+    def __init__(
+        self, *, store: MemoryStore, embedder: Callable[[], Embedder | None], max_users: int = 256
+    ) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._max_users = max_users
+        self._cache: OrderedDict[UserRef, _UserIndex] = OrderedDict()
+        self._lock = threading.Lock()
+        self.stats = {"hits": 0, "misses": 0}
+
+    def candidates(self, user: UserRef, query: CandidateQuery) -> list[Candidate]:
+        index = self._index(user)
+        if not index.memories:
+            return []
+        lexical = index.bm25.scores(query.terms) if query.terms else np.zeros(len(index.memories), np.float32)
+        vector = index.vectors @ query.vector if index.vectors is not None and query.vector is not None else None
+        allowed = np.array([self._allowed(m, query) for m in index.memories], dtype=bool)
+        chosen: set[int] = set()
+        for signal in (lexical, vector):
+            if signal is None:
+                continue
+            masked = np.where(allowed, signal, -np.inf)
+            top = np.argsort(-masked)[: query.k]
+            chosen.update(int(i) for i in top if np.isfinite(masked[i]) and (signal is vector or masked[i] > 0))
+        return [
+            Candidate(
+                memory=index.memories[i],
+                lexical=float(lexical[i]) if lexical[i] > 0 else None,
+                vector=float(vector[i]) if vector is not None else None,
+            )
+            for i in sorted(chosen)
+        ]
+
+    @staticmethod
+    def _allowed(memory: Memory, query: CandidateQuery) -> bool:
+        if query.memory_types and memory.memory_type not in query.memory_types:
+            return False
+        if query.created_from and memory.created_at < query.created_from:
+            return False
+        return not (query.created_to and memory.created_at > query.created_to)
+
+    def _index(self, user: UserRef) -> _UserIndex:
+        version = self._store.user_version(user)
+        with self._lock:
+            cached = self._cache.get(user)
+            if cached is not None and cached.version == version:
+                self._cache.move_to_end(user)
+                self.stats["hits"] += 1
+                return cached
+        self.stats["misses"] += 1
+        memories = self._store.all_current(user)
+        built = _UserIndex(version, memories, Bm25Index([searchable_text(m) for m in memories]),
+                           self._vectors(memories))
+        if self._max_users:
+            with self._lock:
+                self._cache[user] = built
+                self._cache.move_to_end(user)
+                while len(self._cache) > self._max_users:
+                    self._cache.popitem(last=False)
+        return built
+
+    def _vectors(self, memories: list[Memory]) -> np.ndarray | None:
+        embedder = self._embedder()
+        if embedder is None or not memories:
+            return None
+        model = embedder.model_id
+        matrix = np.zeros((len(memories), embedder.dimension), dtype=np.float32)
+        stale = []
+        for row, memory in enumerate(memories):
+            if memory.embedding and memory.embedding_model == model:
+                matrix[row] = decode_vector(memory.embedding)
+            else:
+                stale.append(row)
+        if stale:  # another model (or none) wrote these: embed them now rather than compare across models
+            matrix[stale] = embedder.embed_documents([memories[row].content for row in stale])
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        return matrix / np.where(norms == 0, 1.0, norms)

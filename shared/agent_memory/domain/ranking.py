@@ -1,0 +1,169 @@
+"""The one ranking layer (PRD 3.3): whichever tier proposed the candidates, they are scored here.
+
+relevance = keyword match (40%) + text similarity (40%) + time decay (20%)
+final     = relevance (70%) + interaction (20%) + type priority (10%)
+
+Every weight comes from settings; every result keeps its breakdown so a caller can see why it
+ranked where it did. Pure functions: no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel
+
+from agent_memory.domain.keywords import normalize_keyword
+from agent_memory.domain.models import Memory, MemoryType
+from agent_memory.ports import Candidate
+
+SearchMode = Literal["semantic", "keyword", "hybrid"]
+
+# PRD: user_preference > command_output > general. Ours: preferences, then intents, then facts.
+TYPE_PRIORITY: dict[MemoryType, float] = {
+    MemoryType.PREFERENCE: 1.0,
+    MemoryType.INTENT: 0.75,
+    MemoryType.FACT: 0.5,
+}
+
+
+@dataclass(frozen=True)
+class RankingWeights:
+    keyword: float = 0.4
+    text: float = 0.4
+    time: float = 0.2
+    half_life_days: float = 30.0
+    relevance: float = 0.7
+    interaction: float = 0.2
+    type_priority: float = 0.1
+    exact_match: float = 1.0
+    prefix_match: float = 0.8
+    synonym_match: float = 0.7
+    # Within text similarity in hybrid mode: the share of BM25 (the rest is vector similarity).
+    lexical_share: float = 0.5
+
+
+class ScoreBreakdown(BaseModel):
+    keyword: float
+    text: float
+    lexical: float
+    vector: float
+    time_decay: float
+    relevance: float
+    interaction: float
+    type_priority: float
+    final: float
+    matched_keywords: list[str]
+
+
+@dataclass
+class ScoredMemory:
+    memory: Memory
+    score: float
+    breakdown: ScoreBreakdown
+
+
+@dataclass(frozen=True)
+class QueryKeywords:
+    """Normalised query keywords, and their synonyms with similarity (from the synonym store)."""
+
+    terms: tuple[str, ...]
+    synonyms: dict[str, tuple[tuple[str, float], ...]] = field(default_factory=dict)
+
+
+def time_decay(created_at: datetime, now: datetime, half_life_days: float) -> float:
+    """PRD: exponential decay with the given half-life, never below 50%."""
+    age_days = max(0.0, (now - created_at).total_seconds() / 86400)
+    return 0.5 + 0.5 * 0.5 ** (age_days / half_life_days)
+
+
+def keyword_match(memory: Memory, query: QueryKeywords, weights: RankingWeights) -> tuple[float, list[str]]:
+    """PRD: exact 1.0, prefix 0.8, synonym 0.7 — best per query keyword, averaged over them."""
+    if not query.terms:
+        return 0.0, []
+    memory_terms = [normalize_keyword(k.term) for k in memory.keywords]
+    if memory.category:
+        memory_terms.append(normalize_keyword(memory.category))
+    matched: list[str] = []
+    total = 0.0
+    for term in query.terms:
+        best = _match(term, memory_terms, weights)
+        for synonym, similarity in query.synonyms.get(term, ()):
+            best = max(best, min(weights.synonym_match, similarity) if _match(synonym, memory_terms, weights) else 0)
+        if best > 0:
+            matched.append(term)
+        total += best
+    return total / len(query.terms), matched
+
+
+def _match(term: str, memory_terms: Iterable[str], weights: RankingWeights) -> float:
+    best = 0.0
+    for candidate in memory_terms:
+        if candidate == term:
+            return weights.exact_match
+        if candidate.startswith(term) or term.startswith(candidate):
+            best = weights.prefix_match
+    return best
+
+
+def interaction_score(memory: Memory, now: datetime, half_life_days: float) -> float:
+    """How much the user has used this memory: access count (saturating) and recency of access."""
+    if memory.access_count <= 0:
+        return 0.0
+    frequency = min(1.0, math.log1p(memory.access_count) / math.log1p(20))
+    recency = time_decay(memory.last_accessed_at, now, half_life_days) if memory.last_accessed_at else 0.5
+    return 0.5 * frequency + 0.5 * (2 * recency - 1)
+
+
+def _normalised(values: Sequence[float | None]) -> list[float]:
+    """Min-max over the candidates; missing signals score 0."""
+    present = [v for v in values if v is not None]
+    if not present:
+        return [0.0 for _ in values]
+    low, high = min(present), max(present)
+    if high - low < 1e-9:
+        return [1.0 if v is not None and high > 0 else 0.0 for v in values]
+    return [0.0 if v is None else (v - low) / (high - low) for v in values]
+
+
+def rank(
+    candidates: Sequence[Candidate],
+    *,
+    query: QueryKeywords,
+    mode: SearchMode,
+    weights: RankingWeights,
+    now: datetime,
+    lexical_share: float | None = None,
+) -> list[ScoredMemory]:
+    """Score and order candidates. Superseded memories never come back as current."""
+    current = [c for c in candidates if c.memory.is_current]
+    lexical = _normalised([c.lexical if c.lexical else None for c in current])
+    vector = _normalised([c.vector for c in current])
+    share = weights.lexical_share if lexical_share is None else lexical_share
+    if mode == "keyword":
+        share = 1.0
+    elif mode == "semantic":
+        share = 0.0
+    keyword_weight = 0.0 if mode == "semantic" else weights.keyword
+    relevance_total = keyword_weight + weights.text + weights.time or 1.0
+    scored = []
+    for candidate, lex, vec in zip(current, lexical, vector, strict=True):
+        memory = candidate.memory
+        keyword, matched = keyword_match(memory, query, weights)
+        text = share * lex + (1 - share) * vec
+        decay = time_decay(memory.created_at, now, weights.half_life_days)
+        relevance = (keyword_weight * keyword + weights.text * text + weights.time * decay) / relevance_total
+        interaction = interaction_score(memory, now, weights.half_life_days)
+        priority = TYPE_PRIORITY.get(memory.memory_type, 0.5)
+        final = weights.relevance * relevance + weights.interaction * interaction + weights.type_priority * priority
+        scored.append(ScoredMemory(memory, final, ScoreBreakdown(
+            keyword=round(keyword, 4), text=round(text, 4), lexical=round(lex, 4), vector=round(vec, 4),
+            time_decay=round(decay, 4), relevance=round(relevance, 4), interaction=round(interaction, 4),
+            type_priority=priority, final=round(final, 4), matched_keywords=matched,
+        )))
+    scored.sort(key=lambda s: (s.score, s.memory.created_at, s.memory.memory_key), reverse=True)
+    return scored

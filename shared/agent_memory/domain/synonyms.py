@@ -1,0 +1,24 @@
+"""Built-in synonyms every tenant starts with (the seed's immigration categories); tenants add their own."""
+
+from __future__ import annotations
+
+BUILTIN_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "ttps": ("高才通", "高端人才通行证计划", "top talent pass scheme"),
+    "qmas": ("优才", "优秀人才入境计划", "quality migrant admission scheme"),
+    "gep": ("专才", "一般就业政策", "general employment policy"),
+    "iang": ("非本地毕业生留港", "non-local graduates"),
+    "cies": ("投资移民", "资本投资者入境计划", "capital investment entrant scheme"),
+    "techtas": ("科技人才入境计划", "technology talent admission scheme"),
+}
+BUILTIN_SIMILARITY = 0.9
+
+
+def builtin_synonyms() -> dict[str, dict[str, float]]:
+    table: dict[str, dict[str, float]] = {}
+    for head, others in BUILTIN_SYNONYMS.items():
+        group = (head, *others)
+        for term in group:
+            for other in group:
+                if other != term:
+                    table.setdefault(term, {})[other] = BUILTIN_SIMILARITY
+    return table

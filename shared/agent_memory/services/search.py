@@ -1,0 +1,233 @@
+"""search_memories and get_memory_detail (the search PRD), with multi-round recall."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic.alias_generators import to_camel
+
+from agent_memory.domain.keywords import extract_keywords, normalize_keyword
+from agent_memory.domain.models import Memory, MemoryType, UserRef, utcnow
+from agent_memory.domain.ranking import QueryKeywords, RankingWeights, ScoreBreakdown, ScoredMemory, rank
+from agent_memory.domain.synonyms import builtin_synonyms
+from agent_memory.domain.text import tokenize
+from agent_memory.errors import NotFound
+from agent_memory.ports import CandidateQuery, Embedder, MemoryStore, SearchIndex
+
+SearchMode = Literal["semantic", "keyword", "hybrid"]
+Term = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+MAX_RESULTS = 10  # the PRD's recall ceiling across rounds
+CANDIDATES_PER_RETRIEVER = 100
+
+
+class SynonymSource(Protocol):
+    def synonyms_for(self, tenant_id: str, terms: list[str]) -> dict[str, list[tuple[str, float]]]: ...
+
+
+class SearchRequest(BaseModel):
+    """The PRD's SearchMemoriesInput."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+    query: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
+    search_mode: SearchMode = "hybrid"
+    keywords: Annotated[list[Term], Field(max_length=20)] | None = None
+    memory_types: Annotated[list[MemoryType], Field(max_length=10)] | None = None
+    time_range: tuple[datetime, datetime] | None = None
+    limit: int = Field(default=5, ge=1, le=20)
+    min_relevance_score: float = Field(default=0.6, ge=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _ordered_range(self) -> SearchRequest:
+        if self.time_range:
+            start, end = self.time_range
+            if start.tzinfo is None or end.tzinfo is None:
+                raise ValueError("time_range: both ends need a timezone, e.g. 2026-02-05T00:00:00Z")
+            if start > end:
+                raise ValueError("time_range: start is after end")
+        return self
+
+
+class MemorySearchResult(BaseModel):
+    memory_key: str
+    summary: str
+    content_preview: str
+    memory_type: MemoryType
+    relevance_score: float
+    created_at: datetime
+    keywords: list[str]
+    metadata: dict[str, Any]
+    score_breakdown: ScoreBreakdown
+    recall_round: str
+
+
+class SearchMemoriesOutput(BaseModel):
+    """The PRD's SearchMemoriesOutput, plus how it was found."""
+
+    total_found: int
+    results: list[MemorySearchResult]
+    search_strategy_used: str
+    expanded_keywords: list[str] | None
+    rounds_executed: int
+
+
+class MemoryDetailOutput(BaseModel):
+    """get_memory_detail: the whole memory, its version history and the keywords it is indexed by."""
+
+    memory: Memory
+    history: list[Memory]
+
+
+@dataclass(frozen=True)
+class RecallRound:
+    """PRD RecallRoundManager: `keyword_weight` is BM25's share of text similarity in this round."""
+
+    name: str
+    keyword_weight: float
+    min_score: float
+    max_results: int
+    expand_synonyms: bool
+
+
+RECALL_ROUNDS = (
+    RecallRound("precise", keyword_weight=0.8, min_score=0.7, max_results=5, expand_synonyms=False),
+    RecallRound("expanded", keyword_weight=0.5, min_score=0.6, max_results=8, expand_synonyms=True),
+    RecallRound("semantic", keyword_weight=0.2, min_score=0.5, max_results=10, expand_synonyms=True),
+)
+ROUNDS_BY_MODE: dict[str, tuple[RecallRound, ...]] = {
+    "hybrid": RECALL_ROUNDS,
+    "keyword": RECALL_ROUNDS[:2],
+    "semantic": RECALL_ROUNDS[2:],
+}
+EARLY_STOP_SCORE = 0.85
+
+
+def summary_of(memory: Memory, length: int = 100) -> str:
+    summary = memory.metadata.get("summary")
+    if isinstance(summary, str) and summary:
+        return summary
+    return memory.content if len(memory.content) <= length else memory.content[: length - 1] + "…"
+
+
+class SearchService:
+    def __init__(
+        self,
+        *,
+        store: MemoryStore,
+        index: SearchIndex,
+        embedder: Callable[[], Embedder | None],
+        synonyms: SynonymSource | None,
+        weights: RankingWeights,
+        expand_synonyms: bool = True,
+        on_access: Callable[[UserRef, list[str]], None] | None = None,
+    ) -> None:
+        self._store = store
+        self._index = index
+        self._embedder = embedder
+        self._synonyms = synonyms
+        self._weights = weights
+        self._expand = expand_synonyms
+        self._on_access = on_access
+
+    def search(self, user: UserRef, request: SearchRequest) -> SearchMemoriesOutput:
+        terms = self._query_keywords(request)
+        synonyms = self._synonyms_for(user, terms) if self._expand else {}
+        embedder = self._embedder() if request.search_mode != "keyword" else None
+        candidates = self._index.candidates(user, CandidateQuery(
+            text=request.query,
+            terms=tokenize(" ".join([request.query, *(request.keywords or [])])),
+            vector=embedder.embed_query(request.query) if embedder else None,
+            memory_types=request.memory_types,
+            created_from=request.time_range[0] if request.time_range else None,
+            created_to=request.time_range[1] if request.time_range else None,
+            k=CANDIDATES_PER_RETRIEVER,
+        ))
+        if request.keywords:
+            required = QueryKeywords(tuple(normalize_keyword(k) for k in request.keywords), synonyms)
+            candidates = [c for c in candidates if _mentions_any(c.memory, required, self._weights)]
+        mode = request.search_mode if embedder or request.search_mode == "keyword" else "keyword"
+        limit = min(request.limit, MAX_RESULTS)
+        chosen: dict[str, tuple[ScoredMemory, str]] = {}
+        rounds_run, last_ranking, without_new = 0, [], 0
+        for recall_round in ROUNDS_BY_MODE[mode]:
+            rounds_run += 1
+            query = QueryKeywords(terms, synonyms if recall_round.expand_synonyms else {})
+            last_ranking = rank(candidates, query=query, mode=mode, weights=self._weights, now=utcnow(),
+                                lexical_share=recall_round.keyword_weight if mode == "hybrid" else None)
+            threshold = max(recall_round.min_score, request.min_relevance_score)
+            new = [s for s in last_ranking if s.score >= threshold and s.memory.memory_key not in chosen]
+            new = new[: max(0, min(recall_round.max_results, limit - len(chosen)))]
+            for scored in new:
+                chosen[scored.memory.memory_key] = (scored, recall_round.name)
+            without_new = 0 if new else without_new + 1
+            strong = sum(1 for s in new if s.score >= EARLY_STOP_SCORE)
+            if len(chosen) >= limit or strong >= 2 or without_new >= 2:
+                break
+        # Rounds decide order and early stopping; the caller's min_relevance_score is the only hard floor,
+        # so a thin first pass is topped up from the last ranking instead of returning too little.
+        for scored in last_ranking:
+            if len(chosen) >= limit:
+                break
+            if scored.memory.memory_key not in chosen and scored.score >= request.min_relevance_score:
+                chosen[scored.memory.memory_key] = (scored, "fill")
+        results = [self._result(scored, round_name) for scored, round_name in chosen.values()]
+        if self._on_access and results:
+            self._on_access(user, [r.memory_key for r in results])
+        used = [name for name in dict.fromkeys(r.recall_round for r in results)]
+        expanded = sorted({syn for term in terms for syn, _ in synonyms.get(term, ())})
+        return SearchMemoriesOutput(
+            total_found=len(results),
+            results=results,
+            search_strategy_used=f"{mode}:" + ("+".join(used) if used else "none"),
+            expanded_keywords=expanded or None,
+            rounds_executed=rounds_run,
+        )
+
+    def memory_detail(self, user: UserRef, memory_key: str) -> MemoryDetailOutput:
+        memory = self._store.get(user, memory_key)
+        if memory is None:
+            raise NotFound(f"memory {memory_key} not found", details=[{"field": "memory_key"}])
+        return MemoryDetailOutput(memory=memory, history=self._store.history(user, memory))
+
+    def _query_keywords(self, request: SearchRequest) -> tuple[str, ...]:
+        if request.keywords:
+            return tuple(dict.fromkeys(normalize_keyword(k) for k in request.keywords))
+        extracted = extract_keywords(request.query, max_keywords=8, min_weight=0.0)
+        return tuple(dict.fromkeys(normalize_keyword(k.term) for k in extracted))
+
+    def _synonyms_for(self, user: UserRef, terms: tuple[str, ...]) -> dict[str, tuple[tuple[str, float], ...]]:
+        table = builtin_synonyms()
+        found: dict[str, dict[str, float]] = {t: dict(table.get(t, {})) for t in terms}
+        if self._synonyms is not None and terms:
+            for term, pairs in self._synonyms.synonyms_for(user.tenant_id, list(terms)).items():
+                found.setdefault(term, {}).update(dict(pairs))
+        return {t: tuple(sorted(s.items(), key=lambda kv: -kv[1])) for t, s in found.items() if s}
+
+    @staticmethod
+    def _result(scored: ScoredMemory, round_name: str) -> MemorySearchResult:
+        memory = scored.memory
+        return MemorySearchResult(
+            memory_key=memory.memory_key,
+            summary=summary_of(memory),
+            content_preview=memory.content[:200],
+            memory_type=memory.memory_type,
+            relevance_score=round(scored.score, 4),
+            created_at=memory.created_at,
+            keywords=[k.term for k in memory.keywords],
+            metadata=memory.metadata,
+            score_breakdown=scored.breakdown,
+            recall_round=round_name,
+        )
+
+
+def _mentions_any(memory: Memory, keywords: QueryKeywords, weights: RankingWeights) -> bool:
+    from agent_memory.domain.ranking import keyword_match
+
+    content = normalize_keyword(memory.content)
+    if any(term in content for term in keywords.terms):
+        return True
+    return keyword_match(memory, keywords, weights)[0] > 0
