@@ -105,9 +105,22 @@ def _match(term: str, memory_terms: Iterable[str], weights: RankingWeights) -> f
     for candidate in memory_terms:
         if candidate == term:
             return weights.exact_match
-        if candidate.startswith(term) or term.startswith(candidate):
+        if _shares_prefix(term, candidate):
             best = weights.prefix_match
     return best
+
+
+def _shares_prefix(a: str, b: str) -> bool:
+    """One is a prefix of the other (高才通 / 高才通b类), or, for unsegmented CJK compounds, they
+    share a stem of 3+ characters covering most of the shorter one (高才通方案 / 高才通b类)."""
+    if a.startswith(b) or b.startswith(a):
+        return True
+    common = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    return common >= 3 and _is_cjk(a[0]) and common >= 0.6 * min(len(a), len(b))
+
+
+def _is_cjk(ch: str) -> bool:
+    return "\u3400" <= ch <= "\u9fff"
 
 
 def interaction_score(memory: Memory, now: datetime, half_life_days: float) -> float:

@@ -63,6 +63,7 @@ class RecallRequest(BaseModel):
     history: Annotated[list[Annotated[str, StringConstraints(max_length=8000)]], Field(max_length=20)] = Field(
         default_factory=list)
     limit: int = Field(default=5, ge=1, le=10)
+    min_relevance_score: float = Field(default=0.3, ge=0.0, le=1.0)
 
 
 class RecallDecision(BaseModel):
@@ -131,7 +132,8 @@ class RecallService:
         strategy, rounds = None, 0
         for query in decision.search_queries:
             output = self._search.search(user, SearchRequest(
-                query=query, memory_types=decision.memory_types, limit=request.limit, min_relevance_score=0.5,
+                query=query, memory_types=decision.memory_types, limit=request.limit,
+                min_relevance_score=request.min_relevance_score,
             ))
             strategy, rounds = output.search_strategy_used, rounds + output.rounds_executed
             for result in output.results:

@@ -139,7 +139,9 @@ class SearchService:
         embedder = self._embedder() if request.search_mode != "keyword" else None
         candidates = self._index.candidates(user, CandidateQuery(
             text=request.query,
-            terms=tokenize(" ".join([request.query, *(request.keywords or [])])),
+            # Synonyms widen candidate generation; ranking still tells exact from synonym matches.
+            terms=tokenize(" ".join([request.query, *(request.keywords or []),
+                                     *(syn for pairs in synonyms.values() for syn, _ in pairs)])),
             vector=embedder.embed_query(request.query) if embedder else None,
             memory_types=request.memory_types,
             created_from=request.time_range[0] if request.time_range else None,

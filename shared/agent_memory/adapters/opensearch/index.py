@@ -1,0 +1,275 @@
+"""The OpenSearch search tier: BM25 and filtered kNN candidates from a derived index.
+
+DynamoDB is the source of truth; the index holds one document per *current* memory, written
+by the stream indexer (``agent_memory.adapters.opensearch.sync``) and rebuilt by ``admin reindex``.
+
+Every query carries the tenant + user filter. For kNN it sits *inside* the ``knn`` clause
+(efficient filtering: the engine only visits the user's vectors), never as a post-filter that
+could return fewer than k hits, or none, when other users' vectors are nearer.
+
+Nothing here relies on ``refresh`` (OpenSearch Serverless has none): writes become visible
+when the engine refreshes on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from agent_memory.domain.models import Memory, UserRef
+from agent_memory.domain.vectors import decode_vector, encode_vector
+from agent_memory.errors import AgentMemoryError, Throttled
+from agent_memory.ports import Candidate, CandidateQuery, Embedder
+
+if TYPE_CHECKING:
+    from agent_memory.settings import Settings
+
+# Text fields the BM25 query searches. `content` uses the built-in `cjk` analyzer (CJK character
+# bigrams, like domain/text.tokenize, so 高才通 matches 高才通B类, plus lower-cased Latin words);
+# its `english` sub-field adds stemming (runs ~ running) that `cjk` lacks. `best_fields` with a
+# tie-breaker keeps the two views of one text from counting twice.
+LEXICAL_FIELDS = ["content", "content.english", "extras", "extras.english"]
+_TIE_BREAKER = 0.3
+_SOURCE = ["memory"]  # only the rebuilt Memory comes back, never the vector
+
+
+class SearchIndexError(AgentMemoryError):
+    """The search index rejected a write; the stream indexer reports the record as failed."""
+
+    code = "search_index_error"
+
+
+def document_id(tenant_id: str, user_id: str, memory_key: str) -> str:
+    return f"{tenant_id}|{user_id}|{memory_key}"
+
+
+def to_document(memory: Memory) -> dict[str, Any]:
+    """The indexed form: filter keywords, analysed text, the vector, and the Memory to rebuild."""
+    doc: dict[str, Any] = {
+        "doc_id": document_id(memory.tenant_id, memory.user_id, memory.memory_key),
+        "tenant_id": memory.tenant_id,
+        "user_id": memory.user_id,
+        "memory_key": memory.memory_key,
+        "memory_type": memory.memory_type.value,
+        "category": memory.category,
+        "field": memory.field,
+        "created_at": memory.created_at.isoformat(),
+        "content": memory.content,
+        "extras": " ".join([*(k.term for k in memory.keywords), memory.category or ""]).strip(),
+        # `embedding` is excluded from model_dump: the vector lives in its own field.
+        "memory": memory.model_dump(mode="json"),
+    }
+    if memory.embedding:
+        doc["embedding"] = decode_vector(memory.embedding).tolist()
+        doc["embedding_model"] = memory.embedding_model
+    return {k: v for k, v in doc.items() if v is not None}
+
+
+def with_current_embeddings(memories: list[Memory], embedder: Embedder | None) -> list[Memory]:
+    """The memories with vectors of the configured model: missing or other-model ones re-embedded.
+
+    Vectors from different models are not comparable, so a stale one is replaced, never indexed.
+    """
+    if embedder is None:
+        return [m.model_copy(update={"embedding": None, "embedding_model": None}) for m in memories]
+    stale = [i for i, m in enumerate(memories) if not m.embedding or m.embedding_model != embedder.model_id]
+    if not stale:
+        return memories
+    vectors = embedder.embed_documents([memories[i].content for i in stale])
+    updated = list(memories)
+    for row, i in enumerate(stale):
+        updated[i] = memories[i].model_copy(
+            update={"embedding": encode_vector(vectors[row]), "embedding_model": embedder.model_id}
+        )
+    return updated
+
+
+def cosine_from_score(score: float) -> float:
+    """OpenSearch's cosinesimil score is (2 - d) / 2 with d = 1 - cos, i.e. (1 + cos) / 2."""
+    return max(-1.0, min(1.0, 2.0 * score - 1.0))
+
+
+def _raise_for(error: Exception) -> None:
+    """Translate an opensearch-py error into a domain error, in one place."""
+    if getattr(error, "status_code", None) == 429:
+        raise Throttled("the search index is busy, retry shortly") from error
+    raise error
+
+
+class OpenSearchIndex:
+    """A SearchIndex over one alias. The client is built elsewhere (`make_client`).
+
+    `custom_ids=False` is for OpenSearch Serverless vector collections, which reject custom
+    document ids: documents are then found by their `doc_id` keyword field instead. There a
+    replaced document is deleted only once the new one is written, and a search right after a
+    write may not see it yet (Serverless makes writes searchable within seconds).
+    """
+
+    def __init__(self, *, client: Any, alias: str, custom_ids: bool = True) -> None:
+        self._client = client
+        self._alias = alias
+        self._custom_ids = custom_ids
+
+    # ---- reads --------------------------------------------------------------------------
+
+    def candidates(self, user: UserRef, query: CandidateQuery) -> list[Candidate]:
+        found: dict[str, Candidate] = {}
+        if query.text.strip():
+            for hit in self._search(self.lexical_request(user, query)):
+                candidate = self._candidate(found, hit)
+                candidate.lexical = max(candidate.lexical or 0.0, float(hit["_score"]))
+        if query.vector is not None:
+            for hit in self._search(self.knn_request(user, query)):
+                candidate = self._candidate(found, hit)
+                cosine = cosine_from_score(float(hit["_score"]))
+                candidate.vector = cosine if candidate.vector is None else max(candidate.vector, cosine)
+        return list(found.values())
+
+    @staticmethod
+    def filters(user: UserRef, query: CandidateQuery) -> list[dict[str, Any]]:
+        """Tenant + user always; memory types and the creation window when asked for."""
+        clauses: list[dict[str, Any]] = [
+            {"term": {"tenant_id": user.tenant_id}},
+            {"term": {"user_id": user.user_id}},
+        ]
+        if query.memory_types:
+            clauses.append({"terms": {"memory_type": [t.value for t in query.memory_types]}})
+        window: dict[str, str] = {}
+        if query.created_from:
+            window["gte"] = query.created_from.isoformat()
+        if query.created_to:
+            window["lte"] = query.created_to.isoformat()
+        if window:
+            clauses.append({"range": {"created_at": window}})
+        return clauses
+
+    def lexical_request(self, user: UserRef, query: CandidateQuery) -> dict[str, Any]:
+        return {
+            "size": query.k,
+            "_source": _SOURCE,
+            "query": {
+                "bool": {
+                    "must": [{"multi_match": {"query": query.text, "fields": LEXICAL_FIELDS,
+                                              "type": "best_fields", "tie_breaker": _TIE_BREAKER}}],
+                    "filter": self.filters(user, query),
+                }
+            },
+        }
+
+    def knn_request(self, user: UserRef, query: CandidateQuery) -> dict[str, Any]:
+        if query.vector is None:
+            raise ValueError("knn_request needs query.vector")
+        return {
+            "size": query.k,
+            "_source": _SOURCE,
+            "query": {
+                "knn": {
+                    "embedding": {
+                        "vector": [float(x) for x in query.vector],
+                        "k": query.k,
+                        # Inside the clause: filtered during the graph search, not after it.
+                        "filter": {"bool": {"filter": self.filters(user, query)}},
+                    }
+                }
+            },
+        }
+
+    def _search(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        try:
+            response = self._client.search(index=self._alias, body=body)
+        except Exception as error:  # opensearch-py errors: translated (or re-raised) in one place
+            _raise_for(error)
+        hits: list[dict[str, Any]] = response.get("hits", {}).get("hits", [])
+        return hits
+
+    @staticmethod
+    def _candidate(found: dict[str, Candidate], hit: dict[str, Any]) -> Candidate:
+        memory = Memory.model_validate(hit["_source"]["memory"])
+        # Keyed by memory_key: on Serverless a memory can briefly have two documents.
+        if memory.memory_key not in found:
+            found[memory.memory_key] = Candidate(memory=memory)
+        return found[memory.memory_key]
+
+    # ---- writes -------------------------------------------------------------------------
+
+    def upsert(self, memory: Memory) -> None:
+        self.bulk_upsert([memory])
+
+    def bulk_upsert(self, memories: Iterable[Memory]) -> None:
+        """Index current memories (a superseded one is removed instead: only current ones are indexed)."""
+        memories = list(memories)
+        current = [m for m in memories if m.is_current]
+        for gone in (m for m in memories if not m.is_current):
+            self.delete(gone.tenant_id, gone.user_id, gone.memory_key)
+        if not current:
+            return
+        replaced = [] if self._custom_ids else self._existing_ids([to_document(m)["doc_id"] for m in current])
+        operations: list[dict[str, Any]] = []
+        for memory in current:
+            doc = to_document(memory)
+            action: dict[str, Any] = {"_id": doc["doc_id"]} if self._custom_ids else {}
+            operations += [{"index": action}, doc]
+        self._bulk(operations)
+        if replaced:
+            self._bulk([{"delete": {"_id": _id}} for _id in replaced])
+
+    def delete(self, tenant_id: str, user_id: str, memory_key: str) -> None:
+        self.delete_document(document_id(tenant_id, user_id, memory_key))
+
+    def delete_document(self, doc_id: str) -> None:
+        ids = [doc_id] if self._custom_ids else self._existing_ids([doc_id])
+        if ids:
+            self._bulk([{"delete": {"_id": _id}} for _id in ids])
+
+    def _existing_ids(self, doc_ids: list[str]) -> list[str]:
+        """Engine ids of the documents holding these doc_ids (Serverless: no custom ids)."""
+        body = {"size": 10 * len(doc_ids), "_source": False,
+                "query": {"bool": {"filter": [{"terms": {"doc_id": doc_ids}}]}}}
+        return [hit["_id"] for hit in self._search(body)]
+
+    def _bulk(self, operations: list[dict[str, Any]]) -> None:
+        try:
+            response = self._client.bulk(index=self._alias, body=operations)
+        except Exception as error:
+            _raise_for(error)
+        if not response.get("errors"):
+            return
+        failures = []
+        for item in response.get("items", []):
+            (op, result), = item.items()
+            status = int(result.get("status", 200))
+            if op == "delete" and status == 404:
+                continue  # already gone: deletes are idempotent
+            if status >= 300:
+                failures.append({"op": op, "status": status, "error": result.get("error")})
+        if any(f["status"] == 429 for f in failures):
+            raise Throttled("the search index is busy, retry shortly")
+        if failures:
+            raise SearchIndexError(f"{len(failures)} index operation(s) failed", details=failures[:5])
+
+
+def make_client(settings: Settings) -> Any:
+    """An opensearch-py client: SigV4-signed for AWS endpoints (es or aoss), plain for local servers."""
+    from urllib.parse import urlparse
+
+    from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection
+
+    endpoint = settings.opensearch_endpoint
+    if "://" not in endpoint:
+        endpoint = ("https://" if settings.opensearch_use_ssl else "http://") + endpoint
+    url = urlparse(endpoint)
+    host = url.hostname or ""
+    common: dict[str, Any] = {"timeout": 10, "max_retries": 3, "retry_on_status": (429, 502, 503, 504)}
+    if url.scheme == "https" and (host.endswith(".amazonaws.com") or host.endswith(".amazonaws.com.cn")):
+        import boto3
+
+        auth = AWSV4SignerAuth(boto3.Session().get_credentials(), settings.aws_region, settings.opensearch_service)
+        return OpenSearch(hosts=[{"host": host, "port": url.port or 443}], http_auth=auth, use_ssl=True,
+                          verify_certs=True, connection_class=RequestsHttpConnection, **common)
+    return OpenSearch(hosts=[endpoint], **common)
+
+
+def make_index(settings: Settings, client: Any = None) -> OpenSearchIndex:
+    """The configured index; Serverless collections take no custom document ids."""
+    return OpenSearchIndex(client=client if client is not None else make_client(settings),
+                           alias=settings.opensearch_index, custom_ids=settings.opensearch_service != "aoss")

@@ -1,0 +1,118 @@
+"""The ranking layer on hand-made cases: decay, weights, keyword matches, supersession, Chinese."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from agent_memory.domain.keys import new_memory_key
+from agent_memory.domain.models import Keyword, Memory, MemoryType
+from agent_memory.domain.ranking import (
+    QueryKeywords,
+    RankingWeights,
+    interaction_score,
+    keyword_match,
+    rank,
+    time_decay,
+)
+from agent_memory.ports import Candidate
+
+NOW = datetime(2026, 11, 22, tzinfo=UTC)
+WEIGHTS = RankingWeights()
+
+
+def memory(content: str, *, days_old: float = 0, keywords: tuple[str, ...] = (), memory_type: str = "FACT",
+           superseded: bool = False, access_count: int = 0, category: str | None = None) -> Memory:
+    created = NOW - timedelta(days=days_old)
+    return Memory(
+        memory_key=new_memory_key(), tenant_id="t", user_id="u", memory_type=MemoryType(memory_type),
+        content=content, importance=70, keywords=[Keyword(term=k) for k in keywords], content_hash="h",
+        created_at=created, updated_at=created, valid_from=created, category=category,
+        superseded_at=NOW if superseded else None, access_count=access_count,
+        last_accessed_at=NOW if access_count else None,
+    )
+
+
+def test_time_decay_halves_the_recency_bonus_every_half_life_and_never_drops_below_half():
+    assert time_decay(NOW, NOW, 30) == 1.0
+    assert time_decay(NOW - timedelta(days=30), NOW, 30) == pytest.approx(0.75)
+    assert time_decay(NOW - timedelta(days=60), NOW, 30) == pytest.approx(0.625)
+    assert time_decay(NOW - timedelta(days=3650), NOW, 30) == pytest.approx(0.5)
+    assert time_decay(NOW + timedelta(days=1), NOW, 30) == 1.0  # clocks skew; the future is "now"
+
+
+@pytest.mark.parametrize(
+    ("query", "memory_keywords", "expected"),
+    [
+        (("高才通b类",), ("高才通b类",), 1.0),  # exact
+        (("高才通",), ("高才通b类",), 0.8),  # prefix: 高才通 finds 高才通B类
+        (("python",), ("java",), 0.0),
+        (("ttps", "python"), ("ttps",), 0.5),  # averaged over query keywords
+    ],
+)
+def test_keyword_match_scores_exact_prefix_and_none(query, memory_keywords, expected):
+    score, _ = keyword_match(memory("x", keywords=memory_keywords), QueryKeywords(query), WEIGHTS)
+    assert score == pytest.approx(expected)
+
+
+def test_keyword_match_through_a_synonym_scores_0_7():
+    query = QueryKeywords(("ttps",), {"ttps": (("高才通", 0.9),)})
+    score, matched = keyword_match(memory("对高才通感兴趣", keywords=("高才通",)), query, WEIGHTS)
+    assert score == pytest.approx(0.7) and matched == ["ttps"]
+
+
+def test_category_counts_as_a_keyword():
+    score, _ = keyword_match(memory("x", category="TTPS"), QueryKeywords(("ttps",)), WEIGHTS)
+    assert score == 1.0
+
+
+def test_final_score_follows_the_prd_weights():
+    only = memory("用户32岁", keywords=("32岁",))
+    (scored,) = rank([Candidate(memory=only, lexical=2.0, vector=0.9)], query=QueryKeywords(("32岁",)),
+                     mode="hybrid", weights=WEIGHTS, now=NOW)
+    b = scored.breakdown
+    assert (b.keyword, b.text, b.time_decay) == (1.0, 1.0, 1.0)
+    assert b.relevance == pytest.approx(0.4 * 1 + 0.4 * 1 + 0.2 * 1)
+    assert scored.score == pytest.approx(0.7 * 1.0 + 0.2 * 0.0 + 0.1 * 0.5)
+
+
+def test_superseded_memories_never_come_back():
+    old = memory("用户32岁", superseded=True)
+    new = memory("用户33岁")
+    ranked = rank([Candidate(memory=old, lexical=9.0), Candidate(memory=new, lexical=1.0)],
+                  query=QueryKeywords(()), mode="keyword", weights=WEIGHTS, now=NOW)
+    assert [s.memory.content for s in ranked] == ["用户33岁"]
+
+
+def test_modes_choose_the_text_signal():
+    lexical_hit = memory("lexical")
+    vector_hit = memory("vector")
+    candidates = [Candidate(memory=lexical_hit, lexical=5.0, vector=0.1),
+                  Candidate(memory=vector_hit, lexical=None, vector=0.9)]
+    for mode, winner in (("keyword", "lexical"), ("semantic", "vector")):
+        ranked = rank(candidates, query=QueryKeywords(()), mode=mode, weights=WEIGHTS, now=NOW)
+        assert ranked[0].memory.content == winner, mode
+
+
+def test_recency_breaks_a_tie_in_relevance():
+    fresh, stale = memory("same", days_old=1), memory("same", days_old=90)
+    ranked = rank([Candidate(memory=stale, lexical=1.0), Candidate(memory=fresh, lexical=1.0)],
+                  query=QueryKeywords(()), mode="keyword", weights=WEIGHTS, now=NOW)
+    assert ranked[0].memory is fresh and ranked[0].breakdown.time_decay > ranked[1].breakdown.time_decay
+
+
+def test_interaction_and_type_priority_lift_used_preferences():
+    plain = memory("a", memory_type="FACT")
+    used = memory("a", memory_type="PREFERENCE", access_count=10)
+    assert interaction_score(used, NOW, 30) > 0.5 and interaction_score(plain, NOW, 30) == 0
+    ranked = rank([Candidate(memory=plain, lexical=1.0), Candidate(memory=used, lexical=1.0)],
+                  query=QueryKeywords(()), mode="keyword", weights=WEIGHTS, now=NOW)
+    assert ranked[0].memory is used
+
+
+def test_weights_are_settings():
+    text_only = RankingWeights(keyword=0.0, text=1.0, time=0.0)
+    (scored,) = rank([Candidate(memory=memory("x"), lexical=1.0)], query=QueryKeywords(("nothing",)),
+                     mode="keyword", weights=text_only, now=NOW)
+    assert scored.breakdown.relevance == 1.0
