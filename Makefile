@@ -11,7 +11,7 @@ SAM := $(SAM_VENV)/bin/sam
 PORT ?= 3000
 export PYTHONPATH := $(CURDIR)/shared:$(CURDIR)
 
-.PHONY: help install dynamodb-local run invoke test test-unit test-integration test-e2e lint typecheck validate build bench clean
+.PHONY: help install dynamodb-local run invoke test test-unit test-integration test-e2e lint typecheck validate build bench reindex clean
 
 help:
 	@echo "make run      serve the API on http://127.0.0.1:$(PORT) (moto, offline LLM; PORT= overrides)"
@@ -80,6 +80,11 @@ test: lint typecheck validate $(DDB_LOCAL)/.installed
 
 bench: $(VENV)/.installed $(DDB_LOCAL)/.installed
 	$(PY) -m benchmarks.run
+
+# Rebuild the OpenSearch index from the table into a new physical index, then swap the alias
+# (needs OPENSEARCH_ENDPOINT, MEMORY_TABLE_NAME and AWS credentials in the environment).
+reindex: $(VENV)/.installed
+	$(PY) -m agent_memory.adapters.opensearch.admin reindex
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .aws-sam .pytest_cache .ruff_cache .mypy_cache

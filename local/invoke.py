@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from local.runtime import LocalFunctions, apply_local_environment, table_names
+from local.runtime import LocalFunctions, apply_local_environment, create_local_resources
 
 
 def main() -> int:
@@ -18,15 +18,13 @@ def main() -> int:
     parser.add_argument("event", type=Path, help="event JSON file")
     args = parser.parse_args()
     event = json.loads(args.event.read_text(encoding="utf-8"))
-    apply_local_environment()
-
     import boto3
     from moto import mock_aws
 
-    from local.template import create_tables
-
     with mock_aws():
-        create_tables(boto3.client("dynamodb", region_name="us-east-1"), table_names())
+        queues = create_local_resources(boto3.client("dynamodb", region_name="us-east-1"),
+                                        boto3.client("sqs", region_name="us-east-1"))
+        apply_local_environment(queues=queues)
         result = LocalFunctions().invoke(args.function, event)
     json.dump(result, sys.stdout, ensure_ascii=False, indent=2)
     sys.stdout.write("\n")

@@ -55,10 +55,20 @@ def table_names() -> dict[str, str]:
     return {logical_id: f"{LOCAL_TABLE_PREFIX}-{logical_id}" for logical_id in dynamodb_tables()}
 
 
-def function_environment(function: FunctionDef, parameters: dict[str, str] | None = None) -> dict[str, str]:
+def function_environment(
+    function: FunctionDef, parameters: dict[str, str] | None = None, queues: dict[str, str] | None = None
+) -> dict[str, str]:
     parameters = {**LOCAL_PARAMETERS, **(parameters or {})}
-    env = resolve_environment(function, physical_ids=table_names(), parameters=parameters)
+    env = resolve_environment(function, physical_ids={**table_names(), **(queues or {})}, parameters=parameters)
     return {**env, **LOCAL_ENVIRONMENT}
+
+
+def create_local_resources(dynamodb: Any, sqs: Any) -> dict[str, str]:
+    """The template's tables and queues on a local AWS (moto); returns the queue URLs by logical id."""
+    from local.template import create_queues, create_tables
+
+    create_tables(dynamodb, table_names())
+    return create_queues(sqs, LOCAL_TABLE_PREFIX)
 
 
 class LocalFunctions:
@@ -95,12 +105,18 @@ class LocalFunctions:
             return handler(event, LambdaContext(function_name=logical_id))
 
 
-def apply_local_environment(parameters: dict[str, str] | None = None) -> None:
-    """Every function gets the same Globals here, so one process environment serves them all."""
+def local_environment(parameters: dict[str, str] | None = None, queues: dict[str, str] | None = None
+                      ) -> dict[str, str]:
+    """Every function's environment merged: one process serves them all (each function's own
+    variables, such as a queue URL, only add settings the others ignore)."""
     merged: dict[str, str] = {}
     for definition in functions().values():
-        merged.update(function_environment(definition, parameters))
-    os.environ.update(merged)
+        merged.update(function_environment(definition, parameters, queues))
+    return merged
+
+
+def apply_local_environment(parameters: dict[str, str] | None = None, queues: dict[str, str] | None = None) -> None:
+    os.environ.update(local_environment(parameters, queues))
 
 
 def match_route(method: str, path: str) -> tuple[Route, dict[str, str]] | None:

@@ -20,11 +20,12 @@ from urllib.parse import urlsplit
 from local.runtime import (
     LocalFunctions,
     apply_local_environment,
+    create_local_resources,
     http_api_event,
     match_route,
     response_parts,
-    table_names,
 )
+from local.template import sqs_event_sources
 
 MAX_REQUEST_BYTES = 10 * 1024 * 1024  # API Gateway HTTP API's own payload limit
 
@@ -42,6 +43,7 @@ class LocalAws:
         from moto.server import ThreadedMotoServer
 
         self.port = port or free_port()
+        self.queues: dict[str, str] = {}
         self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
 
     @property
@@ -56,9 +58,10 @@ class LocalAws:
         os.environ["AWS_ENDPOINT_URL"] = self.endpoint
         import boto3
 
-        from local.template import create_tables
-
-        create_tables(boto3.client("dynamodb", endpoint_url=self.endpoint, region_name="us-east-1"), table_names())
+        self.queues = create_local_resources(
+            boto3.client("dynamodb", endpoint_url=self.endpoint, region_name="us-east-1"),
+            boto3.client("sqs", endpoint_url=self.endpoint, region_name="us-east-1"),
+        )
         return self
 
     def stop(self) -> None:
@@ -116,12 +119,14 @@ class LocalStack:
     """moto + the HTTP front door; usable from tests as a context manager."""
 
     def __init__(self, *, port: int = 3000, parameters: dict[str, str] | None = None) -> None:
-        apply_local_environment(parameters)
+        self.parameters = parameters
         self.aws = LocalAws()
         self.functions = LocalFunctions()
         self.port = port
         self._http: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._stopping = threading.Event()
+        self._pollers: list[threading.Thread] = []
 
     @property
     def url(self) -> str:
@@ -129,13 +134,48 @@ class LocalStack:
 
     def start(self) -> LocalStack:
         self.aws.start()
+        apply_local_environment(self.parameters, self.aws.queues)
+        for queue, function, batch_size in sqs_event_sources():
+            poller = threading.Thread(target=self._poll, args=(self.aws.queues[queue], function, batch_size),
+                                      name=f"sqs-{function}", daemon=True)
+            poller.start()
+            self._pollers.append(poller)
         self._http = ThreadingHTTPServer(("127.0.0.1", self.port), make_handler(self.functions))
         self.port = self._http.server_address[1]
         self._thread = threading.Thread(target=self._http.serve_forever, name="local-api", daemon=True)
         self._thread.start()
         return self
 
+    def _poll(self, queue_url: str, function: str, batch_size: int) -> None:
+        """What a Lambda SQS event source mapping does: receive, invoke, delete what succeeded."""
+        import boto3
+
+        sqs = boto3.client("sqs", endpoint_url=self.aws.endpoint, region_name="us-east-1")
+        while not self._stopping.is_set():
+            try:
+                messages = sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=min(10, batch_size),
+                                               WaitTimeSeconds=1).get("Messages", [])
+                if not messages:
+                    continue
+                event = {"Records": [{
+                    "messageId": m["MessageId"], "receiptHandle": m["ReceiptHandle"], "body": m["Body"],
+                    "attributes": {}, "messageAttributes": {}, "md5OfBody": m["MD5OfBody"],
+                    "eventSource": "aws:sqs", "eventSourceARN": queue_url, "awsRegion": "us-east-1",
+                } for m in messages]}
+                result = self.functions.invoke(function, event) or {}
+                failed = {f["itemIdentifier"] for f in result.get("batchItemFailures", [])}
+                for m in messages:
+                    if m["MessageId"] not in failed:
+                        sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=m["ReceiptHandle"])
+            except Exception as error:  # keep polling, as the real event source mapping would
+                if not self._stopping.is_set():
+                    sys.stderr.write(f"{function} poller: {error!r}\n")
+                    self._stopping.wait(1)
+
     def stop(self) -> None:
+        self._stopping.set()
+        for poller in self._pollers:
+            poller.join(timeout=5)
         if self._http is not None:
             self._http.shutdown()
             self._http.server_close()

@@ -170,3 +170,26 @@ def resolve_environment(
             raise KeyError(f"{function.logical_id}: unsupported intrinsic in {name}: {value}")
         env[name] = str(value)
     return env
+
+
+def sqs_queues(template: dict[str, Any] | None = None) -> list[str]:
+    """Logical ids of the template's SQS queues."""
+    return [lid for lid, r in resources(template).items() if r["Type"] == "AWS::SQS::Queue"]
+
+
+def sqs_event_sources(template: dict[str, Any] | None = None) -> list[tuple[str, str, int]]:
+    """(queue logical id, function logical id, batch size) for every `Type: SQS` event."""
+    found = []
+    for logical_id, resource in resources(template).items():
+        if resource["Type"] != "AWS::Serverless::Function":
+            continue
+        for event in resource["Properties"].get("Events", {}).values():
+            if event["Type"] == "SQS":
+                queue = event["Properties"]["Queue"]["Fn::GetAtt"][0]
+                found.append((queue, logical_id, int(event["Properties"].get("BatchSize", 10))))
+    return found
+
+
+def create_queues(client: Any, prefix: str, template: dict[str, Any] | None = None) -> dict[str, str]:
+    """Create the template's queues (idempotent); returns logical id -> queue URL."""
+    return {lid: client.create_queue(QueueName=f"{prefix}-{lid}")["QueueUrl"] for lid in sqs_queues(template)}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from datetime import datetime
 
 from agent_memory.domain.keys import new_memory_key
 from agent_memory.domain.models import (
@@ -80,6 +81,14 @@ class InMemoryMemoryStore:
                 raise NotFound(f"memory {memory_key} not found")
             self._bump(user)
         return memory
+
+    def record_access(self, user: UserRef, memory_keys: list[str], accessed_at: datetime) -> None:
+        with self._lock:
+            for key in memory_keys:
+                memory = self._memories.get((user, key))
+                if memory is not None:
+                    self._memories[(user, key)] = memory.model_copy(update={
+                        "access_count": memory.access_count + 1, "last_accessed_at": accessed_at})
 
     def user_version(self, user: UserRef) -> int:
         return self._versions.get(user, 0)

@@ -82,6 +82,13 @@ def build_services(
 
     if index is None:
         index = _build_index(settings, store, embedder_provider)
+    on_access = None
+    if settings.access_stats_queue_url:
+        import boto3
+
+        from agent_memory.adapters.access_stats import SqsAccessRecorder
+
+        on_access = SqsAccessRecorder(queue_url=settings.access_stats_queue_url, client=boto3.client("sqs"))
     search = SearchService(
         store=store,
         index=index,
@@ -89,6 +96,7 @@ def build_services(
         synonyms=synonyms,
         weights=ranking_weights(settings),
         expand_synonyms=settings.memory_extraction_enable_synonym_expansion,
+        on_access=on_access,
     )
     return Services(
         settings=settings,
@@ -110,9 +118,9 @@ def build_services(
 
 def _build_index(settings: Settings, store: MemoryStore, embedder: Any) -> SearchIndex:
     if settings.search_tier == "opensearch":
-        from agent_memory.adapters.opensearch import OpenSearchIndex, make_client
+        from agent_memory.adapters.opensearch import make_index
 
-        return OpenSearchIndex(client=make_client(settings), alias=settings.opensearch_index)
+        return make_index(settings)
     from agent_memory.adapters.serverless_index import ServerlessIndex
 
     return ServerlessIndex(store=store, embedder=embedder, max_users=settings.search_cache_users)

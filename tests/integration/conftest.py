@@ -5,12 +5,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import boto3
 import pytest
 
 from agent_memory.bootstrap import get_services
 from agent_memory.settings import get_settings
-from local.runtime import LocalFunctions, function_environment, http_api_event, match_route, table_names
-from local.template import create_tables, functions
+from local.runtime import LocalFunctions, create_local_resources, http_api_event, local_environment, match_route
 
 
 @dataclass
@@ -41,10 +41,8 @@ class LambdaApi:
         return ApiResponse(result["statusCode"], headers, json.loads(text) if text else None)
 
 
-def deployed_environment() -> dict[str, str]:
-    env: dict[str, str] = {}
-    for definition in functions().values():
-        env.update(function_environment(definition))
+def deployed_environment(queues: dict[str, str]) -> dict[str, str]:
+    env = local_environment(queues=queues)
     env["TENANT_SOURCE"] = "jwt"  # as in template.yaml: the tenant comes from the authorizer
     return env
 
@@ -56,9 +54,9 @@ def reset_containers() -> None:
 
 @pytest.fixture
 def lambda_env(monkeypatch: pytest.MonkeyPatch, dynamodb_client: Any) -> Iterator[Any]:
-    for name, value in deployed_environment().items():
+    queues = create_local_resources(dynamodb_client, boto3.client("sqs", region_name="us-east-1"))
+    for name, value in deployed_environment(queues).items():
         monkeypatch.setenv(name, value)
-    create_tables(dynamodb_client, table_names())
     reset_containers()
     yield dynamodb_client
     reset_containers()

@@ -29,14 +29,19 @@ def test_functions_run_python312_on_one_shared_layer():
     assert template["Globals"]["Function"]["Runtime"] == "python3.12"
     assert template["Globals"]["Function"]["Layers"] == [{"Ref": "SharedLayer"}]
     assert resources()["SharedLayer"]["Metadata"]["BuildMethod"] == "python3.12"
-    assert set(functions()) == {"SaveFunction", "LoadFunction", "SummarizeFunction", "InjectFunction",
-                                "RollupFunction"}
+    assert set(functions()) >= {"SaveFunction", "LoadFunction", "SummarizeFunction", "InjectFunction",
+                                 "RollupFunction", "IndexerFunction", "AccessStatsFunction"}
 
 
-def test_only_the_save_function_can_write():
+def test_only_the_save_function_writes_memories():
     assert actions_of("SaveFunction") >= {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}
-    for reader in ("LoadFunction", "InjectFunction", "SummarizeFunction", "RollupFunction"):
+    for reader in ("InjectFunction", "SummarizeFunction", "RollupFunction"):
         assert actions_of(reader) == READ_ACTIONS, reader
+    # The read path may only enqueue access statistics; their worker may only update items.
+    assert actions_of("LoadFunction") == READ_ACTIONS | {"sqs:SendMessage"}
+    assert actions_of("AccessStatsFunction") == {"dynamodb:UpdateItem"}
+    assert not {a for a in actions_of("IndexerFunction") if a.startswith("dynamodb:") and "Stream" not in a
+                and a not in READ_ACTIONS}
 
 
 def test_the_llm_using_function_snapshots_its_imports():

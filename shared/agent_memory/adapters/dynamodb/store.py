@@ -22,6 +22,7 @@ import json
 import random
 import time
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any
 
 from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
@@ -186,6 +187,22 @@ class DynamoMemoryStore:
                 raise Conflict("the memory changed while it was being deleted, retry") from error
             raise_domain_error(error)
         return memory
+
+    def record_access(self, user: UserRef, memory_keys: list[str], accessed_at: datetime) -> None:
+        """Bump access statistics. Not a content change: the user's version counter stays, so caches
+        are not invalidated by reads. A memory deleted meanwhile is skipped."""
+        for memory_key in memory_keys:
+            try:
+                self._client.update_item(
+                    TableName=self._table,
+                    Key=_to_item({"pk": _partition(user), "sk": f"MEM#{memory_key}"}),
+                    UpdateExpression="ADD access_count :one SET last_accessed_at = :at",
+                    ConditionExpression="attribute_exists(pk)",
+                    ExpressionAttributeValues=_to_item({":one": 1, ":at": accessed_at.isoformat()}),
+                )
+            except ClientError as error:
+                if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                    raise_domain_error(error)
 
     # ---- reads --------------------------------------------------------------------------
 

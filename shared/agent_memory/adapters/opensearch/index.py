@@ -14,7 +14,7 @@ when the engine refreshes on its own.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from agent_memory.domain.models import Memory, UserRef
 from agent_memory.domain.vectors import decode_vector, encode_vector
@@ -89,7 +89,7 @@ def cosine_from_score(score: float) -> float:
     return max(-1.0, min(1.0, 2.0 * score - 1.0))
 
 
-def _raise_for(error: Exception) -> None:
+def _raise_for(error: Exception) -> NoReturn:
     """Translate an opensearch-py error into a domain error, in one place."""
     if getattr(error, "status_code", None) == 429:
         raise Throttled("the search index is busy, retry shortly") from error

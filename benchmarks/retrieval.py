@@ -1,0 +1,291 @@
+"""Retrieval quality of search on real data: LoCoMo (English) and MADial-Bench (Chinese).
+
+Reads ../shared/bench (BENCH_DATA_DIR overrides; see its README), imports every memory through
+the save service's batch path, then runs each question through the search service in three modes:
+"keyword" (plain BM25), "semantic" (plain dense, the configured embedder) and "hybrid" (ours).
+Prints a table per dataset with the README's reference figures beside it and writes
+benchmarks/results/retrieval.json.
+
+Metrics, all at depth 10: hit@k (an answering memory in the top k), full@10 (every answering memory
+in the top 10), MRR@10, and search latency (wall clock around each call). Identical content in one
+conversation is stored once; such a memory stands for all its turns, and is a hit when any is
+relevant. Nothing is tuned to these questions: each is a plain query, limit 10, no score floor.
+
+Runs on DynamoDB Local when installed (make dynamodb-local), else moto, like benchmarks/run.py.
+Before timing, one untimed search per user and mode warms the embedder and the per-container cache
+(its cost is reported as warm_up_s), so the latencies are those of a warm container.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Collection, Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from benchmarks.datasets import LOADERS, BenchDataset, BenchMemory, data_dir, load
+
+RESULTS = Path(__file__).resolve().parent / "results"
+MODES = ("keyword", "semantic", "hybrid")
+KS = (1, 3, 5, 10)
+DEPTH = 10
+CHUNK = 100
+MAX_QUERY_CHARS = 2000  # SearchRequest's limit: a longer query keeps its end (the latest turns)
+TENANT = "bench"
+
+# The README's figures on all 10 LoCoMo conversations (1,536 questions) with plain methods.
+REFERENCE: dict[str, list[tuple[str, dict[str, float]]]] = {
+    "locomo": [
+        ("reference: BM25 (all 10 convs)",
+         {"hit@1": 0.25, "hit@3": 0.41, "hit@5": 0.48, "hit@10": 0.56, "mrr@10": 0.35}),
+        ("reference: dense MiniLM (all 10 convs)",
+         {"hit@1": 0.18, "hit@3": 0.32, "hit@5": 0.40, "hit@10": 0.51, "mrr@10": 0.27}),
+        ("reference: hybrid 0.5/0.5 (all 10 convs)",
+         {"hit@1": 0.29, "hit@3": 0.47, "hit@5": 0.55, "hit@10": 0.65, "mrr@10": 0.40}),
+    ],
+}
+MODE_LABELS = {"keyword": "keyword (BM25)", "semantic": "semantic (dense)", "hybrid": "hybrid (ours)"}
+
+
+# --- metrics (pure, tested on hand-made cases) ----------------------------------------------------
+
+
+def ranking_metrics(ranked: Sequence[Collection[str]], relevant: Collection[str], *,
+                    ks: Iterable[int] = KS, depth: int = DEPTH) -> dict[str, float]:
+    """One query's metrics. `ranked` lists, best first, the source ids each result stands for
+    (several when duplicates were stored once); `relevant` the ids that answer the query."""
+    wanted = set(relevant)
+    if not wanted:
+        raise ValueError("a query needs at least one relevant id")
+    ks = tuple(ks)
+    if any(k < 1 or k > depth for k in ks):
+        raise ValueError(f"every k must be within 1..{depth}")
+    top = [set(ids) for ids in ranked[:depth]]
+    first = next((rank for rank, ids in enumerate(top) if ids & wanted), None)
+    found = set().union(*top) & wanted if top else set()
+    metrics = {f"hit@{k}": 1.0 if first is not None and first < k else 0.0 for k in ks}
+    metrics[f"full@{depth}"] = 1.0 if found == wanted else 0.0
+    metrics[f"mrr@{depth}"] = 1.0 / (first + 1) if first is not None else 0.0
+    return metrics
+
+
+def mean_metrics(rows: Sequence[dict[str, float]], digits: int = 4) -> dict[str, float]:
+    """The mean of each metric over queries (an empty list gives an empty dict)."""
+    if not rows:
+        return {}
+    return {name: round(statistics.fmean(row[name] for row in rows), digits) for name in rows[0]}
+
+
+def percentile(samples: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile, as benchmarks/run.py computes it."""
+    if not samples:
+        raise ValueError("no samples")
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def latency_summary(samples_ms: Sequence[float]) -> dict[str, float]:
+    if not samples_ms:
+        return {}
+    return {"p50_ms": round(statistics.median(samples_ms), 2), "p95_ms": round(percentile(samples_ms, 0.95), 2),
+            "mean_ms": round(statistics.fmean(samples_ms), 2), "max_ms": round(max(samples_ms), 2)}
+
+
+def fit_query(text: str, limit: int = MAX_QUERY_CHARS) -> str:
+    """A query within the request's length limit: the end is kept (the latest turns of a dialogue)."""
+    text = text.strip()
+    return text if len(text) <= limit else text[-limit:].strip()
+
+
+# --- import and search ----------------------------------------------------------------------------
+
+
+def to_new_memory(memory: BenchMemory) -> Any:
+    from agent_memory.domain.models import MemoryType, NewMemory
+
+    return NewMemory(memory_type=MemoryType.FACT, content=memory.content, source="benchmark",
+                     conversation_id=memory.conversation_id, metadata=dict(memory.metadata),
+                     created_at=memory.created_at)
+
+
+def import_memories(services: Any, user: Any, memories: Sequence[BenchMemory],
+                    chunk: int = CHUNK) -> tuple[dict[str, frozenset[str]], int]:
+    """Saves in batches of `chunk`; returns memory key -> the source ids it stands for, and the
+    number of items stored once already (duplicate content)."""
+    from agent_memory.domain.models import SaveOutcome
+
+    sources: dict[str, set[str]] = defaultdict(set)
+    duplicates = 0
+    for start in range(0, len(memories), chunk):
+        part = memories[start:start + chunk]
+        results = services.save.save_batch(user, [to_new_memory(m) for m in part])
+        if len(results) != len(part):
+            raise RuntimeError(f"save_batch returned {len(results)} results for {len(part)} memories")
+        for memory, result in zip(part, results, strict=True):
+            sources[result.memory.memory_key].add(memory.source_id)
+            duplicates += result.outcome is SaveOutcome.DUPLICATE
+    return {key: frozenset(ids) for key, ids in sources.items()}, duplicates
+
+
+def run_dataset(services: Any, dataset: BenchDataset, modes: Sequence[str]) -> dict[str, Any]:
+    from agent_memory.domain.models import UserRef
+    from agent_memory.services.search import SearchRequest
+
+    def request(text: str, mode: str) -> Any:
+        return SearchRequest(query=fit_query(text), search_mode=mode, limit=DEPTH, min_relevance_score=0.0)
+
+    per_mode: dict[str, list[dict[str, float]]] = {m: [] for m in modes}
+    by_category: dict[str, dict[str, list[dict[str, float]]]] = {m: defaultdict(list) for m in modes}
+    latencies: dict[str, list[float]] = {m: [] for m in modes}
+    stored, duplicates, import_s, warm_up_s, truncated = 0, 0, 0.0, 0.0, 0
+    for bench_user in dataset.users:
+        user = UserRef(tenant_id=TENANT, user_id=bench_user.user_id)
+        started = time.perf_counter()
+        sources, dups = import_memories(services, user, bench_user.memories)
+        import_s += time.perf_counter() - started
+        stored += len(sources)
+        duplicates += dups
+        truncated += sum(1 for q in bench_user.queries if len(q.text.strip()) > MAX_QUERY_CHARS)
+        if not bench_user.queries:
+            continue
+        started = time.perf_counter()
+        for mode in modes:
+            services.search.search(user, request(bench_user.queries[0].text, mode))
+        warm_up_s += time.perf_counter() - started
+        for mode in modes:
+            for query in bench_user.queries:
+                search_request = request(query.text, mode)
+                started = time.perf_counter()
+                output = services.search.search(user, search_request)
+                latencies[mode].append((time.perf_counter() - started) * 1000)
+                ranked = [sources.get(r.memory_key, frozenset()) for r in output.results]
+                row = ranking_metrics(ranked, query.relevant)
+                per_mode[mode].append(row)
+                if query.category:
+                    by_category[mode][query.category].append(row)
+    results = {}
+    for mode in modes:
+        results[mode] = {"queries": len(per_mode[mode]), **mean_metrics(per_mode[mode]),
+                         **latency_summary(latencies[mode])}
+        if by_category[mode]:
+            results[mode]["by_category"] = {
+                name: {"queries": len(rows), **mean_metrics(rows)} for name, rows in sorted(by_category[mode].items())}
+    return {
+        "sizes": {**dataset.sizes(), "memories_stored": stored, "duplicates_stored_once": duplicates,
+                  "queries_truncated": truncated},
+        "import_s": round(import_s, 2),
+        "import_memories_per_s": round(dataset.memory_count / import_s, 1) if import_s else None,
+        "warm_up_s": round(warm_up_s, 2),
+        "modes": results,
+    }
+
+
+# --- report ---------------------------------------------------------------------------------------
+
+_COLUMNS = ("hit@1", "hit@3", "hit@5", "hit@10", f"full@{DEPTH}", f"mrr@{DEPTH}", "p50_ms", "p95_ms")
+
+
+def format_table(name: str, result: dict[str, Any]) -> str:
+    sizes = result["sizes"]
+    lines = [f"\n{name}: {sizes['users']} users, {sizes['memories']} memories "
+             f"({sizes['memories_stored']} stored), {sizes['queries']} queries; "
+             f"import {result['import_s']} s, warm-up {result['warm_up_s']} s"]
+    width = 42
+    lines.append(f"{'mode':<{width}}" + "".join(f"{c:>9}" for c in _COLUMNS))
+
+    def cell(row: dict[str, float], column: str) -> str:
+        value = row.get(column)
+        if value is None:
+            return f"{'-':>9}"
+        return f"{value:>9.1f}" if column.endswith("_ms") else f"{value:>9.3f}"
+
+    for mode, row in result["modes"].items():
+        lines.append(f"{MODE_LABELS.get(mode, mode):<{width}}" + "".join(cell(row, c) for c in _COLUMNS))
+    for label, row in REFERENCE.get(name, []):
+        lines.append(f"{label:<{width}}" + "".join(cell(row, c) for c in _COLUMNS))
+    return "\n".join(lines)
+
+
+def machine_info() -> dict[str, Any]:
+    return {"python": platform.python_version(), "machine": platform.machine(), "platform": platform.platform(),
+            "processor": platform.processor() or None, "cpus": os.cpu_count(),
+            # Other work on the machine inflates latency (p95 first): the 1/5/15-minute load when written.
+            "load_average": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None}
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--datasets", default=",".join(LOADERS), help=f"comma-separated, of: {', '.join(LOADERS)}")
+    parser.add_argument("--modes", default=",".join(MODES), help="comma-separated search modes")
+    parser.add_argument("--limit-conversations", type=int, default=None, metavar="N",
+                        help="quick run: the first N LoCoMo conversations and the first N MADial users")
+    parser.add_argument("--backend", choices=["dynamodb-local", "moto"], default=None)
+    parser.add_argument("--data-dir", type=Path, default=None, help=f"default: {data_dir()}")
+    parser.add_argument("--output", type=Path, default=RESULTS / "retrieval.json")
+    args = parser.parse_args(argv)
+    names = [n.strip() for n in args.datasets.split(",") if n.strip()]
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    if unknown := [n for n in names if n not in LOADERS] + [m for m in modes if m not in MODES]:
+        parser.error(f"unknown dataset or mode: {', '.join(unknown)}")
+    root = args.data_dir or data_dir()
+    if not root.is_dir():
+        sys.exit(f"benchmark data not found at {root} (set BENCH_DATA_DIR or --data-dir)")
+    for name, value in {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
+                        "AWS_DEFAULT_REGION": "us-east-1"}.items():
+        os.environ.setdefault(name, value)
+    datasets = [load(name, root, limit_conversations=args.limit_conversations) for name in names]
+
+    import boto3
+    from moto import mock_aws
+
+    from agent_memory.bootstrap import build_services
+    from agent_memory.settings import Settings
+    from local import dynamodb_local
+    from local.template import create_tables
+
+    try:
+        import agent_memory.services.search  # noqa: F401  (fail early and clearly)
+    except ImportError as error:
+        sys.exit(f"the search service is not importable yet: {error}")
+
+    backend = args.backend or ("dynamodb-local" if dynamodb_local.available() else "moto")
+    settings = Settings(memory_table_name="bench-retrieval")
+    results: dict[str, Any] = {}
+    with (dynamodb_local.DynamoDBLocal() if backend == "dynamodb-local" else mock_aws()) as running:
+        client = running.client() if backend == "dynamodb-local" else boto3.client("dynamodb", region_name="us-east-1")
+        create_tables(client, {"MemoryTable": settings.memory_table_name})
+        services = build_services(settings, dynamodb_client=client)
+        if getattr(services, "search", None) is None:
+            sys.exit("build_services() has no search service yet")
+        for dataset in datasets:
+            print(f"{dataset.name}: {dataset.memory_count} memories, {dataset.query_count} queries ...", flush=True)
+            results[dataset.name] = run_dataset(services, dataset, modes)
+            print(format_table(dataset.name, results[dataset.name]), flush=True)
+
+    config = {
+        "backend": backend, "modes": modes, "limit_conversations": args.limit_conversations, "depth": DEPTH,
+        "ks": list(KS), "import_chunk": CHUNK, "min_relevance_score": 0.0, "tenant": TENANT,
+        "data_dir": str(root),
+        "settings": {name: getattr(settings, name, None) for name in (
+            "embedding_provider", "embedding_model", "search_tier", "memory_search_keyword_weight",
+            "memory_search_text_similarity_weight", "memory_search_time_decay_weight",
+            "memory_search_half_life_days", "memory_extraction_enable_synonym_expansion")},
+    }
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps({
+        "measured_at": datetime.now(UTC).isoformat(), "config": config, "machine": machine_info(),
+        "reference": {name: dict(rows) for name, rows in REFERENCE.items()}, "datasets": results,
+    }, indent=2, ensure_ascii=False))
+    print(f"\nbackend: {backend}\nwrote {args.output}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,414 @@
+"""The OpenSearch tier against osmem-server (in-memory, OpenSearch-compatible), and against a real
+OpenSearch when OPENSEARCH_URL is set (e.g. http://localhost:9200; skipped otherwise).
+
+osmem-server cannot run kNN queries, so there the kNN request is captured and checked against
+the documented k-NN query format; against a real OpenSearch it runs for real.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import pytest
+from opensearchpy import OpenSearch
+
+from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
+from agent_memory.adapters.opensearch.admin import ensure_index, index_body, indexed_documents, reindex_from_table
+from agent_memory.adapters.opensearch.index import OpenSearchIndex, cosine_from_score, document_id
+from agent_memory.domain.keys import new_memory_key
+from agent_memory.domain.models import Keyword, Memory, MemoryType, NewMemory, UserRef, new_memory_version
+from agent_memory.domain.vectors import encode_vector
+from agent_memory.ports import CandidateQuery
+from tests.conftest import TABLE
+
+DIM = 8
+
+
+class HashEmbedder:
+    """Deterministic stand-in for the Embedder port: same text, same unit vector."""
+
+    model_id = "test-hash-v1"
+    dimension = DIM
+
+    def __init__(self) -> None:
+        self.embedded: list[str] = []
+
+    def _vector(self, text: str) -> np.ndarray:
+        seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "little")
+        vector = np.random.default_rng(seed).normal(size=DIM).astype(np.float32)
+        return vector / np.linalg.norm(vector)
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        self.embedded.extend(texts)
+        return np.stack([self._vector(t) for t in texts]) if texts else np.zeros((0, DIM), np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._vector(text)
+
+
+# ---- backends -----------------------------------------------------------------------------
+
+
+@pytest.fixture(params=["osmem", "opensearch"])
+def backend(request: pytest.FixtureRequest) -> Iterator[tuple[str, Any]]:
+    if request.param == "osmem":
+        clone = request.getfixturevalue("osmem_clone")
+        yield "osmem", OpenSearch(hosts=[clone.url])
+        return
+    url = os.environ.get("OPENSEARCH_URL")
+    if not url:
+        pytest.skip("OPENSEARCH_URL not set: no real OpenSearch to run the contract against")
+    client = OpenSearch(hosts=[url], verify_certs=False, ssl_show_warn=False)
+    yield "opensearch", client
+    client.indices.delete(index="test-mem-*", ignore_unavailable=True)  # type: ignore[call-arg]
+
+
+@pytest.fixture
+def client(backend: tuple[str, Any]) -> Any:
+    return backend[1]
+
+
+@pytest.fixture
+def settle(backend: tuple[str, Any]) -> Any:
+    """Make writes searchable. The adapter never refreshes; only the test does, on a real cluster."""
+    kind, client = backend
+
+    def refresh(alias: str) -> None:
+        if kind == "opensearch":
+            client.indices.refresh(index=alias)
+
+    return refresh
+
+
+@pytest.fixture
+def alias() -> str:
+    return f"test-mem-{uuid.uuid4().hex[:10]}"
+
+
+@pytest.fixture
+def index(client: Any, alias: str) -> OpenSearchIndex:
+    ensure_index(client, alias, DIM)
+    return OpenSearchIndex(client=client, alias=alias)
+
+
+def memory(user: UserRef, content: str, *, memory_type: MemoryType = MemoryType.FACT,
+           created_at: datetime | None = None, keywords: list[str] | None = None,
+           embedder: HashEmbedder | None = None) -> Memory:
+    new = NewMemory(memory_type=memory_type, content=content, created_at=created_at,
+                    keywords=[Keyword(term=k) for k in keywords or []])
+    built = new_memory_version(user, new, new_memory_key(), None)
+    if embedder is not None:
+        built = built.model_copy(update={"embedding": encode_vector(embedder.embed_query(content)),
+                                         "embedding_model": embedder.model_id})
+    return built
+
+
+def keys(candidates: list[Any]) -> set[str]:
+    return {c.memory.memory_key for c in candidates}
+
+
+# ---- index management ---------------------------------------------------------------------
+
+
+def test_given_no_index_when_ensured_twice_then_one_physical_index_behind_the_alias(client, alias):
+    first = ensure_index(client, alias, DIM)
+    second = ensure_index(client, alias, DIM)
+
+    assert first == second and first.startswith(f"{alias}-v")
+    assert set(client.indices.get_alias(name=alias)) == {first}
+    mapping = client.indices.get_mapping(index=first)[first]["mappings"]["properties"]
+    assert mapping["content"]["analyzer"] == "cjk"
+    assert mapping["content"]["fields"]["english"]["analyzer"] == "english"
+    assert mapping["embedding"]["method"]["space_type"] == "cosinesimil"
+    assert {mapping[f]["type"] for f in ("tenant_id", "user_id", "memory_type", "category")} == {"keyword"}
+    assert mapping["created_at"]["type"] == "date"
+
+
+def test_given_no_embedder_then_the_mapping_has_no_vector_field():
+    body = index_body(None)
+    assert "embedding" not in body["mappings"]["properties"] and body["settings"] == {}
+
+
+# ---- BM25 ---------------------------------------------------------------------------------
+
+
+def test_given_chinese_memories_when_searching_a_prefix_word_then_bm25_finds_it(index, alias, settle, user):
+    target = memory(user, "用户正在申请高才通B类签证")
+    other = memory(user, "用户喜欢在早上跑步")
+    index.bulk_upsert([target, other])
+    settle(alias)
+
+    found = index.candidates(user, CandidateQuery(text="高才通"))
+
+    assert keys(found) == {target.memory_key}
+    assert found[0].lexical is not None and found[0].lexical > 0 and found[0].vector is None
+    assert found[0].memory == target  # rebuilt from _source, field for field
+
+
+def test_given_english_memories_when_searching_another_inflection_then_stemming_matches(
+        index, alias, settle, user):
+    runner = memory(user, "User prefers running in the mornings", memory_type=MemoryType.PREFERENCE)
+    index.upsert(runner)
+    index.upsert(memory(user, "User holds a master's degree in physics"))
+    settle(alias)
+
+    assert keys(index.candidates(user, CandidateQuery(text="runs morning"))) == {runner.memory_key}
+
+
+def test_given_keywords_when_searching_a_keyword_absent_from_content_then_found(index, alias, settle, user):
+    tagged = memory(user, "用户年薪八十万港币", keywords=["income", "收入"])
+    index.upsert(tagged)
+    settle(alias)
+
+    assert keys(index.candidates(user, CandidateQuery(text="income"))) == {tagged.memory_key}
+
+
+def test_given_k_when_more_matches_then_at_most_k_candidates(index, alias, settle, user):
+    index.bulk_upsert([memory(user, f"用户的高才通申请材料 {i}") for i in range(5)])
+    settle(alias)
+
+    assert len(index.candidates(user, CandidateQuery(text="高才通", k=3))) == 3
+
+
+# ---- filters and isolation ----------------------------------------------------------------
+
+
+def test_given_memory_types_filter_then_only_those_types(index, alias, settle, user):
+    fact = memory(user, "用户计划申请高才通", memory_type=MemoryType.FACT)
+    intent = memory(user, "用户打算下个月递交高才通申请", memory_type=MemoryType.INTENT)
+    index.bulk_upsert([fact, intent])
+    settle(alias)
+
+    found = index.candidates(user, CandidateQuery(text="高才通", memory_types=[MemoryType.INTENT]))
+
+    assert keys(found) == {intent.memory_key}
+
+
+def test_given_time_window_then_only_memories_created_inside_it(index, alias, settle, user):
+    old = memory(user, "用户咨询过高才通", created_at=datetime(2023, 3, 1, tzinfo=UTC))
+    new = memory(user, "用户再次咨询高才通", created_at=datetime(2025, 3, 1, tzinfo=UTC))
+    index.bulk_upsert([old, new])
+    settle(alias)
+
+    window = CandidateQuery(text="高才通", created_from=datetime(2024, 1, 1, tzinfo=UTC),
+                            created_to=datetime(2026, 1, 1, tzinfo=UTC))
+    before = CandidateQuery(text="高才通", created_to=datetime(2024, 1, 1, tzinfo=UTC))
+
+    assert keys(index.candidates(user, window)) == {new.memory_key}
+    assert keys(index.candidates(user, before)) == {old.memory_key}
+
+
+def test_given_same_user_id_under_two_tenants_then_each_sees_only_its_own(index, alias, settle):
+    user_id = f"u-{uuid.uuid4().hex[:8]}"
+    acme, globex = UserRef(tenant_id="acme", user_id=user_id), UserRef(tenant_id="globex", user_id=user_id)
+    mine, theirs = memory(acme, "用户申请高才通B类"), memory(globex, "用户申请高才通A类")
+    index.bulk_upsert([mine, theirs])
+    settle(alias)
+
+    assert keys(index.candidates(acme, CandidateQuery(text="高才通"))) == {mine.memory_key}
+    assert keys(index.candidates(globex, CandidateQuery(text="高才通"))) == {theirs.memory_key}
+    assert index.candidates(UserRef(tenant_id="initech", user_id=user_id), CandidateQuery(text="高才通")) == []
+
+
+# ---- writes -------------------------------------------------------------------------------
+
+
+def test_given_indexed_memory_when_deleted_then_not_found_and_deleting_again_is_harmless(
+        index, alias, settle, user):
+    gone = memory(user, "用户申请高才通B类")
+    index.upsert(gone)
+    settle(alias)
+    index.delete(user.tenant_id, user.user_id, gone.memory_key)
+    index.delete(user.tenant_id, user.user_id, gone.memory_key)
+    settle(alias)
+
+    assert index.candidates(user, CandidateQuery(text="高才通")) == []
+
+
+def test_given_upserted_twice_then_one_document_with_the_latest_version(client, index, alias, settle, user):
+    first = memory(user, "用户申请高才通B类")
+    index.upsert(first)
+    index.upsert(first.model_copy(update={"access_count": 3}))
+    settle(alias)
+
+    found = index.candidates(user, CandidateQuery(text="高才通"))
+
+    assert [c.memory.access_count for c in found] == [3]
+    assert client.count(index=alias)["count"] == 1
+
+
+def test_given_superseded_memory_when_upserted_then_it_is_removed_instead(index, alias, settle, user):
+    old = memory(user, "用户申请高才通B类")
+    index.upsert(old)
+    settle(alias)
+    index.upsert(old.model_copy(update={"superseded_at": datetime.now(UTC), "superseded_by": "mem_x"}))
+    settle(alias)
+
+    assert index.candidates(user, CandidateQuery(text="高才通")) == []
+
+
+def test_given_serverless_mode_without_custom_ids_then_upsert_and_delete_still_work(client, alias, settle, user):
+    ensure_index(client, alias, DIM)
+    index = OpenSearchIndex(client=client, alias=alias, custom_ids=False)
+    kept = memory(user, "用户申请高才通B类")
+    index.upsert(kept)
+    settle(alias)
+    index.upsert(kept.model_copy(update={"access_count": 2}))  # replaces: new doc, then old one deleted
+    settle(alias)
+
+    assert [c.memory.access_count for c in index.candidates(user, CandidateQuery(text="高才通"))] == [2]
+    index.delete(user.tenant_id, user.user_id, kept.memory_key)
+    settle(alias)
+    assert index.candidates(user, CandidateQuery(text="高才通")) == []
+
+
+# ---- kNN ----------------------------------------------------------------------------------
+
+
+class RecordingClient:
+    """Passes everything to the real client but answers kNN searches itself (osmem cannot run them)."""
+
+    def __init__(self, inner: Any, knn_hits: list[dict[str, Any]]) -> None:
+        self.inner = inner
+        self.knn_bodies: list[dict[str, Any]] = []
+        self.knn_hits = knn_hits
+
+    def search(self, *, index: str, body: dict[str, Any]) -> dict[str, Any]:
+        if "knn" in body.get("query", {}):
+            self.knn_bodies.append(body)
+            return {"hits": {"hits": self.knn_hits}}
+        return self.inner.search(index=index, body=body)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def test_given_a_query_vector_then_the_knn_request_has_the_filter_inside_the_knn_clause(
+        osmem_clone, alias, user):
+    inner = OpenSearch(hosts=[osmem_clone.url])
+    ensure_index(inner, alias, DIM)
+    embedder = HashEmbedder()
+    lexical = memory(user, "用户申请高才通B类", embedder=embedder)
+    semantic = memory(user, "用户想移居香港", embedder=embedder)
+    knn_hits = [{"_id": "x", "_score": 0.9, "_source": {"memory": semantic.model_dump(mode="json")}},
+                {"_id": "y", "_score": 0.6, "_source": {"memory": lexical.model_dump(mode="json")}}]
+    recording = RecordingClient(inner, knn_hits)
+    index = OpenSearchIndex(client=recording, alias=alias)
+    index.bulk_upsert([lexical, semantic])
+    vector = embedder.embed_query("香港身份")
+
+    found = {c.memory.memory_key: c for c in index.candidates(
+        user, CandidateQuery(text="高才通", vector=vector, k=7, memory_types=[MemoryType.FACT]))}
+
+    (body,) = recording.knn_bodies
+    # The documented k-NN query: {"knn": {"<field>": {"vector": [...], "k": n, "filter": {...}}}}
+    (field, clause), = body["query"]["knn"].items()
+    assert field == "embedding" and body["size"] == 7
+    assert clause["k"] == 7 and clause["vector"] == pytest.approx(vector.tolist())
+    filters = clause["filter"]["bool"]["filter"]
+    assert {"term": {"tenant_id": user.tenant_id}} in filters and {"term": {"user_id": user.user_id}} in filters
+    assert {"terms": {"memory_type": ["FACT"]}} in filters
+    assert set(body) == {"size", "_source", "query"}  # no post_filter: filtering happens inside the search
+    # Both hit lists merge by memory_key; kNN scores become cosine similarities.
+    assert found[semantic.memory_key].vector == pytest.approx(0.8) and found[semantic.memory_key].lexical is None
+    assert found[lexical.memory_key].vector == pytest.approx(0.2) and found[lexical.memory_key].lexical > 0
+
+
+def test_cosinesimil_score_maps_back_to_cosine():
+    assert cosine_from_score(1.0) == 1.0 and cosine_from_score(0.5) == 0.0 and cosine_from_score(0.0) == -1.0
+
+
+def test_given_real_opensearch_then_knn_finds_the_nearest_of_this_user_only(backend, alias, settle, user):
+    kind, client = backend
+    if kind != "opensearch":
+        pytest.skip("osmem-server cannot run kNN queries (covered by the request-format test)")
+    ensure_index(client, alias, DIM)
+    index = OpenSearchIndex(client=client, alias=alias)
+    embedder = HashEmbedder()
+    near = memory(user, "用户想移居香港", embedder=embedder)
+    stranger = UserRef(tenant_id=user.tenant_id, user_id=f"{user.user_id}-other")
+    index.bulk_upsert([near, memory(user, "用户喜欢跑步", embedder=embedder),
+                       memory(stranger, "用户想移居香港", embedder=embedder)])
+    settle(alias)
+
+    found = index.candidates(user, CandidateQuery(text="", vector=embedder.embed_query("用户想移居香港"), k=1))
+
+    assert [c.memory.memory_key for c in found] == [near.memory_key]
+    assert found[0].vector == pytest.approx(1.0, abs=1e-2)
+
+
+# ---- reindex from the table ---------------------------------------------------------------
+
+
+def test_given_table_when_reindexed_then_only_current_memories_behind_a_new_alias_target(
+        backend, dynamodb_client, alias, settle, user):
+    _, client = backend
+    store = DynamoMemoryStore(table_name=TABLE, client=dynamodb_client)
+    embedder = HashEmbedder()
+    old = store.save(user, NewMemory(memory_type=MemoryType.FACT, content="用户学历本科", field="education")).memory
+    new = store.save(user, NewMemory(memory_type=MemoryType.FACT, content="用户学历硕士", field="education")).memory
+    stale = store.save(user, NewMemory(memory_type=MemoryType.FACT, content="用户申请高才通B类",
+                                       embedding=encode_vector(np.ones(4, np.float32) / 2),
+                                       embedding_model="some-older-model")).memory
+    deleted = store.save(user, NewMemory(memory_type=MemoryType.INTENT, content="用户打算买房")).memory
+    store.delete(user, deleted.memory_key)
+    first = ensure_index(client, alias, DIM)
+    OpenSearchIndex(client=client, alias=alias).upsert(  # the old index holds something long gone
+        memory(user, "用户已经删除的高才通记录"))
+
+    rebuilt = reindex_from_table(dynamodb_client, TABLE, client, alias, embedder)
+    settle(alias)
+
+    assert rebuilt != first and set(client.indices.get_alias(name=alias)) == {rebuilt}
+    assert not client.indices.exists(index=first)
+    assert set(indexed_documents(client, alias)) == {document_id(user.tenant_id, user.user_id, m.memory_key)
+                                       for m in (new, stale)}
+    index = OpenSearchIndex(client=client, alias=alias)
+    assert keys(index.candidates(user, CandidateQuery(text="学历"))) == {new.memory_key}
+    assert old.memory_key not in keys(index.candidates(user, CandidateQuery(text="本科")))
+    # Missing and other-model vectors were embedded with the configured model, once each.
+    assert sorted(embedder.embedded) == sorted([new.content, stale.content])
+
+
+class ChangingTable:
+    """A DynamoDB client that runs `change` once, right after the reindex's first full scan."""
+
+    def __init__(self, inner: Any, change: Any) -> None:
+        self.inner, self.change, self.done = inner, change, False
+
+    def scan(self, **params: Any) -> Any:
+        page = self.inner.scan(**params)
+        if "LastEvaluatedKey" not in page and not self.done:
+            self.done = True
+            self.change()
+        return page
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def test_given_writes_during_the_first_pass_when_reindexed_then_the_catch_up_applies_them(
+        backend, dynamodb_client, alias, settle, user):
+    _, client = backend
+    store = DynamoMemoryStore(table_name=TABLE, client=dynamodb_client)
+    removed = store.save(user, NewMemory(memory_type=MemoryType.FACT, content="用户考虑申请优才计划")).memory
+    replaced = store.save(user, NewMemory(memory_type=MemoryType.FACT, content="用户住在深圳", field="city")).memory
+    added: list[Memory] = []
+
+    def meanwhile() -> None:  # what the stream would have sent to the old index during the scan
+        store.delete(user, removed.memory_key)
+        added.append(store.save(user, NewMemory(memory_type=MemoryType.FACT, content="用户住在香港",
+                                                field="city")).memory)
+
+    reindex_from_table(ChangingTable(dynamodb_client, meanwhile), TABLE, client, alias, HashEmbedder())
+    settle(alias)
+
+    assert set(indexed_documents(client, alias)) == {document_id(user.tenant_id, user.user_id, added[0].memory_key)}
+    assert replaced.memory_key not in keys(OpenSearchIndex(client=client, alias=alias).candidates(
+        user, CandidateQuery(text="深圳")))
