@@ -36,10 +36,26 @@ def measure(fn: Callable[[int], object], runs: int) -> dict[str, float]:
             "max_ms": round(max(samples), 2)}
 
 
+def _corpus() -> tuple[list[str], list[str]]:
+    """Realistic memories and queries: LoCoMo's turns and questions when ../shared/bench is there."""
+    try:
+        from benchmarks.datasets import load_locomo
+
+        dataset = load_locomo()
+    except (OSError, ValueError):
+        dataset = None
+    if dataset and dataset.users:
+        texts = [m.content for u in dataset.users for m in u.memories]
+        queries = [q.text for u in dataset.users for q in u.queries]
+        return texts, queries
+    texts = [f"memory {i} about topic {i % 37}, 话题{i % 53}" for i in range(1000)]
+    return texts, [f"what about topic {i}" for i in range(37)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=100)
-    parser.add_argument("--sizes", default="100,1000", help="memories per user for load_context")
+    parser.add_argument("--sizes", default="100,700,1000", help="memories per user for search and load_context")
     parser.add_argument("--backend", choices=["dynamodb-local", "moto"], default=None)
     args = parser.parse_args()
     for name, value in {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
@@ -52,6 +68,7 @@ def main() -> None:
     from agent_memory.bootstrap import build_services
     from agent_memory.domain.models import MemoryType, NewMemory, UserRef
     from agent_memory.ports import ConversationTurn
+    from agent_memory.services.search import SearchRequest
     from agent_memory.settings import Settings
     from local import dynamodb_local
     from local.template import create_tables
@@ -73,14 +90,28 @@ def main() -> None:
         rows["extract (offline, 8 fields)"] = measure(
             lambda i: services.save.extract_and_save(UserRef(tenant_id="bench", user_id=f"x{i}"),
                                                      ConversationTurn(user_message=message)), max(10, args.runs // 5))
+        texts, queries = _corpus()
         for size in [int(s) for s in args.sizes.split(",")]:
             user = UserRef(tenant_id="bench", user_id=f"load-{size}")
-            for i in range(size):
-                services.save.save(user, NewMemory(memory_type=MemoryType.FACT,
-                                                   content=f"memory {i} about topic {i % 37} 话题{i % 53}"))
+            batch = [NewMemory(memory_type=MemoryType.FACT, content=texts[i % len(texts)] + ("" if i < len(texts)
+                               else f" ({i})")) for i in range(size)]
+            for start in range(0, size, 100):
+                services.save.save_batch(user, batch[start : start + 100])
+            runs = max(20, args.runs)
+            for mode in ("hybrid", "keyword"):
+                services.search.search(user, SearchRequest(query=queries[0], search_mode=mode))  # warm the cache
+                rows[f"search {mode} ({size} memories)"] = measure(
+                    lambda i, user=user, mode=mode: services.search.search(
+                        user, SearchRequest(query=queries[i % len(queries)], search_mode=mode, limit=10,
+                                            min_relevance_score=0)), runs)
+            def cold(i: int, user: UserRef = user, embedder: object = services.search._embedder()) -> object:
+                fresh = build_services(Settings(memory_table_name="bench"), dynamodb_client=client,
+                                       embedder=embedder)
+                return fresh.search.search(user, SearchRequest(query=queries[i % len(queries)], limit=10))
+
+            rows[f"search hybrid cold ({size} memories)"] = measure(cold, max(5, runs // 10))
             rows[f"load_context ({size} memories)"] = measure(
-                lambda i, user=user: services.load.load_context(user, f"topic {i % 37} 话题", 20),
-                max(10, args.runs // (size // 100 or 1)))
+                lambda i, user=user: services.load.load_context(user, queries[i % len(queries)], 20), runs)
 
     print(f"backend: {backend}")
     print(f"{'operation':<32} {'runs':>5} {'p50 ms':>9} {'p95 ms':>9} {'max ms':>9}")

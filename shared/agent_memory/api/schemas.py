@@ -73,6 +73,9 @@ class CreateMemoryRequest(_Request):
     conversation_id: ShortText | None = None
     metadata: Metadata = Field(default_factory=dict)
     created_at: Annotated[datetime | None, AfterValidator(_utc)] = None
+    # The preceding turn of the conversation, indexed for search only (batch items get it from the
+    # previous item of the same conversation when omitted).
+    context: Content | None = None
 
     def to_new_memory(self) -> NewMemory:
         return NewMemory.model_validate(self.model_dump())

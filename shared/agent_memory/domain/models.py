@@ -62,6 +62,9 @@ class NewMemory(BaseModel):
     conversation_id: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     created_at: datetime | None = None
+    # The turn before this one in its conversation: indexed for search (a reply's question often
+    # names what the reply is about), never shown as the memory's content.
+    context: str | None = None
     embedding: bytes | None = Field(default=None, exclude=True, repr=False)
     embedding_model: str | None = None
 
@@ -96,6 +99,7 @@ class Memory(BaseModel):
     version: int = 1
     # Written at save time: float16 little-endian bytes, and the model that produced them, so a
     # model change is detected (and the memory re-embedded) instead of comparing across models.
+    context: str | None = None
     embedding: bytes | None = Field(default=None, exclude=True, repr=False)
     embedding_model: str | None = None
 
@@ -126,6 +130,7 @@ def new_memory_version(user: UserRef, memory: NewMemory, memory_key: str, previo
         updated_at=now,
         valid_from=max(created_at, previous.valid_from) if previous else created_at,
         supersedes=previous.memory_key if previous else None,
+        context=memory.context,
         embedding=memory.embedding,
         embedding_model=memory.embedding_model,
     )

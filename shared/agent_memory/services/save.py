@@ -54,15 +54,19 @@ class SaveService:
         self._min_keyword_weight = min_keyword_weight
 
     def enrich(self, memories: list[NewMemory]) -> list[NewMemory]:
-        """Write-time work: keywords (unless given) and embeddings (one batch call)."""
+        """Write-time work: keywords (unless given), conversation context, embeddings (one batch call)."""
         enriched = []
+        previous_in_conversation: dict[str, str] = {}
         for memory in memories:
-            if memory.keywords:
-                enriched.append(memory)
-                continue
-            keywords = extract_keywords(memory.content, max_keywords=self._max_keywords,
-                                        min_weight=self._min_keyword_weight)
-            enriched.append(memory.model_copy(update={"keywords": keywords}))
+            update: dict[str, Any] = {}
+            if not memory.keywords:
+                update["keywords"] = extract_keywords(memory.content, max_keywords=self._max_keywords,
+                                                      min_weight=self._min_keyword_weight)
+            if memory.conversation_id:
+                if memory.context is None and memory.conversation_id in previous_in_conversation:
+                    update["context"] = previous_in_conversation[memory.conversation_id]
+                previous_in_conversation[memory.conversation_id] = memory.content
+            enriched.append(memory.model_copy(update=update) if update else memory)
         embedder = self._embedder()
         if embedder is not None and enriched:
             vectors = embedder.embed_documents([m.content for m in enriched])

@@ -153,29 +153,36 @@ class SearchService:
             candidates = [c for c in candidates if _mentions_any(c.memory, required, self._weights)]
         mode = request.search_mode if embedder or request.search_mode == "keyword" else "keyword"
         limit = min(request.limit, MAX_RESULTS)
-        chosen: dict[str, tuple[ScoredMemory, str]] = {}
-        rounds_run, last_ranking, without_new = 0, [], 0
+        now = utcnow()
+        # The final ranking (PRD 3.3.2) orders whatever the recall rounds bring in.
+        final = rank(candidates, query=QueryKeywords(terms, synonyms), mode=mode, weights=self._weights, now=now)
+        by_key = {s.memory.memory_key: s for s in final}
+        recalled: dict[str, str] = {}  # memory_key -> the round that recalled it
+        rounds_run, without_new = 0, 0
         for recall_round in ROUNDS_BY_MODE[mode]:
             rounds_run += 1
             query = QueryKeywords(terms, synonyms if recall_round.expand_synonyms else {})
-            last_ranking = rank(candidates, query=query, mode=mode, weights=self._weights, now=utcnow(),
-                                lexical_share=recall_round.keyword_weight if mode == "hybrid" else None)
+            ranking = rank(candidates, query=query, mode=mode, weights=self._weights, now=now,
+                           lexical_share=recall_round.keyword_weight if mode == "hybrid" else None)
             threshold = max(recall_round.min_score, request.min_relevance_score)
-            new = [s for s in last_ranking if s.score >= threshold and s.memory.memory_key not in chosen]
-            new = new[: max(0, min(recall_round.max_results, limit - len(chosen)))]
+            new = [s for s in ranking if s.score >= threshold and s.memory.memory_key not in recalled]
+            new = new[: max(0, min(recall_round.max_results, limit - len(recalled)))]
             for scored in new:
-                chosen[scored.memory.memory_key] = (scored, recall_round.name)
+                recalled[scored.memory.memory_key] = recall_round.name
             without_new = 0 if new else without_new + 1
             strong = sum(1 for s in new if s.score >= EARLY_STOP_SCORE)
-            if len(chosen) >= limit or strong >= 2 or without_new >= 2:
+            if len(recalled) >= limit or strong >= 2 or without_new >= 2:
                 break
-        # Rounds decide order and early stopping; the caller's min_relevance_score is the only hard floor,
-        # so a thin first pass is topped up from the last ranking instead of returning too little.
-        for scored in last_ranking:
-            if len(chosen) >= limit:
+        # Rounds decide what is recalled and when to stop; the caller's min_relevance_score is the only
+        # hard floor, so a thin recall is topped up from the final ranking instead of returning too little.
+        for scored in final:
+            if len(recalled) >= limit:
                 break
-            if scored.memory.memory_key not in chosen and scored.score >= request.min_relevance_score:
-                chosen[scored.memory.memory_key] = (scored, "fill")
+            if scored.memory.memory_key not in recalled and scored.score >= request.min_relevance_score:
+                recalled[scored.memory.memory_key] = "fill"
+        ordered = sorted(recalled.items(), key=lambda kv: by_key[kv[0]].score, reverse=True)
+        chosen = {key: (by_key[key], round_name) for key, round_name in ordered
+                  if by_key[key].score >= request.min_relevance_score}
         results = [self._result(scored, round_name) for scored, round_name in chosen.values()]
         if self._on_access and results:
             self._on_access(user, [r.memory_key for r in results])

@@ -55,7 +55,8 @@ def to_document(memory: Memory) -> dict[str, Any]:
         "field": memory.field,
         "created_at": memory.created_at.isoformat(),
         "content": memory.content,
-        "extras": " ".join([*(k.term for k in memory.keywords), memory.category or ""]).strip(),
+        # Keywords, category and the conversation context: the same extras the serverless tier indexes.
+        "extras": " ".join([*(k.term for k in memory.keywords), memory.category or "", memory.context or ""]).strip(),
         # `embedding` is excluded from model_dump: the vector lives in its own field.
         "memory": memory.model_dump(mode="json"),
     }
