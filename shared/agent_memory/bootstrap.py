@@ -96,6 +96,7 @@ def build_services(
         synonyms=synonyms,
         weights=ranking_weights(settings),
         expand_synonyms=settings.memory_extraction_enable_synonym_expansion,
+        default_mode=settings.memory_search_default_mode,
         on_access=on_access,
     )
     return Services(

@@ -95,5 +95,5 @@ def test_tool_definitions_are_anthropic_tools_generated_from_the_models():
     assert set(tools) == {"search_memories", "get_memory_detail", "save_user_memory", "get_user_context"}
     search = tools["search_memories"]["input_schema"]
     assert search["required"] == ["query"]
-    assert search["properties"]["search_mode"]["enum"] == ["semantic", "keyword", "hybrid"]
+    assert search["properties"]["search_mode"]["anyOf"][0]["enum"] == ["semantic", "keyword", "hybrid"]
     assert search["properties"]["limit"]["maximum"] == 20

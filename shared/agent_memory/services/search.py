@@ -34,7 +34,7 @@ class SearchRequest(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
     query: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
-    search_mode: SearchMode = "hybrid"
+    search_mode: SearchMode | None = None  # None = the deployment's MEMORY_SEARCH_DEFAULT_MODE (hybrid)
     keywords: Annotated[list[Term], Field(max_length=20)] | None = None
     memory_types: Annotated[list[MemoryType], Field(max_length=10)] | None = None
     time_range: tuple[datetime, datetime] | None = None
@@ -123,6 +123,7 @@ class SearchService:
         synonyms: SynonymSource | None,
         weights: RankingWeights,
         expand_synonyms: bool = True,
+        default_mode: SearchMode = "hybrid",
         on_access: Callable[[UserRef, list[str]], None] | None = None,
     ) -> None:
         self._store = store
@@ -131,12 +132,14 @@ class SearchService:
         self._synonyms = synonyms
         self._weights = weights
         self._expand = expand_synonyms
+        self._default_mode: SearchMode = default_mode
         self._on_access = on_access
 
     def search(self, user: UserRef, request: SearchRequest) -> SearchMemoriesOutput:
+        requested: SearchMode = request.search_mode or self._default_mode
         terms = self._query_keywords(request)
         synonyms = self._synonyms_for(user, terms) if self._expand else {}
-        embedder = self._embedder() if request.search_mode != "keyword" else None
+        embedder = self._embedder() if requested != "keyword" else None
         candidates = self._index.candidates(user, CandidateQuery(
             text=request.query,
             # Synonyms widen candidate generation; ranking still tells exact from synonym matches.
@@ -151,7 +154,7 @@ class SearchService:
         if request.keywords:
             required = QueryKeywords(tuple(normalize_keyword(k) for k in request.keywords), synonyms)
             candidates = [c for c in candidates if _mentions_any(c.memory, required, self._weights)]
-        mode = request.search_mode if embedder or request.search_mode == "keyword" else "keyword"
+        mode: SearchMode = requested if embedder else "keyword"
         limit = min(request.limit, MAX_RESULTS)
         now = utcnow()
         # The final ranking (PRD 3.3.2) orders whatever the recall rounds bring in.

@@ -1,0 +1,99 @@
+"""Embedding adapters and model-change detection."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pytest
+
+from agent_memory.adapters.embeddings import build_embedder
+from agent_memory.adapters.embeddings.bedrock import TitanEmbedder
+from agent_memory.adapters.serverless_index import ServerlessIndex
+from agent_memory.domain.models import MemoryType, NewMemory, UserRef
+from agent_memory.domain.vectors import decode_vector, encode_vector
+from agent_memory.errors import EmbeddingUnavailable
+from agent_memory.ports import CandidateQuery
+from agent_memory.settings import Settings
+from tests.fakes import InMemoryMemoryStore
+
+USER = UserRef(tenant_id="t", user_id="u")
+
+
+class CountingEmbedder:
+    def __init__(self, model_id: str, dimension: int = 4) -> None:
+        self.model_id, self.dimension, self.documents = model_id, dimension, []
+
+    def embed_documents(self, texts):
+        self.documents.extend(texts)
+        return np.ones((len(texts), self.dimension), dtype=np.float32)
+
+    def embed_query(self, text):
+        return np.ones(self.dimension, dtype=np.float32) / 2
+
+
+def test_vectors_round_trip_through_float16_bytes():
+    vector = np.random.default_rng(1).normal(size=384).astype(np.float32)
+    data = encode_vector(vector)
+    assert len(data) == 768
+    assert np.allclose(decode_vector(data), vector, atol=2e-3)
+
+
+def test_a_model_change_is_detected_and_stale_memories_are_re_embedded_not_compared():
+    store = InMemoryMemoryStore()
+    old_vector = encode_vector(np.array([1, 0, 0, 0], dtype=np.float32))
+    store.save(USER, NewMemory(memory_type=MemoryType.FACT, content="old model", embedding=old_vector,
+                               embedding_model="old-model"))
+    store.save(USER, NewMemory(memory_type=MemoryType.FACT, content="current model", embedding=old_vector,
+                               embedding_model="new-model"))
+    embedder = CountingEmbedder("new-model")
+    index = ServerlessIndex(store=store, embedder=lambda: embedder)
+
+    candidates = index.candidates(USER, CandidateQuery(text="x", vector=embedder.embed_query("x")))
+
+    assert embedder.documents == ["old model"]
+    assert {c.memory.content: round(c.vector, 3) for c in candidates} == {"old model": 1.0, "current model": 0.5}
+
+
+def test_local_embedder_is_multilingual_and_normalised():
+    embedder = build_embedder(Settings())
+    vectors = embedder.embed_documents(["我喜欢打网球", "I like playing tennis", "年薪八十万"])
+    assert vectors.shape == (3, 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-3)
+    query = embedder.embed_query("tennis")
+    assert (vectors @ query)[:2].min() > (vectors @ query)[2]
+
+
+class FakeBedrock:
+    def __init__(self, fail: bool = False) -> None:
+        self.calls, self.fail = [], fail
+
+    def invoke_model(self, **kwargs):
+        self.calls.append(kwargs)
+        if self.fail:
+            raise RuntimeError("throttled")
+        body = json.loads(kwargs["body"])
+        return {"body": io.BytesIO(json.dumps({"embedding": [0.5] * body["dimensions"]}).encode())}
+
+
+def test_titan_v2_request_and_batch():
+    client = FakeBedrock()
+    embedder = build_embedder(Settings(embedding_provider="bedrock", embedding_dimensions=256),
+                              bedrock_client=client)
+    assert isinstance(embedder, TitanEmbedder) and embedder.model_id == "amazon.titan-embed-text-v2:0:256"
+    vectors = embedder.embed_documents(["a", "b", "c"])
+    assert vectors.shape == (3, 256)
+    body = json.loads(client.calls[0]["body"])
+    assert body["normalize"] is True and body["dimensions"] == 256
+    assert client.calls[0]["modelId"] == "amazon.titan-embed-text-v2:0"
+
+
+def test_titan_failure_is_a_clear_unavailable_error():
+    embedder = TitanEmbedder(client=FakeBedrock(fail=True), model_id="m", dimension=256, region="us-east-1")
+    with pytest.raises(EmbeddingUnavailable):
+        embedder.embed_query("x")
+
+
+def test_embeddings_can_be_switched_off():
+    assert build_embedder(Settings(embedding_provider="none")) is None
