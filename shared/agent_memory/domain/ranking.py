@@ -64,7 +64,19 @@ class ScoreBreakdown(BaseModel):
 class ScoredMemory:
     memory: Memory
     score: float
-    breakdown: ScoreBreakdown
+    # keyword, text, lexical, vector, time decay, relevance, interaction, type priority
+    parts: tuple[float, float, float, float, float, float, float, float]
+    matched_keywords: list[str]
+
+    @property
+    def breakdown(self) -> ScoreBreakdown:
+        """Built on demand: only returned results need it, and a ranking scores hundreds."""
+        keyword, text, lexical, vector, decay, relevance, interaction, priority = self.parts
+        return ScoreBreakdown(
+            keyword=round(keyword, 4), text=round(text, 4), lexical=round(lexical, 4), vector=round(vector, 4),
+            time_decay=round(decay, 4), relevance=round(relevance, 4), interaction=round(interaction, 4),
+            type_priority=priority, final=round(self.score, 4), matched_keywords=self.matched_keywords,
+        )
 
 
 @dataclass(frozen=True)
@@ -113,6 +125,8 @@ def _match(term: str, memory_terms: Iterable[str], weights: RankingWeights) -> f
 def _shares_prefix(a: str, b: str) -> bool:
     """One is a prefix of the other (高才通 / 高才通b类), or, for unsegmented CJK compounds, they
     share a stem of 3+ characters covering most of the shorter one (高才通方案 / 高才通b类)."""
+    if not a or not b or a[0] != b[0]:  # the common case, decided in one comparison
+        return False
     if a.startswith(b) or b.startswith(a):
         return True
     common = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
@@ -143,6 +157,13 @@ def _normalised(values: Sequence[float | None]) -> list[float]:
     return [0.0 if v is None else (v - low) / (high - low) for v in values]
 
 
+def keyword_matches(
+    candidates: Sequence[Candidate], query: QueryKeywords, weights: RankingWeights
+) -> dict[str, tuple[float, list[str]]]:
+    """keyword_match for every candidate, by memory key: computed once, shared by several rankings."""
+    return {c.memory.memory_key: keyword_match(c.memory, query, weights) for c in candidates}
+
+
 def rank(
     candidates: Sequence[Candidate],
     *,
@@ -151,6 +172,7 @@ def rank(
     weights: RankingWeights,
     now: datetime,
     lexical_share: float | None = None,
+    keyword_scores: dict[str, tuple[float, list[str]]] | None = None,
 ) -> list[ScoredMemory]:
     """Score and order candidates. Superseded memories never come back as current."""
     current = [c for c in candidates if c.memory.is_current]
@@ -166,17 +188,15 @@ def rank(
     scored = []
     for candidate, lex, vec in zip(current, lexical, vector, strict=True):
         memory = candidate.memory
-        keyword, matched = keyword_match(memory, query, weights)
+        keyword, matched = (keyword_scores[memory.memory_key] if keyword_scores is not None
+                            else keyword_match(memory, query, weights))
         text = share * lex + (1 - share) * vec
         decay = time_decay(memory.created_at, now, weights.half_life_days)
         relevance = (keyword_weight * keyword + weights.text * text + weights.time * decay) / relevance_total
         interaction = interaction_score(memory, now, weights.half_life_days)
         priority = TYPE_PRIORITY.get(memory.memory_type, 0.5)
         final = weights.relevance * relevance + weights.interaction * interaction + weights.type_priority * priority
-        scored.append(ScoredMemory(memory, final, ScoreBreakdown(
-            keyword=round(keyword, 4), text=round(text, 4), lexical=round(lex, 4), vector=round(vec, 4),
-            time_decay=round(decay, 4), relevance=round(relevance, 4), interaction=round(interaction, 4),
-            type_priority=priority, final=round(final, 4), matched_keywords=matched,
-        )))
+        scored.append(ScoredMemory(memory, final, (keyword, text, lex, vec, decay, relevance, interaction, priority),
+                                   matched))
     scored.sort(key=lambda s: (s.score, s.memory.created_at, s.memory.memory_key), reverse=True)
     return scored

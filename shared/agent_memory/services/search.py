@@ -12,7 +12,14 @@ from pydantic.alias_generators import to_camel
 
 from agent_memory.domain.keywords import extract_keywords, normalize_keyword
 from agent_memory.domain.models import Memory, MemoryType, UserRef, utcnow
-from agent_memory.domain.ranking import QueryKeywords, RankingWeights, ScoreBreakdown, ScoredMemory, rank
+from agent_memory.domain.ranking import (
+    QueryKeywords,
+    RankingWeights,
+    ScoreBreakdown,
+    ScoredMemory,
+    keyword_matches,
+    rank,
+)
 from agent_memory.domain.synonyms import builtin_synonyms
 from agent_memory.domain.text import tokenize
 from agent_memory.errors import NotFound
@@ -157,15 +164,23 @@ class SearchService:
         mode: SearchMode = requested if embedder else "keyword"
         limit = min(request.limit, MAX_RESULTS)
         now = utcnow()
+        expanded_query, precise_query = QueryKeywords(terms, synonyms), QueryKeywords(terms)
+        keyword_scores = {
+            True: keyword_matches(candidates, expanded_query, self._weights),
+            False: keyword_matches(candidates, precise_query, self._weights) if synonyms else None,
+        }
+        keyword_scores[False] = keyword_scores[False] or keyword_scores[True]
         # The final ranking (PRD 3.3.2) orders whatever the recall rounds bring in.
-        final = rank(candidates, query=QueryKeywords(terms, synonyms), mode=mode, weights=self._weights, now=now)
+        final = rank(candidates, query=expanded_query, mode=mode, weights=self._weights, now=now,
+                     keyword_scores=keyword_scores[True])
         by_key = {s.memory.memory_key: s for s in final}
         recalled: dict[str, str] = {}  # memory_key -> the round that recalled it
         rounds_run, without_new = 0, 0
         for recall_round in ROUNDS_BY_MODE[mode]:
             rounds_run += 1
-            query = QueryKeywords(terms, synonyms if recall_round.expand_synonyms else {})
-            ranking = rank(candidates, query=query, mode=mode, weights=self._weights, now=now,
+            expand = recall_round.expand_synonyms
+            ranking = rank(candidates, query=expanded_query if expand else precise_query, mode=mode,
+                           weights=self._weights, now=now, keyword_scores=keyword_scores[expand],
                            lexical_share=recall_round.keyword_weight if mode == "hybrid" else None)
             threshold = max(recall_round.min_score, request.min_relevance_score)
             new = [s for s in ranking if s.score >= threshold and s.memory.memory_key not in recalled]
