@@ -11,14 +11,15 @@ SAM := $(SAM_VENV)/bin/sam
 PORT ?= 3000
 export PYTHONPATH := $(CURDIR)/shared:$(CURDIR)
 
-.PHONY: help install dynamodb-local run invoke test test-unit test-integration test-e2e lint typecheck validate build bench reindex clean
+.PHONY: help install dynamodb-local run invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval reindex clean
 
 help:
 	@echo "make run      serve the API on http://127.0.0.1:$(PORT) (moto, offline LLM; PORT= overrides)"
 	@echo "make test     lint, types, unit + integration + e2e tests, sam validate --lint"
 	@echo "make invoke FN=SaveFunction EVENT=events/save-create-memory.json   one function, one event"
 	@echo "make build    sam build (no Docker needed)"
-	@echo "make bench    benchmarks (printed table + benchmarks/results/*.json)"
+	@echo "make bench    latency benchmarks (printed table + benchmarks/results/latency.json)"
+	@echo "make bench-retrieval   LoCoMo + MADial retrieval quality (benchmarks/results/retrieval.json)"
 
 $(VENV)/.installed: requirements-dev.txt shared/requirements.txt
 	@test -n "$(PYTHON312)" || { echo "Python 3.12 not found: install it (pyenv install 3.12.1) or set PYTHON312=/path/to/python3.12"; exit 1; }
@@ -80,6 +81,10 @@ test: lint typecheck validate $(DDB_LOCAL)/.installed
 
 bench: $(VENV)/.installed $(DDB_LOCAL)/.installed
 	$(PY) -m benchmarks.run
+
+# Retrieval quality on LoCoMo and MADial-Bench zh (reads ../shared/bench; several minutes).
+bench-retrieval: $(VENV)/.installed $(DDB_LOCAL)/.installed
+	$(PY) -m benchmarks.retrieval
 
 # Rebuild the OpenSearch index from the table into a new physical index, then swap the alias
 # (needs OPENSEARCH_ENDPOINT, MEMORY_TABLE_NAME and AWS credentials in the environment).

@@ -57,6 +57,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--sizes", default="100,700,1000", help="memories per user for search and load_context")
     parser.add_argument("--backend", choices=["dynamodb-local", "moto"], default=None)
+    parser.add_argument("--skip-saves", action="store_true", help="only the search and load_context rows")
     args = parser.parse_args()
     for name, value in {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
                         "AWS_DEFAULT_REGION": "us-east-1"}.items():
@@ -80,16 +81,19 @@ def main() -> None:
         create_tables(client, {"MemoryTable": "bench"})
         services = build_services(Settings(memory_table_name="bench"), dynamodb_client=client)
         save_user = UserRef(tenant_id="bench", user_id="saver")
-        rows["save (new memory)"] = measure(
-            lambda i: services.save.save(save_user, NewMemory(memory_type=MemoryType.FACT, content=f"fact number {i}")),
-            args.runs)
-        rows["save (supersede a field)"] = measure(
-            lambda i: services.save.save(save_user, NewMemory(memory_type=MemoryType.FACT, content=f"用户{i}岁",
-                                                              field="age")), args.runs)
-        message = "我今年32岁，浙大计算机硕士毕业的，现在在杭州做前端开发，工作8年了，年薪大概80万"
-        rows["extract (offline, 8 fields)"] = measure(
-            lambda i: services.save.extract_and_save(UserRef(tenant_id="bench", user_id=f"x{i}"),
-                                                     ConversationTurn(user_message=message)), max(10, args.runs // 5))
+        if not args.skip_saves:
+            rows["save (new memory)"] = measure(
+                lambda i: services.save.save(
+                    save_user, NewMemory(memory_type=MemoryType.FACT, content=f"fact number {i}")),
+                args.runs)
+            rows["save (supersede a field)"] = measure(
+                lambda i: services.save.save(save_user, NewMemory(memory_type=MemoryType.FACT, content=f"用户{i}岁",
+                                                                  field="age")), args.runs)
+            message = "我今年32岁，浙大计算机硕士毕业的，现在在杭州做前端开发，工作8年了，年薪大概80万"
+            rows["extract (offline, 8 fields)"] = measure(
+                lambda i: services.save.extract_and_save(
+                    UserRef(tenant_id="bench", user_id=f"x{i}"), ConversationTurn(user_message=message)),
+                max(10, args.runs // 5))
         texts, queries = _corpus()
         for size in [int(s) for s in args.sizes.split(",")]:
             user = UserRef(tenant_id="bench", user_id=f"load-{size}")

@@ -22,11 +22,18 @@ EXPECTED = {
     "load-list-memories.json": ("LoadFunction", 200, {"items", "next_cursor"}),
     "load-get-memory.json": ("LoadFunction", 200, {"memory", "history"}),
     "load-unknown-route.json": ("LoadFunction", 404, {"error"}),
+    "load-search-memories.json": ("LoadFunction", 200,
+                                  {"total_found", "results", "search_strategy_used", "expanded_keywords"}),
+    "load-recall.json": ("LoadFunction", 200, {"decision", "memories"}),
+    "load-resolve-placeholders.json": ("LoadFunction", 200, {"text", "placeholders", "missing"}),
+    "load-get-synonyms.json": ("LoadFunction", 200, {"keyword", "synonyms"}),
+    "load-tools.json": ("LoadFunction", 200, {"tools", "system_prompt"}),
+    "save-add-synonyms.json": ("SaveFunction", 201, {"keyword", "synonyms", "stored_pairs"}),
     "summarize-profile.json": ("SummarizeFunction", 501, {"error"}),
     "inject-context.json": ("InjectFunction", 501, {"error"}),
 }
 # Run after a memory exists, with its key put into the path (events carry a placeholder key).
-NEEDS_MEMORY = {"load-get-memory.json", "save-delete-memory.json"}
+NEEDS_MEMORY = {"load-get-memory.json", "save-delete-memory.json", "load-resolve-placeholders.json"}
 
 
 def load_event(name: str) -> dict:
@@ -50,10 +57,13 @@ def test_event_through_its_function(api, name):
     if name in NEEDS_MEMORY:
         created = api.functions.invoke("SaveFunction", load_event("save-create-memory.json"))
         key = json.loads(created["body"])["memory"]["memory_key"]
-        placeholder = event["pathParameters"]["memory_key"]
-        event["pathParameters"]["memory_key"] = key
+        placeholder = "mem_01kf0000000000000000000000"
+        if "memory_key" in (event.get("pathParameters") or {}):
+            event["pathParameters"]["memory_key"] = key
         event["rawPath"] = event["rawPath"].replace(placeholder, key)
         event["requestContext"]["http"]["path"] = event["rawPath"]
+        if event.get("body"):
+            event["body"] = event["body"].replace(placeholder, key)
 
     result = api.functions.invoke(function, event)
 
