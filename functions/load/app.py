@@ -95,3 +95,13 @@ def tools() -> Response:
 
 
 handler = http_handler(app)
+
+try:  # On Lambda with SnapStart, load the embedding model before the snapshot instead of on the first search.
+    from snapshot_restore_py import register_before_snapshot  # type: ignore[import-not-found]
+except ImportError:  # not on Lambda: nothing to warm
+    pass
+else:
+
+    @register_before_snapshot
+    def _warm_before_snapshot() -> None:
+        get_services().search.warm_up()

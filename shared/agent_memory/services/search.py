@@ -142,6 +142,13 @@ class SearchService:
         self._default_mode: SearchMode = default_mode
         self._on_access = on_access
 
+    def warm_up(self) -> None:
+        """Load the embedding model (and numpy's kernels) ahead of the first request, e.g. before a
+        SnapStart snapshot."""
+        embedder = self._embedder()
+        if embedder is not None:
+            embedder.embed_query("warm up")
+
     def search(self, user: UserRef, request: SearchRequest) -> SearchMemoriesOutput:
         requested: SearchMode = request.search_mode or self._default_mode
         terms = self._query_keywords(request)
