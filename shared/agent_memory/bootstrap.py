@@ -109,12 +109,19 @@ def build_services(
             max_keywords=settings.memory_extraction_max_keywords,
             min_keyword_weight=settings.memory_extraction_min_keyword_weight,
         ),
-        load=LoadService(store=store, search=search),
+        load=LoadService(store=store, search=search, current_memories=_cached_memories(index)),
         search=search,
         recall=RecallService(search=search),
         index=index,
         synonyms=synonyms,
     )
+
+
+def _cached_memories(index: SearchIndex) -> Any:
+    """The serverless tier's version-keyed cache also serves load_context; other tiers read the store."""
+    from agent_memory.adapters.serverless_index import ServerlessIndex
+
+    return index.current_memories if isinstance(index, ServerlessIndex) else None
 
 
 def _build_index(settings: Settings, store: MemoryStore, embedder: Any) -> SearchIndex:

@@ -70,6 +70,10 @@ class ServerlessIndex:
             for i in sorted(chosen)
         ]
 
+    def current_memories(self, user: UserRef) -> list[Memory]:
+        """The user's current memories from the version-keyed cache (one GetItem when warm)."""
+        return list(self._index(user).memories)
+
     @staticmethod
     def _allowed(memory: Memory, query: CandidateQuery) -> bool:
         if query.memory_types and memory.memory_type not in query.memory_types:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
 from pydantic import BaseModel
@@ -51,12 +52,20 @@ def profile_summary(memories: list[Memory]) -> str | None:
 
 
 class LoadService:
-    def __init__(self, *, store: MemoryStore, search: SearchService) -> None:
+    def __init__(
+        self,
+        *,
+        store: MemoryStore,
+        search: SearchService,
+        current_memories: Callable[[UserRef], list[Memory]] | None = None,
+    ) -> None:
         self._store = store
         self._search = search
+        # The serverless tier hands in its version-keyed cache; otherwise the store is read.
+        self._current_memories = current_memories or store.all_current
 
     def load_context(self, user: UserRef, query: str, limit: int) -> LoadContextOutput:
-        memories = self._store.all_current(user)
+        memories = self._current_memories(user)
         found: dict[str, float] = {}
         if query.strip() and memories:
             request = SearchRequest(query=query, limit=min(20, limit), min_relevance_score=0.0)
