@@ -14,6 +14,7 @@ from agent_memory.api.http import (
     new_resolver,
     parse_body,
     parse_query,
+    warm_before_snapshot,
 )
 from agent_memory.api.schemas import ListMemoriesQuery, LoadContextRequest, ResolveRequest, SynonymQuery
 from agent_memory.bootstrap import get_services
@@ -96,12 +97,5 @@ def tools() -> Response:
 
 handler = http_handler(app)
 
-try:  # On Lambda with SnapStart, load the embedding model before the snapshot instead of on the first search.
-    from snapshot_restore_py import register_before_snapshot  # type: ignore[import-not-found]
-except ImportError:  # not on Lambda: nothing to warm
-    pass
-else:
-
-    @register_before_snapshot
-    def _warm_before_snapshot() -> None:
-        get_services().search.warm_up()
+# SnapStart: load the heavy parts before the snapshot instead of on the first request.
+warm_before_snapshot(lambda: get_services().search.warm_up())

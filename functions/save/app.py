@@ -10,6 +10,7 @@ from agent_memory.api.http import (
     memory_key_param,
     new_resolver,
     parse_body,
+    warm_before_snapshot,
 )
 from agent_memory.api.schemas import AddSynonymsRequest, BatchRequest, CreateMemoryRequest, ExtractRequest
 from agent_memory.bootstrap import get_services
@@ -89,12 +90,5 @@ def add_synonyms() -> Response:
 
 handler = http_handler(app)
 
-try:  # On Lambda with SnapStart, import the LLM SDK before the snapshot instead of on the first request.
-    from snapshot_restore_py import register_before_snapshot  # type: ignore[import-not-found]
-except ImportError:  # not on Lambda: nothing to warm
-    pass
-else:
-
-    @register_before_snapshot
-    def _warm_before_snapshot() -> None:
-        get_services().save.warm_up()
+# SnapStart: load the heavy parts before the snapshot instead of on the first request.
+warm_before_snapshot(lambda: get_services().save.warm_up())

@@ -104,3 +104,19 @@ def test_profile_summary_needs_enough_fields_and_keeps_the_language():
     assert profile_summary(store.all_current(USER)) is None
     store.save(USER, NewMemory(memory_type=MemoryType.FACT, content="最高学历：硕士", field="education"))
     assert profile_summary(store.all_current(USER)) == "用户32岁，最高学历：硕士，目前在杭州。"
+
+
+def test_snapshot_warm_up_registers_only_on_lambda(monkeypatch):
+    import sys
+    import types
+
+    from agent_memory.api.http import warm_before_snapshot
+
+    registered = []
+    monkeypatch.setitem(sys.modules, "snapshot_restore_py",
+                        types.SimpleNamespace(register_before_snapshot=registered.append))
+    warm_before_snapshot(print)
+    assert registered == [print]
+    monkeypatch.setitem(sys.modules, "snapshot_restore_py", None)  # not on Lambda: import fails
+    warm_before_snapshot(print)
+    assert registered == [print]

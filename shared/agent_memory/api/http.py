@@ -184,3 +184,13 @@ def http_handler(app: APIGatewayHttpResolver) -> Callable[[dict[str, Any], Any],
 
 def not_implemented(feature: str) -> NotImplementedYet:
     return NotImplementedYet(f"{feature} is not implemented yet", details={"feature": feature})
+
+
+def warm_before_snapshot(warm: Callable[[], None]) -> None:
+    """On Lambda with SnapStart, run `warm` before the snapshot is taken (heavy imports and model
+    loads then cost nothing per cold start); elsewhere this registers nothing."""
+    try:
+        from snapshot_restore_py import register_before_snapshot
+    except ImportError:  # not on Lambda
+        return
+    register_before_snapshot(warm)
