@@ -7,6 +7,7 @@ import json
 from datetime import datetime
 from typing import Any
 
+from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
@@ -20,7 +21,9 @@ processor = BatchProcessor(event_type=EventType.SQS)
 def record_access(record: SQSRecord) -> None:
     body = json.loads(record.body)
     user = UserRef(tenant_id=body["tenant_id"], user_id=body["user_id"])
-    get_services().store.record_access(user, list(body["memory_keys"]), datetime.fromisoformat(body["accessed_at"]))
+    keys = list(body["memory_keys"])
+    get_services().store.record_access(user, keys, datetime.fromisoformat(body["accessed_at"]))
+    metrics.add_metric(name="AccessesRecorded", unit=MetricUnit.Count, value=len(keys))
 
 
 @logger.inject_lambda_context(clear_state=True)
