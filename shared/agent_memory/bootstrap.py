@@ -12,6 +12,7 @@ from agent_memory.services.load import LoadService
 from agent_memory.services.recall import RecallService
 from agent_memory.services.save import SaveService
 from agent_memory.services.search import SearchService, SynonymSource
+from agent_memory.services.summarize import SummarizeService
 from agent_memory.settings import Settings, get_settings
 
 _UNSET: Any = object()
@@ -25,6 +26,7 @@ class Services:
     load: LoadService
     search: SearchService
     recall: RecallService
+    summarize: SummarizeService
     index: SearchIndex
     synonyms: Any
 
@@ -112,6 +114,7 @@ def build_services(
         load=LoadService(store=store, search=search, current_memories=_cached_memories(index)),
         search=search,
         recall=RecallService(search=search),
+        summarize=SummarizeService(store=store, current_memories=_cached_memories(index)),
         index=index,
         synonyms=synonyms,
     )

@@ -218,11 +218,32 @@ def test_unknown_routes_get_a_json_404(api):
     assert response.status == 404 and response.body["error"]["code"] == "route_not_found"
 
 
-def test_summarize_and_inject_answer_501_until_they_land(api):
-    summarize = api.call("POST", f"{USER}/profile/summarize", {"action": "summarize"})
+def test_inject_answers_501_until_it_lands(api):
     inject = api.call("POST", "/v1/context/inject", {"user_id": "u-1001"})
-    assert summarize.status == inject.status == 501
-    assert summarize.body["error"]["code"] == "not_implemented"
+    assert inject.status == 501 and inject.body["error"]["code"] == "not_implemented"
+
+
+def test_summarize_follows_the_seed_scenario(api):
+    api.call("POST", f"{USER}/memories/extract", {"user_message": SEED_MESSAGE})
+    api.call("POST", f"{USER}/memories/extract", {"user_message": "我对高才通B类非常感兴趣，希望尽快办理"})
+
+    response = api.call("POST", f"{USER}/profile/summarize", {"action": "summarize"})
+
+    assert response.status == 200
+    body = response.body
+    assert set(body) == {"action", "user_profile", "completeness", "narrative_summary"}
+    profile = body["user_profile"]
+    assert set(profile) == {"basic", "career", "immigration", "family"}
+    assert profile["basic"]["age"] == "32岁" and profile["basic"]["university"] == "浙江大学"
+    assert profile["basic"]["location"] == "杭州" and profile["career"]["jobTitle"] == "前端开发"
+    assert profile["career"]["yearsOfExperience"] == "8年" and "80万" in profile["career"]["annualIncome"]
+    assert profile["immigration"]["targetCategories"] == ["TTPS"]
+    completeness = body["completeness"]
+    assert {"age", "education", "jobTitle", "targetCategories"} <= set(completeness["filled_fields"])
+    assert {"nationality", "maritalStatus", "hasChildren"} <= set(completeness["missing_fields"])
+    assert completeness["score"] == round(100 * len(completeness["filled_fields"]) / 18)
+    assert "32岁" in body["narrative_summary"] and "杭州" in body["narrative_summary"]
+    assert api.call("POST", f"{USER}/profile/summarize", raw_body=b"{bad").status == 400
 
 
 class _DownExtractor:

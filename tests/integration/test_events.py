@@ -29,7 +29,8 @@ EXPECTED = {
     "load-get-synonyms.json": ("LoadFunction", 200, {"keyword", "synonyms"}),
     "load-tools.json": ("LoadFunction", 200, {"tools", "system_prompt"}),
     "save-add-synonyms.json": ("SaveFunction", 201, {"keyword", "synonyms", "stored_pairs"}),
-    "summarize-profile.json": ("SummarizeFunction", 501, {"error"}),
+    "summarize-profile.json": ("SummarizeFunction", 200,
+                               {"action", "user_profile", "completeness", "narrative_summary"}),
     "inject-context.json": ("InjectFunction", 501, {"error"}),
 }
 # Run after a memory exists, with its key put into the path (events carry a placeholder key).

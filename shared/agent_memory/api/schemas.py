@@ -124,3 +124,9 @@ class ResolveRequest(_Request):
 
 class SynonymQuery(_Request):
     keyword: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+
+
+class SummarizeRequest(_Request):
+    """The seed's MemoryManagerSummarizeInput (optional body)."""
+
+    action: Literal["summarize"] | None = None
