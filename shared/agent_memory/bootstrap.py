@@ -82,6 +82,12 @@ def build_services(
 
         return build_embedder(settings)
 
+    @cache
+    def narrator_provider() -> Any:
+        from agent_memory.adapters.llm import build_narrator
+
+        return build_narrator(settings)
+
     if index is None:
         index = _build_index(settings, store, embedder_provider)
     on_access = None
@@ -114,7 +120,8 @@ def build_services(
         load=LoadService(store=store, search=search, current_memories=_cached_memories(index)),
         search=search,
         recall=RecallService(search=search),
-        summarize=SummarizeService(store=store, current_memories=_cached_memories(index)),
+        summarize=SummarizeService(store=store, current_memories=_cached_memories(index),
+                                   narrate=narrator_provider),
         index=index,
         synonyms=synonyms,
     )

@@ -51,8 +51,37 @@ def test_an_unchanged_user_is_summarized_from_the_cache():
     store = InMemoryMemoryStore()
     fact(store, "用户32岁", "age", 32)
     calls = []
-    service = SummarizeService(store=store, narrate=lambda p: calls.append(p) or "narrative")
+    service = SummarizeService(store=store, narrate=lambda: lambda p: calls.append(p) or "narrative")
     first = service.summarize(USER)
     assert service.summarize(USER) == first and len(calls) == 1
     fact(store, "目前在杭州", "currentLocation", "杭州")
     assert service.summarize(USER).user_profile["basic"]["location"] == "杭州" and len(calls) == 2
+
+
+def test_claude_writes_the_narrative_when_a_provider_is_configured():
+    import json
+
+    import httpx2
+
+    from agent_memory.adapters.llm import build_narrator
+    from agent_memory.settings import Settings
+
+    requests = []
+
+    def handler(request):
+        requests.append(json.loads(request.content))
+        return httpx2.Response(200, json={
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-haiku-4-5",
+            "content": [{"type": "text", "text": "用户33岁,目前在杭州。婚姻状况等信息尚未收集。"}],
+            "stop_reason": "end_turn", "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 20}})
+
+    store = InMemoryMemoryStore()
+    fact(store, "用户33岁", "age", 33)
+    narrator = build_narrator(Settings(llm_provider="anthropic", anthropic_api_key="k"),
+                              http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
+    output = SummarizeService(store=store, narrate=lambda: narrator).summarize(USER)
+
+    assert output.narrative_summary == "用户33岁,目前在杭州。婚姻状况等信息尚未收集。"
+    body = requests[0]
+    assert body["system"][0]["cache_control"] == {"type": "ephemeral"}
+    assert json.loads(body["messages"][0]["content"])["user_profile"]["basic"]["age"] == "33岁"

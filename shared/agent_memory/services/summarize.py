@@ -35,7 +35,7 @@ class SummarizeService:
         store: MemoryStore,
         current_memories: Callable[[UserRef], list[Memory]] | None = None,
         schema: ProfileSchema = DEFAULT_PROFILE_SCHEMA,
-        narrate: Callable[[Profile], str] = template_narrative,
+        narrate: Callable[[], Callable[[Profile], str]] = lambda: template_narrative,
         max_users: int = 256,
     ) -> None:
         self._store = store
@@ -54,8 +54,9 @@ class SummarizeService:
             if cached and cached[0] == version:
                 return cached[1]
         profile = build_profile(self._current(user), self._schema)
+        # A provider of the writer: the LLM SDK is imported only when a narrative is actually needed.
         output = SummarizeOutput(user_profile=profile.user_profile, completeness=profile.completeness,
-                                 narrative_summary=self._narrate(profile))
+                                 narrative_summary=self._narrate()(profile))
         with self._lock:
             self._cache[user] = (version, output)
             while len(self._cache) > self._max_users:

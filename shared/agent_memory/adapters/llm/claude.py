@@ -188,3 +188,34 @@ class ClaudeExtractor:
                 )
             )
         return memories
+
+
+NARRATIVE_SYSTEM_PROMPT = """你是记忆管理专员。根据给定的结构化用户画像写一段简洁的总结(2-4句)。
+规则: 只使用画像中的信息,不推测;模糊信息保留模糊;用用户的语言书写(画像是中文就写中文,英文就写英文);
+最后一句说明哪些重要信息尚未收集。只输出这段话本身。"""
+
+
+class ClaudeNarrator:
+    """The summarize narrative, written by Claude from the deterministic profile."""
+
+    def __init__(self, *, client: Any, model: str, max_tokens: int = 600) -> None:
+        self._client = client
+        self._model = model
+        self._max_tokens = max_tokens
+
+    def __call__(self, profile: Any) -> str:
+        payload = json.dumps({"user_profile": profile.user_profile,
+                              "missing_fields": profile.completeness.missing_fields}, ensure_ascii=False)
+        try:
+            message = self._client.messages.create(
+                model=self._model,
+                max_tokens=self._max_tokens,
+                system=[{"type": "text", "text": NARRATIVE_SYSTEM_PROMPT, "cache_control": {"type": "ephemeral"}}],
+                messages=[{"role": "user", "content": payload}],
+            )
+        except anthropic.APIError as error:
+            raise LlmUnavailable("the LLM is unavailable; retry the summary") from error
+        text = "".join(getattr(block, "text", "") for block in message.content).strip()
+        if not text:
+            raise LlmUnavailable("the LLM returned no narrative; retry the summary")
+        return text
