@@ -8,9 +8,10 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from agent_memory.api.schemas import BatchRequest, CreateMemoryRequest, ExtractRequest
+from agent_memory.domain.bm25 import Bm25Index
 from agent_memory.domain.keys import is_valid_id, is_valid_memory_key, new_memory_key
 from agent_memory.domain.models import MemoryType, NewMemory, content_hash, is_cjk_text, normalize_content
-from agent_memory.domain.text import keyword_relevance, tokenize
+from agent_memory.domain.text import tokenize
 
 
 def test_default_importance_follows_the_seed():
@@ -47,8 +48,8 @@ def test_language_detection():
 
 def test_cjk_tokens_are_bigrams_so_a_prefix_matches_a_longer_term():
     assert tokenize("高才通") == ["高才", "才通"]
-    scores = keyword_relevance("高才通", ["对高才通B类非常感兴趣", "用户32岁"])
-    assert scores[0] == 1.0 and scores[1] == 0.0
+    scores = Bm25Index(["对高才通B类非常感兴趣", "用户32岁"]).scores(tokenize("高才通"))
+    assert scores[0] > 0 and scores[1] == 0.0
 
 
 def test_english_tokens_drop_stop_words():

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
-from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -50,18 +48,3 @@ def tokenize(text: str) -> list[str]:
     tokens.extend(_stemmer().stemWords(words))
     return tokens
 
-
-def keyword_relevance(query: str, documents: Sequence[str]) -> list[float]:
-    """Share of the query's IDF-weighted tokens each document contains, in [0, 1].
-
-    IDF is computed over the given documents (one user's memories), so a token every
-    memory shares ("用户") counts for little and a distinctive one for a lot.
-    """
-    query_tokens = set(tokenize(query))
-    if not query_tokens or not documents:
-        return [0.0 for _ in documents]
-    doc_tokens = [set(tokenize(doc)) for doc in documents]
-    n = len(documents)
-    idf = {t: math.log(1.0 + (n + 1) / (1 + sum(1 for d in doc_tokens if t in d))) for t in query_tokens}
-    total = sum(idf.values())
-    return [sum(idf[t] for t in query_tokens if t in d) / total for d in doc_tokens]

@@ -17,6 +17,7 @@ from agent_memory.domain.ranking import (
     RankingWeights,
     ScoreBreakdown,
     ScoredMemory,
+    keyword_match,
     keyword_matches,
     rank,
 )
@@ -259,8 +260,6 @@ class SearchService:
 
 
 def _mentions_any(memory: Memory, keywords: QueryKeywords, weights: RankingWeights) -> bool:
-    from agent_memory.domain.ranking import keyword_match
-
     content = normalize_keyword(memory.content)
     if any(term in content for term in keywords.terms):
         return True
