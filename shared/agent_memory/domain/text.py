@@ -1,4 +1,4 @@
-"""CJK-aware tokenisation and keyword relevance (no I/O)."""
+"""CJK-aware tokenisation shared by both search tiers (no I/O)."""
 
 from __future__ import annotations
 
