@@ -11,7 +11,7 @@ SAM := $(SAM_VENV)/bin/sam
 PORT ?= 3000
 export PYTHONPATH := $(CURDIR)/shared:$(CURDIR)
 
-.PHONY: help install dynamodb-local run invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval reindex clean
+.PHONY: help install dynamodb-local run invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval bench-inject reindex clean
 
 help:
 	@echo "make run      serve the API on http://127.0.0.1:$(PORT) (moto, offline LLM; PORT= overrides)"
@@ -20,6 +20,7 @@ help:
 	@echo "make build    sam build (no Docker needed)"
 	@echo "make bench    latency benchmarks (printed table + benchmarks/results/latency.json)"
 	@echo "make bench-retrieval   LoCoMo + MADial retrieval quality (benchmarks/results/retrieval.json)"
+	@echo "make bench-inject      context injection latency, cache hit rate, LoCoMo tokens (benchmarks/results/inject.json)"
 
 $(VENV)/.installed: requirements-dev.txt shared/requirements.txt
 	@test -n "$(PYTHON312)" || { echo "Python 3.12 not found: install it (pyenv install 3.12.1) or set PYTHON312=/path/to/python3.12"; exit 1; }
@@ -85,6 +86,10 @@ bench: $(VENV)/.installed $(DDB_LOCAL)/.installed
 # Retrieval quality on LoCoMo and MADial-Bench zh (reads ../shared/bench; several minutes).
 bench-retrieval: $(VENV)/.installed $(DDB_LOCAL)/.installed
 	$(PY) -m benchmarks.retrieval
+
+# Context injection (seed 08): latency on moto, cache hit rate, LoCoMo token footprint (a few minutes).
+bench-inject: $(VENV)/.installed
+	$(PY) -m benchmarks.inject
 
 # Rebuild the OpenSearch index from the table into a new physical index, then swap the alias
 # (needs OPENSEARCH_ENDPOINT, MEMORY_TABLE_NAME and AWS credentials in the environment).

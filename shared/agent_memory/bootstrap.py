@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
 from agent_memory.domain.ranking import RankingWeights
 from agent_memory.ports import Embedder, MemoryExtractor, MemoryStore, SearchIndex
+from agent_memory.services.inject import InjectLimits, InjectService
 from agent_memory.services.load import LoadService
 from agent_memory.services.recall import RecallService
 from agent_memory.services.save import SaveService
@@ -27,6 +29,7 @@ class Services:
     search: SearchService
     recall: RecallService
     summarize: SummarizeService
+    inject: InjectService
     index: SearchIndex
     synonyms: Any
 
@@ -107,6 +110,21 @@ def build_services(
         default_mode=settings.memory_search_default_mode,
         on_access=on_access,
     )
+    summarizer_provider = cache(lambda: _conversation_summarizer(settings))
+    counter_provider = cache(lambda: _token_counter(settings))
+    inject = InjectService(
+        sources=_context_sources(settings, store, search, _cached_memories(index)),
+        cache=_context_cache(settings, dynamodb_client),
+        executor=ThreadPoolExecutor(max_workers=settings.context_fetch_threads, thread_name_prefix="context"),
+        counter=counter_provider,
+        summarizer=summarizer_provider,
+        limits=InjectLimits(
+            reserved_output_tokens=settings.context_reserved_output_tokens,
+            reserved_system_tokens=settings.context_reserved_system_tokens,
+            compaction_threshold=settings.context_compaction_threshold,
+            keep_recent_turns=settings.context_keep_recent_turns,
+        ),
+    )
     return Services(
         settings=settings,
         store=store,
@@ -122,9 +140,54 @@ def build_services(
         recall=RecallService(search=search),
         summarize=SummarizeService(store=store, current_memories=_cached_memories(index),
                                    narrate=narrator_provider),
+        inject=inject,
         index=index,
         synonyms=synonyms,
     )
+
+
+def _context_sources(settings: Settings, store: MemoryStore, search: SearchService, memories: Any) -> list[Any]:
+    from agent_memory.services.context_sources import SEED_KNOWLEDGE_TRIGGERS, default_sources
+
+    def retriever(url: str) -> Any:
+        if not url:
+            return None
+        from agent_memory.adapters.retriever_http import HttpRetriever
+
+        return HttpRetriever(url=url, timeout_seconds=settings.context_retriever_timeout_seconds)
+
+    triggers = settings.knowledge_triggers
+    return default_sources(
+        store=store, search=search, current_memories=memories,
+        knowledge=retriever(settings.context_knowledge_url), experiences=retriever(settings.context_experience_url),
+        knowledge_triggers=SEED_KNOWLEDGE_TRIGGERS if triggers is None else triggers,
+        top_memories=settings.context_top_memories, relevant_memories=settings.context_relevant_memories,
+        relevant_search_mode=settings.context_relevant_search_mode or None,
+    )
+
+
+def _context_cache(settings: Settings, dynamodb_client: Any) -> Any:
+    from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
+
+    shared = None
+    if settings.context_cache_shared and dynamodb_client is not None:
+        from agent_memory.adapters.dynamodb.context_cache import DynamoContextCache
+
+        shared = DynamoContextCache(table_name=settings.memory_table_name, client=dynamodb_client)
+    return LayeredContextCache(local=LocalContextCache(max_entries=settings.context_cache_local_entries),
+                               shared=shared)
+
+
+def _conversation_summarizer(settings: Settings) -> Any:
+    from agent_memory.adapters.llm import build_conversation_summarizer
+
+    return build_conversation_summarizer(settings)
+
+
+def _token_counter(settings: Settings) -> Any:
+    from agent_memory.adapters.llm import build_token_counter
+
+    return build_token_counter(settings)
 
 
 def _cached_memories(index: SearchIndex) -> Any:

@@ -99,3 +99,26 @@ class MemoryStore(Protocol):
     def user_version(self, user: UserRef) -> int: ...
 
     def record_access(self, user: UserRef, memory_keys: list[str], accessed_at: datetime) -> None: ...
+
+
+class CachedContext(BaseModel):
+    """A context block's body as cached: fresh until `expires_at` (epoch seconds)."""
+
+    content: str
+    created_at: float
+    expires_at: float
+
+
+class ContextCache(Protocol):
+    """Context blocks shared across containers (the seed's per-conversation cache, made durable).
+    Keys are per user; an expired entry is never returned, whatever the backend's TTL sweeper did."""
+
+    def get(self, user: UserRef, key: str, *, now: float) -> CachedContext | None: ...
+
+    def put(self, user: UserRef, key: str, entry: CachedContext) -> None: ...
+
+
+class TokenCounter(Protocol):
+    """Exact token counts (Anthropic's count_tokens). None = could not count; the caller estimates."""
+
+    def count(self, messages: list[dict[str, Any]]) -> int | None: ...

@@ -67,6 +67,29 @@ class Settings(BaseSettings):
     # Access statistics go through this queue, off the request's critical path. Empty = not recorded.
     access_stats_queue_url: str = ""
 
+    # Context injection (seed 08). Budget: available = max_context_tokens - reserved output - reserved system.
+    context_reserved_output_tokens: int = Field(default=4096, ge=0)
+    context_reserved_system_tokens: int = Field(default=10_000, ge=0)
+    context_compaction_threshold: float = Field(default=0.8, gt=0, le=1)
+    context_keep_recent_turns: int = Field(default=10, ge=1)
+    # `auto` = Anthropic's count_tokens when the anthropic provider is configured, else the local estimator.
+    context_token_counter: Literal["auto", "estimate", "anthropic"] = "auto"
+    context_top_memories: int = Field(default=5, ge=0, le=50)
+    context_relevant_memories: int = Field(default=3, ge=0, le=20)
+    # How the relevant memories are searched: empty = MEMORY_SEARCH_DEFAULT_MODE. `keyword` skips the
+    # query embedding (~30 ms of a warm inject on 2 cores) at some cost in recall.
+    context_relevant_search_mode: Literal["", "semantic", "keyword", "hybrid"] = ""
+    # Knowledge / experience retrievers (HTTP); empty = only caller-supplied items are injected.
+    context_knowledge_url: str = ""
+    context_experience_url: str = ""
+    context_retriever_timeout_seconds: float = Field(default=1.0, gt=0, le=10)
+    # Words that make a message worth a knowledge retrieval: empty = the seed's list, `*` = every message.
+    context_knowledge_triggers: str = ""
+    # Blocks are cached in this container and in the table (so the cache survives scale-out).
+    context_cache_shared: bool = True
+    context_cache_local_entries: int = Field(default=4096, ge=0)
+    context_fetch_threads: int = Field(default=4, ge=1, le=32)
+
     # Store retries when concurrent writers race on one field.
     store_max_attempts: int = Field(default=8, ge=1)
 
@@ -79,6 +102,14 @@ class Settings(BaseSettings):
     @classmethod
     def _empty_provider_is_offline(cls, value: object) -> object:
         return None if value in ("", None) else value
+
+    @property
+    def knowledge_triggers(self) -> tuple[str, ...] | None:
+        """None = the seed's list; () = every message."""
+        text = self.context_knowledge_triggers.strip()
+        if not text:
+            return None
+        return () if text == "*" else tuple(w.strip() for w in text.split(",") if w.strip())
 
     @property
     def effective_llm_provider(self) -> LlmProvider:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -108,3 +109,30 @@ def test_bad_input_and_unknown_routes_over_http(stack):
     assert listing["items"] == []
     status, body = http(stack, "GET", "/v2/whatever")
     assert status == 404 and body["error"]["code"] == "route_not_found"
+
+
+def readme_walkthrough() -> str:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("<!-- walkthrough:begin -->", 1)[1].split("<!-- walkthrough:end -->", 1)[0]
+    return block.split("```bash", 1)[1].rsplit("```", 1)[0]
+
+
+def test_the_readme_walkthrough_saves_summarizes_and_injects(stack):
+    """The README's save → summarize → inject script, run verbatim against the stack."""
+    if shutil.which("curl") is None:
+        pytest.skip("curl is not installed: the README walk-through uses it")
+    script = readme_walkthrough().replace("localhost:3000", stack.url.removeprefix("http://"))
+    # Each curl prints one JSON document; collect them in order.
+    wrapped = "\n".join(line + ("; echo" if line.strip().endswith("}'") or line.strip().endswith("summarize")
+                                else "") for line in script.splitlines())
+    run = subprocess.run(["bash", "-euo", "pipefail", "-c", wrapped], capture_output=True, text=True, timeout=60,
+                         check=True)
+    outputs = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
+    first, second, summary, injected = outputs
+
+    assert first["saved_count"] >= 5 and second["saved_count"] == 2
+    assert summary["completeness"]["score"] > 0 and "浙江大学" in summary["narrative_summary"]
+    assert injected["injected_contexts"][:2] == ["user_memory", "collected_info"]
+    context = injected["messages"][0]["content"]
+    assert "<user_memory>" in context and "对高才通B类感兴趣" in context
+    assert injected["messages"][-1] == {"role": "user", "content": "我适合高才通吗？需要准备哪些材料？"}

@@ -218,11 +218,6 @@ def test_unknown_routes_get_a_json_404(api):
     assert response.status == 404 and response.body["error"]["code"] == "route_not_found"
 
 
-def test_inject_answers_501_until_it_lands(api):
-    inject = api.call("POST", "/v1/context/inject", {"user_id": "u-1001"})
-    assert inject.status == 501 and inject.body["error"]["code"] == "not_implemented"
-
-
 def test_summarize_follows_the_seed_scenario(api):
     api.call("POST", f"{USER}/memories/extract", {"user_message": SEED_MESSAGE})
     api.call("POST", f"{USER}/memories/extract", {"user_message": "我对高才通B类非常感兴趣，希望尽快办理"})

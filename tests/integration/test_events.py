@@ -31,7 +31,9 @@ EXPECTED = {
     "save-add-synonyms.json": ("SaveFunction", 201, {"keyword", "synonyms", "stored_pairs"}),
     "summarize-profile.json": ("SummarizeFunction", 200,
                                {"action", "user_profile", "completeness", "narrative_summary"}),
-    "inject-context.json": ("InjectFunction", 501, {"error"}),
+    "inject-context.json": ("InjectFunction", 200, {"messages", "injected_contexts", "dropped_contexts",
+                                                    "total_context_tokens", "compacted"}),
+    "inject-system-placement.json": ("InjectFunction", 200, {"messages", "system", "injected_contexts"}),
 }
 # Run after a memory exists, with its key put into the path (events carry a placeholder key).
 NEEDS_MEMORY = {"load-get-memory.json", "save-delete-memory.json", "load-resolve-placeholders.json"}

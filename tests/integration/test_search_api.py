@@ -82,7 +82,7 @@ def test_min_relevance_score_is_a_hard_floor(api, seeded):
         ({"query": "x", "search_mode": "fuzzy"}, "search_mode"),
         ({"query": "x", "memory_types": ["OPINION"]}, "memory_types.0"),
         ({"query": "x", "min_relevance_score": 1.5}, "min_relevance_score"),
-        ({"query": "x", "time_range": ["2026-12-01T00:00:00Z", "2026-01-01T00:00:00Z"]}, "body"),
+        ({"query": "x", "time_range": ["2026-12-01T00:00:00Z", "2026-01-01T00:00:00Z"]}, "time_range"),
     ],
 )
 def test_bad_search_input_is_a_422_naming_the_field(api, body, field):

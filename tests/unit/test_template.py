@@ -35,8 +35,12 @@ def test_functions_run_python312_on_one_shared_layer():
 
 def test_only_the_save_function_writes_memories():
     assert actions_of("SaveFunction") >= {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}
-    for reader in ("InjectFunction", "RollupFunction"):
-        assert actions_of(reader) == READ_ACTIONS, reader
+    assert actions_of("RollupFunction") == READ_ACTIONS
+    # Inject may add its context-cache items, and only those (partition keys starting with CTX#).
+    assert actions_of("InjectFunction") == READ_ACTIONS | {"dynamodb:PutItem", "bedrock:InvokeModel"}
+    put = next(s for s in resources()["InjectFunction"]["Properties"]["Policies"][0]["Statement"]
+               if s["Action"] == "dynamodb:PutItem")
+    assert put["Condition"] == {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["CTX#*"]}}
     # Summarize may also call the LLM for its narrative, never write the table.
     assert actions_of("SummarizeFunction") == READ_ACTIONS | {"bedrock:InvokeModel"}
     # The read path may only enqueue access statistics; their worker may only update items.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -62,14 +63,19 @@ def json_response(status: int, payload: BaseModel | dict[str, Any]) -> Response:
 
 
 def validation_details(error: ValidationError, prefix: str = "") -> list[dict[str, str]]:
-    return [
-        {
-            "field": ".".join(str(part) for part in (prefix, *e["loc"]) if part != ""),
-            "message": e["msg"],
-            "type": e["type"],
-        }
-        for e in error.errors(include_url=False, include_input=False)
-    ]
+    details = []
+    for e in error.errors(include_url=False, include_input=False):
+        field = ".".join(str(part) for part in (prefix, *e["loc"]) if part != "")
+        message = e["msg"]
+        # A model-level check names its field as "field: message" (it has no location of its own).
+        named = _NAMED_MESSAGE.match(message)
+        if named and not e["loc"]:
+            field, message = ".".join(p for p in (prefix, named["field"]) if p), named["message"]
+        details.append({"field": field, "message": message, "type": e["type"]})
+    return details
+
+
+_NAMED_MESSAGE = re.compile(r"^(?:Value error, )?(?P<field>[a-z][a-z0-9_]*): (?P<message>.+)$", re.DOTALL)
 
 
 def invalid(details: list[dict[str, str]]) -> InvalidInput:
@@ -138,11 +144,11 @@ def memory_key_param(memory_key: str) -> str:
     return memory_key
 
 
-def parse_body[M: BaseModel](app: APIGatewayHttpResolver, model: type[M]) -> M:
+def parse_body[M: BaseModel](app: APIGatewayHttpResolver, model: type[M], *, max_bytes: int = MAX_BODY_BYTES) -> M:
     raw = app.current_event.decoded_body or ""
     size = len(raw.encode("utf-8"))
-    if size > MAX_BODY_BYTES:
-        raise PayloadTooLarge(f"body is {size} bytes; the limit is {MAX_BODY_BYTES}", details=[{"field": "body"}])
+    if size > max_bytes:
+        raise PayloadTooLarge(f"body is {size} bytes; the limit is {max_bytes}", details=[{"field": "body"}])
     if not raw.strip():
         raise MalformedJson("a JSON object body is required", details=[{"field": "body"}])
     try:

@@ -18,6 +18,8 @@ from agent_memory.domain.keys import FIELD_PATTERN
 from agent_memory.domain.models import Keyword, MemoryType, NewMemory
 
 MAX_BODY_BYTES = 256 * 1024
+# Inject carries whole conversations: up to Lambda's 6 MB synchronous payload, less the envelope.
+MAX_INJECT_BODY_BYTES = 5 * 1024 * 1024
 MAX_CONTENT_BYTES = 8 * 1024
 MAX_MESSAGE_BYTES = 32 * 1024
 MAX_BATCH_ITEMS = 100

@@ -36,3 +36,26 @@ def build_narrator(settings: Settings, *, http_client: Any = None, secrets_clien
 
     client = make_client(settings, http_client=http_client, secrets_client=secrets_client)
     return ClaudeNarrator(client=client, model=settings.effective_llm_model)
+
+
+def build_conversation_summarizer(settings: Settings, *, http_client: Any = None, secrets_client: Any = None) -> Any:
+    """Compaction's early-turn summary: Claude when a provider is configured, else extractive (offline)."""
+    from agent_memory.domain.conversation import extractive_summary
+
+    if settings.effective_llm_provider == "offline":
+        return extractive_summary
+    from agent_memory.adapters.llm.claude import ClaudeConversationSummarizer, make_client
+
+    client = make_client(settings, http_client=http_client, secrets_client=secrets_client)
+    return ClaudeConversationSummarizer(client=client, model=settings.effective_llm_model, fallback=extractive_summary)
+
+
+def build_token_counter(settings: Settings, *, http_client: Any = None, secrets_client: Any = None) -> Any:
+    """Anthropic's count_tokens when the anthropic provider is configured (or asked for); else None."""
+    mode = settings.context_token_counter
+    if mode == "estimate" or (mode == "auto" and settings.effective_llm_provider != "anthropic"):
+        return None
+    from agent_memory.adapters.llm.claude import AnthropicTokenCounter, make_client
+
+    client = make_client(settings, http_client=http_client, secrets_client=secrets_client)
+    return AnthropicTokenCounter(client=client, model=settings.effective_llm_model)

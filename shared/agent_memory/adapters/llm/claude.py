@@ -219,3 +219,75 @@ class ClaudeNarrator:
         if not text:
             raise LlmUnavailable("the LLM returned no narrative; retry the summary")
         return text
+
+
+COMPACTION_PROMPTS = {
+    "zh": "请用200字以内概括以下对话的要点，保留关键信息（如用户背景、已讨论的方案、已做的决定）。只输出摘要本身。",
+    "en": "Summarize the key points of the following conversation in under 150 words. Keep the key facts "
+          "(the user's background, options discussed, decisions made). Output only the summary.",
+}
+
+
+def _transcript(messages: list[dict[str, Any]]) -> str:
+    lines = []
+    for message in messages:
+        content = message["content"]
+        if isinstance(content, str):
+            text = content
+        else:
+            parts = []
+            for block in content:
+                if block.get("type") == "text":
+                    parts.append(block.get("text", ""))
+                elif block.get("type") == "tool_use":
+                    parts.append(f"[tool {block.get('name')}]")
+                elif block.get("type") == "tool_result":
+                    result = block.get("content")
+                    parts.append(f"[tool result] {result if isinstance(result, str) else json.dumps(result)[:300]}")
+            text = " ".join(parts)
+        lines.append(f"{message['role']}: {text}")
+    return "\n".join(lines)
+
+
+class ClaudeConversationSummarizer:
+    """Compaction's early-turn summary (the seed uses Haiku). When the LLM is down, the offline
+    extractive summary stands in: compaction must not fail the inject request."""
+
+    def __init__(self, *, client: Any, model: str, max_tokens: int = 500, fallback: Any) -> None:
+        self._client = client
+        self._model = model
+        self._max_tokens = max_tokens
+        self._fallback = fallback
+
+    def __call__(self, messages: list[dict[str, Any]]) -> str:
+        transcript = _transcript(messages)
+        from agent_memory.domain.models import is_cjk_text
+
+        prompt = COMPACTION_PROMPTS["zh" if is_cjk_text(transcript) else "en"]
+        try:
+            message = self._client.messages.create(
+                model=self._model, max_tokens=self._max_tokens,
+                messages=[{"role": "user", "content": f"{prompt}\n\n{transcript[:200_000]}"}],
+            )
+            text = "".join(getattr(block, "text", "") for block in message.content).strip()
+        except anthropic.APIError:
+            logger.warning("compaction summary fell back to the extractive one: the LLM is unavailable")
+            text = ""
+        return text or str(self._fallback(messages))
+
+
+class AnthropicTokenCounter:
+    """Anthropic's count_tokens endpoint (free, rate limited). None on failure: the caller estimates."""
+
+    def __init__(self, *, client: Any, model: str) -> None:
+        self._client = client
+        self._model = model
+
+    def count(self, messages: list[dict[str, Any]]) -> int | None:
+        if not messages:
+            return 0
+        try:
+            return int(self._client.messages.count_tokens(model=self._model, messages=messages).input_tokens)
+        except anthropic.APIError as error:
+            logger.warning("count_tokens failed; estimating instead", error=type(error).__name__)
+            return None

@@ -1,0 +1,163 @@
+"""POST /v1/context/inject through the Lambda handler on moto: save → inject, the shared cache, errors."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from typing import Any, ClassVar
+
+import pytest
+
+from agent_memory.adapters.dynamodb.context_cache import cache_partition
+from agent_memory.adapters.retriever_http import HttpRetriever
+from agent_memory.bootstrap import build_services
+from agent_memory.domain.conversation import validate_messages
+from agent_memory.domain.models import UserRef
+from agent_memory.settings import Settings, get_settings
+
+USER = "/v1/users/u-inject"
+INJECT = "/v1/context/inject"
+
+
+def ask(message: str, **extra: Any) -> dict[str, Any]:
+    return {"user_id": "u-inject", "conversation_id": "c-1", "current_user_message": message, **extra}
+
+
+def memory_block(body: dict[str, Any]) -> dict[str, Any]:
+    return next(b for b in body["blocks"] if b["type"] == "user_memory")
+
+
+def test_saved_memories_are_injected_and_a_save_invalidates_the_cached_block(api):
+    api.call("POST", f"{USER}/memories/extract", {"user_message": "我今年32岁，在杭州做前端开发，工作8年了"})
+
+    first = api.call("POST", INJECT, ask("我适合高才通吗？"))
+    second = api.call("POST", INJECT, ask("我适合高才通吗？"))
+    api.call("POST", f"{USER}/memories", {"memoryType": "INTENT", "content": "用户计划明年上半年递交申请"})
+    third = api.call("POST", INJECT, ask("我适合高才通吗？"))
+
+    assert first.status == 200, first.body
+    context = first.body["messages"][0]["content"]
+    assert "<user_memory>" in context and "用户32岁" in context
+    assert first.body["messages"][-1] == {"role": "user", "content": "我适合高才通吗？"}
+    assert validate_messages(first.body["messages"]) == []
+    assert [memory_block(r.body)["cached"] for r in (first, second, third)] == [False, True, False]
+    assert "用户计划明年上半年递交申请" in third.body["messages"][0]["content"]
+
+
+def test_the_cache_is_shared_through_the_table_across_containers(api, lambda_env):
+    api.call("POST", f"{USER}/memories", {"memoryType": "FACT", "content": "用户是注册会计师"})
+    assert api.call("POST", INJECT, ask("我的背景如何？")).status == 200
+
+    items = lambda_env.query(
+        TableName=get_settings().memory_table_name, KeyConditionExpression="pk = :pk",
+        ExpressionAttributeValues={":pk": {"S": cache_partition(UserRef(tenant_id="acme", user_id="u-inject"))}},
+    )["Items"]
+    assert sorted(i["sk"]["S"].split("#")[1] for i in items) == ["rel", "top"]  # user_memory's two parts
+    assert "expires_at" in items[0]  # the table's TTL attribute
+
+    # A new container (empty local layer) reads the block from the table.
+    fresh = build_services(get_settings(), dynamodb_client=lambda_env)
+    result = fresh.inject.inject(UserRef(tenant_id="acme", user_id="u-inject"),
+                                 _request(ask("我的背景如何？")))
+    assert next(b for b in result.blocks if b.type == "user_memory").cached
+
+
+def _request(body: dict[str, Any]) -> Any:
+    from agent_memory.services.inject import InjectionRequest
+
+    return InjectionRequest.model_validate(body)
+
+
+def test_tenants_never_share_injected_memories(api):
+    api.call("POST", f"{USER}/memories", {"memoryType": "FACT", "content": "用户的护照号码已提交"})
+    other = api.call("POST", INJECT, ask("我的护照呢？"), tenant="other-tenant")
+    assert other.status == 200 and "护照号码" not in json.dumps(other.body, ensure_ascii=False)
+
+
+def test_camel_case_requests_and_system_placement(api):
+    response = api.call("POST", INJECT, {
+        "userId": "u-inject", "conversationId": "c-9", "currentUserMessage": "Plan my week",
+        "placement": "system", "deviceInfo": {"deviceType": "desktop", "timezone": "UTC+8"},
+        "maxContextTokens": 50_000,
+    })
+    assert response.status == 200, response.body
+    assert response.body["messages"] == [{"role": "user", "content": "Plan my week"}]
+    assert "<device_context>" in response.body["system"][-1]["text"] or any(
+        "<device_context>" in b["text"] for b in response.body["system"])
+
+
+@pytest.mark.parametrize(("body", "field"), [
+    ({"conversation_id": "c", "current_user_message": "hi"}, "userId"),
+    (ask("hi", max_context_tokens=10), "max_context_tokens"),
+    (ask("hi", max_context_tokens=12_000), "max_context_tokens"),
+    (ask("hi", messages=[{"role": "system", "content": "x"}]), "messages.0.role"),
+    (ask("hi", messages=[{"role": "assistant", "content": "first"}]), "messages"),
+    (ask("hi", placement="sidebar"), "placement"),
+    (ask("hi", surprise=True), "surprise"),
+    ({"user_id": "u-inject", "conversation_id": "c", "messages": [{"role": "user", "content": "a"},
+                                                                  {"role": "assistant", "content": "b"}]},
+     "current_user_message"),
+])
+def test_bad_requests_are_422_naming_the_field(api, body, field):
+    response = api.call("POST", INJECT, body)
+    assert response.status == 422, response.body
+    fields = [d["field"] for d in response.body["error"]["details"]]
+    assert any(f == field or f.startswith(field) for f in fields), fields
+
+
+def test_malformed_json_is_400(api):
+    assert api.call("POST", INJECT, raw_body=b"{nope").status == 400
+
+
+# ---- the HTTP retriever --------------------------------------------------------------------------
+
+class _Knowledge(BaseHTTPRequestHandler):
+    calls: ClassVar[list[dict[str, Any]]] = []
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        type(self).calls.append(body)
+        payload = {"items": [{"source": "优才计划评分标准", "content": "综合计分制下学历最高可得45分",
+                              "similarity": 0.85}]}
+        data = json.dumps(payload, ensure_ascii=False).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def knowledge_url() -> Iterator[str]:
+    server = HTTPServer(("127.0.0.1", 0), _Knowledge)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    _Knowledge.calls = []
+    yield f"http://127.0.0.1:{server.server_port}/retrieve"
+    server.shutdown()
+
+
+def test_a_configured_retriever_fills_relevant_knowledge_only_for_policy_questions_and_is_cached(
+        knowledge_url, lambda_env):
+    services = build_services(Settings(context_knowledge_url=knowledge_url), dynamodb_client=lambda_env)
+    who = UserRef(tenant_id="acme", user_id="u-knowledge")
+
+    policy = services.inject.inject(who, _request({**ask("优才的评分标准是什么？"), "user_id": who.user_id}))
+    again = services.inject.inject(who, _request({**ask("优才的评分标准是什么？"), "user_id": who.user_id}))
+    chat = services.inject.inject(who, _request({**ask("今天天气不错"), "user_id": who.user_id}))
+
+    assert "relevant_knowledge" in policy.injected_contexts
+    assert "来源：优才计划评分标准 (相似度: 0.85)" in policy.messages[0]["content"]
+    assert next(b for b in again.blocks if b.type == "relevant_knowledge").cached
+    assert "relevant_knowledge" not in chat.injected_contexts
+    assert len(_Knowledge.calls) == 1 and _Knowledge.calls[0]["tenant_id"] == "acme"
+
+
+def test_an_unreachable_retriever_reads_as_nothing_found():
+    retriever = HttpRetriever(url="http://127.0.0.1:9/nothing", timeout_seconds=0.2)
+    assert retriever.retrieve(UserRef(tenant_id="t", user_id="u"), "q", 3) == []
