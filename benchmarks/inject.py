@@ -353,7 +353,8 @@ def log(message: str) -> None:
 
 
 def run_latency(args: argparse.Namespace, client: Any, table: str, fresh: Callable[[], Any], enricher: Any,
-                texts: Sequence[str], queries: Sequence[str]) -> dict[str, Any]:
+                texts: Sequence[str], queries: Sequence[str],
+                fresh_keyword: Callable[[], Any] | None = None) -> dict[str, Any]:
     from agent_memory.domain.models import MemoryType, NewMemory, UserRef
     from agent_memory.services.inject import InjectionRequest
 
@@ -369,7 +370,7 @@ def run_latency(args: argparse.Namespace, client: Any, table: str, fresh: Callab
     state = caller_state(now_ms)
     past = history(unique_texts(texts, 20, start=len(texts) // 2), 10)
     started_at = datetime.fromtimestamp(time.time() - 900, UTC)
-    fresh_messages = iter(unique_texts(queries, 2 * args.runs + args.cold_runs + args.turns + 10))
+    fresh_messages = iter(unique_texts(queries, 3 * args.runs + args.cold_runs + args.turns + 10))
 
     def request(message: str, messages: list[dict[str, Any]] | None = None,
                 conversation: str = "bench-conv") -> Any:
@@ -404,6 +405,17 @@ def run_latency(args: argparse.Namespace, client: Any, table: str, fresh: Callab
         _quiet_metrics()
         samples.append(timed(lambda req=req: services.inject.inject(user, req))[1])
     rows["warm"] = latency_row(samples)
+
+    # warm, keyword: the same with CONTEXT_RELEVANT_SEARCH_MODE=keyword (no query embedding).
+    if fresh_keyword is not None:
+        keyword_services = fresh_keyword()
+        keyword_services.inject.inject(user, request(next(fresh_messages)))  # builds the index
+        samples = []
+        for req in [request(next(fresh_messages)) for _ in range(args.runs)]:
+            _quiet_metrics()
+            samples.append(timed(lambda req=req: keyword_services.inject.inject(user, req))[1])
+        rows["warm (keyword relevant search)"] = latency_row(samples)
+        _shutdown(keyword_services)
 
     # shared_hit: fresh services (empty local layer, no index) whose blocks are in the table. The
     # entry is re-primed well within user_memory's 60 s TTL.
@@ -615,7 +627,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         def fresh() -> Any:
             return build_services(settings, dynamodb_client=client, embedder=embedder)
 
-        latency = run_latency(args, client, settings.memory_table_name, fresh, enricher, texts, queries)
+        def fresh_keyword() -> Any:
+            keyword = settings.model_copy(update={"context_relevant_search_mode": "keyword"})
+            return build_services(keyword, dynamodb_client=client, embedder=embedder)
+
+        latency = run_latency(args, client, settings.memory_table_name, fresh, enricher, texts, queries,
+                              fresh_keyword)
         tokens: dict[str, Any] = {}
         if dataset is None:
             log(f"LoCoMo not found under {Path(os.environ.get('BENCH_DATA_DIR') or '../shared/bench')}: "
