@@ -32,6 +32,9 @@ class Services:
     inject: InjectService
     index: SearchIndex
     synonyms: Any
+    # The three layers' store (L1 log, L2 hot memory, L3 reports); None when built over fakes only.
+    layers: Any = None
+    embedder: Any = None  # a provider: call it for the Embedder (or None)
 
 
 def ranking_weights(settings: Settings) -> RankingWeights:
@@ -143,7 +146,18 @@ def build_services(
         inject=inject,
         index=index,
         synonyms=synonyms,
+        layers=_layer_store(settings, dynamodb_client),
+        embedder=embedder_provider,
     )
+
+
+def _layer_store(settings: Settings, dynamodb_client: Any) -> Any:
+    if dynamodb_client is None:
+        return None
+    from agent_memory.adapters.dynamodb.layers import DynamoLayerStore
+
+    return DynamoLayerStore(table_name=settings.memory_table_name, client=dynamodb_client,
+                            shards=settings.rollup_shards)
 
 
 def _context_sources(settings: Settings, store: MemoryStore, search: SearchService, memories: Any) -> list[Any]:

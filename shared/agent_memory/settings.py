@@ -90,6 +90,21 @@ class Settings(BaseSettings):
     context_cache_local_entries: int = Field(default=4096, ge=0)
     context_fetch_threads: int = Field(default=4, ge=1, le=32)
 
+    # Three-layer memory (the IIT guide). L1: the conversation log, kept this many days (DynamoDB TTL).
+    conversation_log_ttl_days: int = Field(default=30, ge=1, le=3650)
+    # Log and forget: logged user turns with `extract: true` queue an extraction here. Empty = refused.
+    log_extraction_queue_url: str = ""
+    # L3: the weekly rollup's work queue (shard and scope tasks) and its timezone (weeks start Monday).
+    rollup_queue_url: str = ""
+    rollup_timezone: str = "UTC"
+    rollup_shards: int = Field(default=16, ge=1, le=256)
+    # L2: how many recent log messages an LLM refresh of hot memory reads (the guide's 50).
+    hot_memory_refresh_messages: int = Field(default=50, ge=1, le=500)
+    # Intent-driven context (the guide's getContextForPrompt): its token budget, and the intent types
+    # that are questions about the past (the history book and the log are searched for them).
+    intent_context_max_tokens: int = Field(default=2000, ge=100, le=50_000)
+    intent_question_types: str = "QA_QUERY,question"
+
     # Store retries when concurrent writers race on one field.
     store_max_attempts: int = Field(default=8, ge=1)
 
@@ -102,6 +117,10 @@ class Settings(BaseSettings):
     @classmethod
     def _empty_provider_is_offline(cls, value: object) -> object:
         return None if value in ("", None) else value
+
+    @property
+    def question_intents(self) -> frozenset[str]:
+        return frozenset(t.strip().lower() for t in self.intent_question_types.split(",") if t.strip())
 
     @property
     def knowledge_triggers(self) -> tuple[str, ...] | None:

@@ -119,6 +119,18 @@ def current_user(app: APIGatewayHttpResolver, user_id: str) -> UserRef:
     return UserRef(tenant_id=tenant_id, user_id=user_id)
 
 
+def current_scope(app: APIGatewayHttpResolver, scope_type: str, scope_id: str) -> UserRef:
+    """A user or a project under the caller's tenant (routes `/v1/{scope_type}/{scope_id}/...`)."""
+    if scope_type not in ("users", "projects"):
+        raise NotFound(f"no such scope type {scope_type!r}: use users or projects")
+    if not is_valid_id(scope_id):
+        raise invalid([{"field": "scope_id", "message": "must be 1-128 of A-Z a-z 0-9 . _ : @ -", "type": "pattern"}])
+    from agent_memory.domain.layers import scope_ref
+
+    logger.append_keys(scope_type=scope_type, scope_id=scope_id)
+    return scope_ref(current_tenant(app), "users" if scope_type == "users" else "projects", scope_id)
+
+
 def current_tenant(app: APIGatewayHttpResolver) -> str:
     settings = get_settings()
     event = app.current_event

@@ -1,0 +1,308 @@
+"""The three layers (L1 log, L2 hot memory, L3 reports) in the memory table, in the scope's partition.
+
+Items, next to the memories (``pk = T#<tenant>#U#<scope>``):
+
+=========================================  ====================================================
+``LOG#<created_at>#<message_id>``           a logged message; ``expires_at`` is the table TTL
+``HOT#<type>#<key>``                        a hot-memory entry (upsert slot: scope, type, key)
+``REPORT#<week_start>``                     the week's report; written once (conditional put)
+``LOGX#<message_id>``                       "this message was extracted" (log-and-forget idempotency)
+=========================================  ====================================================
+
+and, for the rollup's fan-out, ``pk = ACTIVE#<week_start>#<shard>``, ``sk = <scope partition>``:
+the scopes that logged something that week, spread over shards so no partition runs hot.
+Every hot-memory write bumps the scope's version counter (``META``), like memory writes, so
+caches keyed on it (inject's context blocks) are invalidated with no call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Iterator
+from datetime import UTC, date, datetime
+from typing import Any
+
+from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
+from botocore.exceptions import ClientError
+
+from agent_memory.adapters.dynamodb.store import raise_domain_error
+from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogMessage, WeeklyReport
+from agent_memory.domain.models import UserRef, utcnow
+from agent_memory.errors import NotFound
+
+_serializer = TypeSerializer()
+_deserializer = TypeDeserializer()
+ACTIVE_SHARDS = 16
+# Active-scope markers outlive the week they mark by long enough for a late or re-run rollup.
+ACTIVE_MARKER_DAYS = 60
+MAX_TRANSACTION_ITEMS = 100
+
+
+def _partition(scope: UserRef) -> str:
+    return f"T#{scope.tenant_id}#U#{scope.user_id}"
+
+
+def _item(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: _serializer.serialize(v) for k, v in values.items() if v is not None}
+
+
+def _values(item: dict[str, Any]) -> dict[str, Any]:
+    return {k: _deserializer.deserialize(v) for k, v in item.items()}
+
+
+def _iso(moment: datetime) -> str:
+    """Fixed-width UTC timestamps, so sort keys order by time."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def _epoch(moment: datetime) -> int:
+    return int(moment.timestamp())
+
+
+def active_shard(scope: UserRef, shards: int = ACTIVE_SHARDS) -> int:
+    digest = hashlib.sha256(_partition(scope).encode()).digest()
+    return int.from_bytes(digest[:4], "big") % shards
+
+
+def active_partition(week_start: date, shard: int) -> str:
+    return f"ACTIVE#{week_start.isoformat()}#{shard:02d}"
+
+
+class DynamoLayerStore:
+    def __init__(self, *, table_name: str, client: Any, shards: int = ACTIVE_SHARDS) -> None:
+        self._table = table_name
+        self._client = client
+        self.shards = shards
+
+    # ---- L1: the conversation log ------------------------------------------------------------
+
+    def append_messages(self, scope: UserRef, messages: list[LogMessage], weeks: set[date]) -> None:
+        """All or nothing: the messages and the scope's active-week markers in one transaction. A
+        message written again with the same id and time (a client retry) overwrites itself."""
+        if not messages:
+            return
+        pk = _partition(scope)
+        actions: list[dict[str, Any]] = [{"Put": {"TableName": self._table, "Item": self._log_item(pk, m)}}
+                                         for m in messages]
+        marker_expiry = _epoch(utcnow()) + ACTIVE_MARKER_DAYS * 86400
+        shard = active_shard(scope, self.shards)
+        for week in sorted(weeks):
+            actions.append({"Put": {"TableName": self._table, "Item": _item({
+                "pk": active_partition(week, shard), "sk": pk, "kind": "active", "tenant_id": scope.tenant_id,
+                "scope_id": scope.user_id, "week_start": week.isoformat(), "expires_at": marker_expiry})}})
+        if len(actions) > MAX_TRANSACTION_ITEMS:
+            raise ValueError(f"at most {MAX_TRANSACTION_ITEMS} items per transaction")
+        try:
+            self._client.transact_write_items(TransactItems=actions)
+        except ClientError as error:
+            raise_domain_error(error)
+
+    def _log_item(self, pk: str, message: LogMessage) -> dict[str, Any]:
+        values = message.model_dump(mode="json", exclude={"embedding"}, exclude_none=True)
+        values["expires_at"] = _epoch(message.expires_at)  # the table's TTL attribute: epoch seconds
+        item = _item({"pk": pk, "sk": f"LOG#{_iso(message.created_at)}#{message.message_id}", "kind": "log",
+                      **values})
+        if message.embedding:
+            item["embedding"] = _serializer.serialize(Binary(message.embedding))
+        return item
+
+    def log_messages(self, scope: UserRef, *, start: datetime | None = None, end: datetime | None = None,
+                     now: datetime | None = None) -> list[LogMessage]:
+        """Messages in [start, end), oldest first; expired ones are never returned, whatever TTL did."""
+        low = f"LOG#{_iso(start)}" if start else "LOG#"
+        high = f"LOG#{_iso(end)}" if end else "LOG$"
+        cutoff = _epoch(now or utcnow())
+        items = self._query(
+            KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
+            FilterExpression="expires_at > :now",
+            ExpressionAttributeValues=_item({":pk": _partition(scope), ":low": low, ":high": high, ":now": cutoff}))
+        return [_log_from_item(i) for i in items if i["sk"]["S"] < high]
+
+    def delete_expired_log(self, scope: UserRef, now: datetime) -> int:
+        """What DynamoDB's TTL sweeper has not removed yet (it can lag by days)."""
+        expired = self._query(
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :log)", FilterExpression="expires_at <= :now",
+            ProjectionExpression="pk, sk",
+            ExpressionAttributeValues=_item({":pk": _partition(scope), ":log": "LOG#", ":now": _epoch(now)}))
+        self._batch_delete([{"pk": i["pk"], "sk": i["sk"]} for i in expired])
+        return len(expired)
+
+    def claim_extraction(self, scope: UserRef, message_id: str, lease_seconds: int = 300) -> bool:
+        """Log-and-forget idempotency: True = this delivery may extract the message. A done marker, or
+        another delivery's live lease, says no; an expired lease (a crashed worker) may be taken over."""
+        now = int(time.time())
+        try:
+            self._client.put_item(
+                TableName=self._table,
+                Item=_item({"pk": _partition(scope), "sk": f"LOGX#{message_id}", "kind": "extraction",
+                            "status": "running", "lease_until": now + lease_seconds,
+                            "expires_at": now + 40 * 86400}),
+                ConditionExpression="attribute_not_exists(pk) OR (#status = :running AND lease_until < :now)",
+                ExpressionAttributeNames={"#status": "status"},
+                ExpressionAttributeValues=_item({":running": "running", ":now": now}))
+        except ClientError as error:
+            if error.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                return False
+            raise_domain_error(error)
+        return True
+
+    def finish_extraction(self, scope: UserRef, message_id: str, saved: int) -> None:
+        self._client.update_item(
+            TableName=self._table, Key=_item({"pk": _partition(scope), "sk": f"LOGX#{message_id}"}),
+            UpdateExpression="SET #status = :done, saved = :saved", ExpressionAttributeNames={"#status": "status"},
+            ExpressionAttributeValues=_item({":done": "done", ":saved": saved}))
+
+    def release_extraction(self, scope: UserRef, message_id: str) -> None:
+        """A failed extraction lets the next delivery try again at once."""
+        self._client.delete_item(TableName=self._table,
+                                 Key=_item({"pk": _partition(scope), "sk": f"LOGX#{message_id}"}))
+
+    # ---- L2: hot memory ------------------------------------------------------------------------
+
+    def put_hot(self, scope: UserRef, entry: HotMemoryEntry) -> HotMemoryEntry:
+        """Upsert by (scope, type, key), keeping the first created_at; bumps the scope's version."""
+        pk = _partition(scope)
+        key = _item({"pk": pk, "sk": f"HOT#{entry.type.value}#{entry.key}"})
+        try:
+            existing = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True).get("Item")
+            created_at = _values(existing)["created_at"] if existing else entry.created_at.isoformat()
+            stored = entry.model_copy(update={"created_at": datetime.fromisoformat(created_at)})
+            self._client.transact_write_items(TransactItems=[
+                {"Put": {"TableName": self._table, "Item": {**key, **_item({
+                    "kind": "hot", "type": stored.type.value, "key": stored.key,
+                    "value_json": json.dumps(stored.value, ensure_ascii=False), "priority": stored.priority,
+                    "source": stored.source, "created_at": stored.created_at.isoformat(),
+                    "updated_at": stored.updated_at.isoformat()})}}},
+                self._bump_version(pk),
+            ])
+        except ClientError as error:
+            raise_domain_error(error)
+        return stored
+
+    def hot_memory(self, scope: UserRef) -> list[HotMemoryEntry]:
+        """Highest priority first (the guide's orderBy priority desc), then most recently updated."""
+        items = self._query(KeyConditionExpression="pk = :pk AND begins_with(sk, :hot)",
+                            ExpressionAttributeValues=_item({":pk": _partition(scope), ":hot": "HOT#"}))
+        entries = [_hot_from_item(i) for i in items]
+        return sorted(entries, key=lambda e: (-e.priority, -e.updated_at.timestamp(), e.type, e.key))
+
+    def delete_hot(self, scope: UserRef, type_: HotMemoryType, key: str) -> None:
+        pk = _partition(scope)
+        try:
+            self._client.transact_write_items(TransactItems=[
+                {"Delete": {"TableName": self._table, "Key": _item({"pk": pk, "sk": f"HOT#{type_.value}#{key}"}),
+                            "ConditionExpression": "attribute_exists(pk)"}},
+                self._bump_version(pk),
+            ])
+        except ClientError as error:
+            if error.response["Error"]["Code"] == "TransactionCanceledException":
+                raise NotFound(f"no hot memory {type_.value}/{key}") from error
+            raise_domain_error(error)
+
+    # ---- L3: weekly reports --------------------------------------------------------------------
+
+    def put_report_if_absent(self, scope: UserRef, report: WeeklyReport) -> bool:
+        """One report per (scope, week): False when the week already has one (a re-run, a redelivery)."""
+        values = report.model_dump(mode="json", exclude={"embedding", "metrics", "key_events"}, exclude_none=True)
+        item = _item({"pk": _partition(scope), "sk": f"REPORT#{report.week_start.isoformat()}", "kind": "report",
+                      "metrics_json": json.dumps(report.metrics, ensure_ascii=False),
+                      "key_events": report.key_events or None, **values})
+        if report.embedding:
+            item["embedding"] = _serializer.serialize(Binary(report.embedding))
+        try:
+            self._client.put_item(TableName=self._table, Item=item, ConditionExpression="attribute_not_exists(pk)")
+        except ClientError as error:
+            if error.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                return False
+            raise_domain_error(error)
+        return True
+
+    def reports(self, scope: UserRef) -> list[WeeklyReport]:
+        """Newest week first."""
+        items = self._query(KeyConditionExpression="pk = :pk AND begins_with(sk, :report)",
+                            ExpressionAttributeValues=_item({":pk": _partition(scope), ":report": "REPORT#"}),
+                            ScanIndexForward=False)
+        return [_report_from_item(i) for i in items]
+
+    # ---- the rollup's fan-out ------------------------------------------------------------------
+
+    def active_scopes(self, week_start: date, shard: int, *, cursor: dict[str, Any] | None = None,
+                      limit: int = 500) -> tuple[list[UserRef], dict[str, Any] | None]:
+        kwargs: dict[str, Any] = {
+            "TableName": self._table, "KeyConditionExpression": "pk = :pk", "Limit": limit,
+            "ExpressionAttributeValues": _item({":pk": active_partition(week_start, shard)}),
+            "ProjectionExpression": "tenant_id, scope_id",
+        }
+        if cursor:
+            kwargs["ExclusiveStartKey"] = cursor
+        try:
+            response = self._client.query(**kwargs)
+        except ClientError as error:
+            raise_domain_error(error)
+        scopes = [UserRef(tenant_id=v["tenant_id"], user_id=v["scope_id"])
+                  for v in map(_values, response.get("Items", []))]
+        return scopes, response.get("LastEvaluatedKey")
+
+    # ---- internals ----------------------------------------------------------------------------
+
+    def _bump_version(self, pk: str) -> dict[str, Any]:
+        return {"Update": {
+            "TableName": self._table, "Key": _item({"pk": pk, "sk": "META"}),
+            "UpdateExpression": "ADD version :one SET updated_at = :now, kind = :kind",
+            "ExpressionAttributeValues": _item({":one": 1, ":now": utcnow().isoformat(), ":kind": "meta"}),
+        }}
+
+    def _query(self, **kwargs: Any) -> list[dict[str, Any]]:
+        return list(self._pages(**kwargs))
+
+    def _pages(self, **kwargs: Any) -> Iterator[dict[str, Any]]:
+        kwargs["TableName"] = self._table
+        try:
+            while True:
+                response = self._client.query(**kwargs)
+                yield from response.get("Items", [])
+                if "LastEvaluatedKey" not in response:
+                    return
+                kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+        except ClientError as error:
+            raise_domain_error(error)
+
+    def _batch_delete(self, keys: list[dict[str, Any]]) -> None:
+        for start in range(0, len(keys), 25):
+            pending = {self._table: [{"DeleteRequest": {"Key": k}} for k in keys[start:start + 25]]}
+            for attempt in range(6):
+                unprocessed = self._client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+                if not unprocessed:
+                    break
+                pending = unprocessed
+                time.sleep(0.05 * 2**attempt)
+
+
+def _log_from_item(item: dict[str, Any]) -> LogMessage:
+    values = _values(item)
+    for key in ("pk", "sk", "kind"):
+        values.pop(key, None)
+    values["expires_at"] = datetime.fromtimestamp(int(values["expires_at"]), UTC)
+    if isinstance(values.get("embedding"), Binary):
+        values["embedding"] = bytes(values["embedding"])
+    return LogMessage.model_validate(values)
+
+
+def _hot_from_item(item: dict[str, Any]) -> HotMemoryEntry:
+    values = _values(item)
+    return HotMemoryEntry(type=values["type"], key=values["key"], value=json.loads(values["value_json"]),
+                          priority=int(values.get("priority", 0)), source=values.get("source", "api"),
+                          created_at=values["created_at"], updated_at=values["updated_at"])
+
+
+def _report_from_item(item: dict[str, Any]) -> WeeklyReport:
+    values = _values(item)
+    for key in ("pk", "sk", "kind"):
+        values.pop(key, None)
+    values["metrics"] = json.loads(values.pop("metrics_json", None) or "{}")
+    values["key_events"] = list(values.get("key_events") or [])
+    if isinstance(values.get("embedding"), Binary):
+        values["embedding"] = bytes(values["embedding"])
+    return WeeklyReport.model_validate(values)

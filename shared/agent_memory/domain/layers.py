@@ -1,0 +1,115 @@
+"""The three memory layers of the IIT guide (seed iit-memory-system-v2.8), for any scope.
+
+- L1, the conversation log: every message, kept 30 days (a setting), embedded and searchable.
+- L2, hot memory: typed key/value entries with a priority, always injected.
+- L3, the history book: one report per scope and week, rolled up from the log every Monday.
+
+A scope is a user or a project under a tenant. Both are a `UserRef` whose id says which: a user's
+id as is, a project's as ``project/<id>`` ("/" is not allowed in ids, so the two never collide).
+The memory table's partition, caches and routes then work the same for both.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from agent_memory.domain.models import UserRef
+
+ScopeType = Literal["users", "projects"]
+PROJECT_PREFIX = "project/"
+
+
+def scope_ref(tenant_id: str, scope_type: ScopeType, scope_id: str) -> UserRef:
+    return UserRef(tenant_id=tenant_id, user_id=scope_id if scope_type == "users" else PROJECT_PREFIX + scope_id)
+
+
+def scope_label(scope: UserRef) -> dict[str, str]:
+    """How a scope is shown to callers: `{"type": "project", "id": "p-1"}`."""
+    if scope.user_id.startswith(PROJECT_PREFIX):
+        return {"type": "project", "id": scope.user_id.removeprefix(PROJECT_PREFIX)}
+    return {"type": "user", "id": scope.user_id}
+
+
+# ---- L1 -----------------------------------------------------------------------------------------
+
+class LogMessage(BaseModel):
+    """One conversation message in the log (the guide's iit_conversation_history)."""
+
+    message_id: str
+    conversation_id: str
+    role: Literal["user", "assistant"]
+    content: str
+    intent: str | None = None
+    author_id: str | None = None  # who said it, in a project scope with many users
+    created_at: datetime
+    expires_at: datetime
+    embedding: bytes | None = None
+    embedding_model: str | None = None
+
+
+class LogHit(BaseModel):
+    message_id: str
+    conversation_id: str
+    role: str
+    content: str
+    intent: str | None
+    created_at: datetime
+    similarity: float
+
+
+# ---- L2 -----------------------------------------------------------------------------------------
+
+class HotMemoryType(StrEnum):
+    META = "meta"
+    STATUS = "status"
+    DECISION = "decision"
+    PREFERENCE = "preference"
+
+
+class HotMemoryEntry(BaseModel):
+    """The guide's iit_project_memory row: unique per (scope, type, key)."""
+
+    type: HotMemoryType
+    key: str
+    value: Any
+    priority: int = 0
+    source: Literal["api", "llm"] = "api"
+    created_at: datetime
+    updated_at: datetime
+
+
+# ---- L3 -----------------------------------------------------------------------------------------
+
+class WeeklyReport(BaseModel):
+    """The guide's iit_weekly_reports row: one per (scope, week_start)."""
+
+    week_start: date
+    week_end: date
+    summary: str = Field(max_length=500)
+    key_events: list[str] = Field(default_factory=list)
+    metrics: dict[str, Any] = Field(default_factory=dict)
+    generated_by: Literal["llm", "extractive"] = "extractive"
+    created_at: datetime
+    embedding: bytes | None = None
+    embedding_model: str | None = None
+
+
+def week_start_of(moment: datetime, tz: Any = UTC) -> date:
+    """The Monday of the week `moment` falls in, in the rollup's timezone."""
+    local = moment.astimezone(tz).date()
+    return local - timedelta(days=local.weekday())
+
+
+def previous_week(moment: datetime, tz: Any = UTC) -> date:
+    """The week a Monday-morning rollup reports on: the one before `moment`'s week."""
+    return week_start_of(moment, tz) - timedelta(days=7)
+
+
+def week_bounds(week_start: date, tz: Any = UTC) -> tuple[datetime, datetime]:
+    """[start, end) of a week in UTC, for querying the log."""
+    start = datetime.combine(week_start, datetime.min.time(), tzinfo=tz)
+    return start.astimezone(UTC), (start + timedelta(days=7)).astimezone(UTC)
