@@ -6,6 +6,7 @@ Read-only, and it never imports the LLM SDK.
 from aws_lambda_powertools.event_handler import Response
 
 from agent_memory.api.http import (
+    current_scope,
     current_tenant,
     current_user,
     http_handler,
@@ -21,6 +22,7 @@ from agent_memory.bootstrap import get_services
 from agent_memory.domain.keys import is_valid_memory_key
 from agent_memory.domain.placeholders import resolve
 from agent_memory.domain.tools import MEMORY_TOOLS_SYSTEM_PROMPT, tool_definitions
+from agent_memory.services.memory_layers import IntentContextRequest, ReportSearchRequest
 from agent_memory.services.recall import RecallRequest
 from agent_memory.services.search import SearchRequest, summary_of
 
@@ -93,6 +95,32 @@ def get_synonyms() -> Response:
 def tools() -> Response:
     current_tenant(app)
     return json_response(200, {"tools": tool_definitions(), "system_prompt": MEMORY_TOOLS_SYSTEM_PROMPT})
+
+
+@app.get("/v1/<scope_type>/<scope_id>/hot-memory")
+def get_hot_memory(scope_type: str, scope_id: str) -> Response:
+    scope = current_scope(app, scope_type, scope_id)
+    return json_response(200, get_services().memory_layers.hot_memory(scope))
+
+
+@app.get("/v1/<scope_type>/<scope_id>/reports")
+def list_reports(scope_type: str, scope_id: str) -> Response:
+    scope = current_scope(app, scope_type, scope_id)
+    return json_response(200, get_services().memory_layers.reports(scope))
+
+
+@app.post("/v1/<scope_type>/<scope_id>/reports/search")
+def search_reports(scope_type: str, scope_id: str) -> Response:
+    scope = current_scope(app, scope_type, scope_id)
+    request = parse_body(app, ReportSearchRequest)
+    return json_response(200, get_services().memory_layers.search_reports(scope, request.query, request.limit))
+
+
+@app.post("/v1/<scope_type>/<scope_id>/context/intent")
+def intent_context(scope_type: str, scope_id: str) -> Response:
+    scope = current_scope(app, scope_type, scope_id)
+    request = parse_body(app, IntentContextRequest)
+    return json_response(200, get_services().memory_layers.context_for_prompt(scope, request))
 
 
 handler = http_handler(app)

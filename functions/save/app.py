@@ -3,8 +3,10 @@
 from aws_lambda_powertools.event_handler import Response
 
 from agent_memory.api.http import (
+    current_scope,
     current_tenant,
     current_user,
+    hot_memory_slot,
     http_handler,
     json_response,
     memory_key_param,
@@ -16,6 +18,7 @@ from agent_memory.api.schemas import AddSynonymsRequest, BatchRequest, CreateMem
 from agent_memory.bootstrap import get_services
 from agent_memory.domain.models import SaveOutcome
 from agent_memory.ports import ConversationTurn
+from agent_memory.services.memory_layers import PutHotMemoryRequest
 
 app = new_resolver()
 
@@ -86,6 +89,21 @@ def add_synonyms() -> Response:
     request = parse_body(app, AddSynonymsRequest)
     stored = get_services().synonyms.add(tenant, request.keyword, request.synonyms, request.similarity_score)
     return json_response(201, {"keyword": request.keyword, "synonyms": request.synonyms, "stored_pairs": stored})
+
+
+@app.put("/v1/<scope_type>/<scope_id>/hot-memory/<memory_type>/<key>")
+def put_hot_memory(scope_type: str, scope_id: str, memory_type: str, key: str) -> Response:
+    scope = current_scope(app, scope_type, scope_id)
+    type_, name = hot_memory_slot(memory_type, key)
+    request = parse_body(app, PutHotMemoryRequest)
+    return json_response(200, get_services().memory_layers.put_hot(scope, type_, name, request))
+
+
+@app.delete("/v1/<scope_type>/<scope_id>/hot-memory/<memory_type>/<key>")
+def delete_hot_memory(scope_type: str, scope_id: str, memory_type: str, key: str) -> Response:
+    scope = current_scope(app, scope_type, scope_id)
+    type_, name = hot_memory_slot(memory_type, key)
+    return json_response(200, get_services().memory_layers.delete_hot(scope, type_, name))
 
 
 handler = http_handler(app)

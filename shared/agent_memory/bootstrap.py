@@ -11,6 +11,7 @@ from agent_memory.domain.ranking import RankingWeights
 from agent_memory.ports import Embedder, MemoryExtractor, MemoryStore, SearchIndex
 from agent_memory.services.inject import InjectLimits, InjectService
 from agent_memory.services.load import LoadService
+from agent_memory.services.memory_layers import MemoryLayersService
 from agent_memory.services.recall import RecallService
 from agent_memory.services.save import SaveService
 from agent_memory.services.search import SearchService, SynonymSource
@@ -35,6 +36,7 @@ class Services:
     # The three layers' store (L1 log, L2 hot memory, L3 reports); None when built over fakes only.
     layers: Any = None
     embedder: Any = None  # a provider: call it for the Embedder (or None)
+    memory_layers: Any = None  # L2 hot memory, L3 reads, intent-driven context
 
 
 def ranking_weights(settings: Settings) -> RankingWeights:
@@ -113,10 +115,15 @@ def build_services(
         default_mode=settings.memory_search_default_mode,
         on_access=on_access,
     )
+    layers = _layer_store(settings, dynamodb_client)
+    memory_layers = MemoryLayersService(layers=layers, embedder=embedder_provider,
+                                        question_intents=settings.question_intents,
+                                        max_tokens=settings.intent_context_max_tokens)
     summarizer_provider = cache(lambda: _conversation_summarizer(settings))
     counter_provider = cache(lambda: _token_counter(settings))
     inject = InjectService(
-        sources=_context_sources(settings, store, search, _cached_memories(index)),
+        sources=_context_sources(settings, store, search, _cached_memories(index),
+                                 memory_layers if layers is not None else None),
         cache=_context_cache(settings, dynamodb_client),
         executor=ThreadPoolExecutor(max_workers=settings.context_fetch_threads, thread_name_prefix="context"),
         counter=counter_provider,
@@ -146,8 +153,9 @@ def build_services(
         inject=inject,
         index=index,
         synonyms=synonyms,
-        layers=_layer_store(settings, dynamodb_client),
+        layers=layers,
         embedder=embedder_provider,
+        memory_layers=memory_layers,
     )
 
 
@@ -160,7 +168,8 @@ def _layer_store(settings: Settings, dynamodb_client: Any) -> Any:
                             shards=settings.rollup_shards)
 
 
-def _context_sources(settings: Settings, store: MemoryStore, search: SearchService, memories: Any) -> list[Any]:
+def _context_sources(settings: Settings, store: MemoryStore, search: SearchService, memories: Any,
+                     memory_layers: Any) -> list[Any]:
     from agent_memory.services.context_sources import SEED_KNOWLEDGE_TRIGGERS, default_sources
 
     def retriever(url: str) -> Any:
@@ -177,6 +186,7 @@ def _context_sources(settings: Settings, store: MemoryStore, search: SearchServi
         knowledge_triggers=SEED_KNOWLEDGE_TRIGGERS if triggers is None else triggers,
         top_memories=settings.context_top_memories, relevant_memories=settings.context_relevant_memories,
         relevant_search_mode=settings.context_relevant_search_mode or None,
+        memory_layers=memory_layers,
     )
 
 

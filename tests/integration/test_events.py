@@ -34,9 +34,18 @@ EXPECTED = {
     "inject-context.json": ("InjectFunction", 200, {"messages", "injected_contexts", "dropped_contexts",
                                                     "total_context_tokens", "compacted"}),
     "inject-system-placement.json": ("InjectFunction", 200, {"messages", "system", "injected_contexts"}),
+    "save-put-hot-memory.json": ("SaveFunction", 200, {"type", "key", "value", "priority", "updated_at"}),
+    "save-delete-hot-memory.json": ("SaveFunction", 200, {"deleted", "type", "key"}),
+    "load-get-hot-memory.json": ("LoadFunction", 200, {"scope", "entries", "meta", "status", "decisions",
+                                                       "preferences"}),
+    "load-list-reports.json": ("LoadFunction", 200, {"scope", "reports"}),
+    "load-search-reports.json": ("LoadFunction", 200, {"scope", "reports"}),
+    "load-intent-context.json": ("LoadFunction", 200, {"scope", "context", "parts", "skipped", "tokens"}),
 }
 # Run after a memory exists, with its key put into the path (events carry a placeholder key).
 NEEDS_MEMORY = {"load-get-memory.json", "save-delete-memory.json", "load-resolve-placeholders.json"}
+# Run after the hot-memory entry the put event writes exists.
+NEEDS_HOT_MEMORY = {"save-delete-hot-memory.json"}
 
 
 def load_event(name: str) -> dict:
@@ -68,6 +77,8 @@ def test_event_through_its_function(api, name):
         if event.get("body"):
             event["body"] = event["body"].replace(placeholder, key)
 
+    if name in NEEDS_HOT_MEMORY:
+        api.functions.invoke("SaveFunction", load_event("save-put-hot-memory.json"))
     result = api.functions.invoke(function, event)
 
     assert result["statusCode"] == status, result["body"]

@@ -358,10 +358,10 @@ def test_a_new_block_type_is_one_class_and_a_failing_source_costs_only_its_block
     assert static.builds == 1 and second.blocks[0].cached
 
 
-def test_context_types_are_the_seeds_eight():
+def test_context_types_are_the_seeds_eight_plus_the_guides_two():
     assert [t.value for t in ContextType] == [
         "user_memory", "collected_info", "conversation_stats", "assessment_result", "relevant_knowledge",
-        "similar_experiences", "device_context", "active_agents_history"]
+        "similar_experiences", "device_context", "active_agents_history", "hot_memory", "intent_context"]
 
 
 # ---- property: any valid history comes out valid -------------------------------------------------

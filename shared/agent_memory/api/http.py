@@ -131,6 +131,23 @@ def current_scope(app: APIGatewayHttpResolver, scope_type: str, scope_id: str) -
     return scope_ref(current_tenant(app), "users" if scope_type == "users" else "projects", scope_id)
 
 
+def hot_memory_slot(memory_type: str, key: str) -> tuple[Any, str]:
+    """A hot-memory entry's (type, key) from the path; the key arrives URL-encoded (it may be Chinese)."""
+    from urllib.parse import unquote
+
+    from agent_memory.domain.layers import HotMemoryType
+
+    try:
+        type_ = HotMemoryType(memory_type)
+    except ValueError:
+        raise invalid([{"field": "type", "message": "must be one of meta, status, decision, preference",
+                        "type": "enum"}]) from None
+    name = unquote(key).strip()
+    if not name or len(name) > 128 or "#" in name or "/" in name:
+        raise invalid([{"field": "key", "message": "must be 1-128 characters without '#' or '/'", "type": "pattern"}])
+    return type_, name
+
+
 def current_tenant(app: APIGatewayHttpResolver) -> str:
     settings = get_settings()
     event = app.current_event

@@ -24,6 +24,9 @@ class ContextType(StrEnum):
     SIMILAR_EXPERIENCES = "similar_experiences"
     DEVICE_CONTEXT = "device_context"
     ACTIVE_AGENTS_HISTORY = "active_agents_history"
+    # The IIT guide's layers: L2 hot memory (always injected) and its intent-driven history (L3 + L1).
+    HOT_MEMORY = "hot_memory"
+    INTENT_CONTEXT = "intent_context"
 
 
 class Priority(IntEnum):

@@ -113,3 +113,37 @@ def week_bounds(week_start: date, tz: Any = UTC) -> tuple[datetime, datetime]:
     """[start, end) of a week in UTC, for querying the log."""
     start = datetime.combine(week_start, datetime.min.time(), tzinfo=tz)
     return start.astimezone(UTC), (start + timedelta(days=7)).astimezone(UTC)
+
+
+# ---- formatting for prompts ---------------------------------------------------------------------
+
+HOT_SECTIONS = {
+    # type: (zh project, zh user, en)
+    HotMemoryType.META: ("## 项目信息", "## 基本信息", "## About"),
+    HotMemoryType.STATUS: ("## 当前状态", "## 当前状态", "## Current status"),
+    HotMemoryType.DECISION: ("## 关键决策", "## 关键决策", "## Key decisions"),
+    HotMemoryType.PREFERENCE: ("## 偏好", "## 用户偏好", "## Preferences"),
+}
+
+
+def hot_value_text(value: Any) -> str:
+    """Strings as they are; anything else as compact JSON (the guide's JSON.stringify)."""
+    import json
+
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def format_hot_memory(entries: list[HotMemoryEntry], *, zh: bool, project: bool,
+                      clean: Any = lambda text: text) -> str:
+    """The guide's formatHotMemory: one section per type (meta, status, decisions, preferences), each
+    entry `- key: value`. Priority decides the order: entries by priority, and sections by their
+    highest-priority entry (the guide's type order breaks ties). `clean` neutralizes text for a prompt."""
+    sections = []
+    for rank, type_ in enumerate(HotMemoryType):
+        chosen = sorted((e for e in entries if e.type == type_), key=lambda e: -e.priority)
+        if not chosen:
+            continue
+        title = HOT_SECTIONS[type_][0 if project and zh else 1 if zh else 2]
+        lines = [f"- {clean(e.key)}: {clean(hot_value_text(e.value))}" for e in chosen]
+        sections.append((-chosen[0].priority, rank, "\n".join([title, *lines])))
+    return "\n\n".join(text for _, _, text in sorted(sections))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
+from functools import partial
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -20,6 +21,7 @@ from agent_memory.domain.context import (
     neutralize,
     one_line,
 )
+from agent_memory.domain.layers import scope_label, scope_ref
 from agent_memory.domain.models import Memory, UserRef
 from agent_memory.ports import MemoryStore
 from agent_memory.services.inject import (
@@ -446,6 +448,73 @@ class ActiveAgentsHistorySource:
         return "\n".join(lines)
 
 
+# ---- the IIT guide's layers ------------------------------------------------------------------------
+
+class HotMemorySource:
+    """L2 hot memory, always injected (P0): the user's, and the project's when the request names one.
+    Cached by each scope's version counter (every hot-memory write bumps it) for the guide's 5 minutes."""
+
+    type = ContextType.HOT_MEMORY
+    priority = Priority.CRITICAL
+    ttl_seconds = 300.0
+    does_io = True
+
+    def __init__(self, *, layers: Any, store: MemoryStore) -> None:
+        self._layers = layers
+        self._store = store
+
+    def build(self, ctx: FetchContext, cache: BlockCache) -> str:
+        zh = ctx.locale == "zh"
+        scopes = [ctx.user]
+        if ctx.request.project_id:
+            scopes.append(scope_ref(ctx.user.tenant_id, "projects", ctx.request.project_id))
+        texts = []
+        for scope in scopes:
+            version = self._store.user_version(scope)
+            text = cache.get_or_build(f"{self.type}#{scope.user_id}#v{version}#{ctx.locale}", self.ttl_seconds,
+                                      partial(self._text, scope, zh))
+            if text and len(scopes) > 1:  # say whose entries these are
+                label = scope_label(scope)
+                title = (("【用户】" if label["type"] == "user" else f"【项目 {one_line(label['id'], 80)}】") if zh
+                         else ("[User]" if label["type"] == "user" else f"[Project {one_line(label['id'], 80)}]"))
+                text = f"{title}\n{text}"
+            texts.append(text)
+        return "\n\n".join(t for t in texts if t)
+
+    def _text(self, scope: UserRef, zh: bool) -> str:
+        return str(self._layers.hot_memory_text(scope, zh=zh))
+
+
+class IntentContextSource:
+    """The guide's getContextForPrompt without its hot-memory part (that is its own block): for a
+    question-like intent, the matching weekly reports, and the conversation log when they are thin."""
+
+    type = ContextType.INTENT_CONTEXT
+    priority = Priority.IMPORTANT
+    ttl_seconds = 30.0
+    does_io = True
+
+    def __init__(self, *, layers: Any) -> None:
+        self._layers = layers
+
+    def build(self, ctx: FetchContext, cache: BlockCache) -> str:
+        intent = ctx.request.intent
+        if intent is None:
+            return ""
+        from agent_memory.services.memory_layers import Intent, IntentContextRequest
+
+        scope = (scope_ref(ctx.user.tenant_id, "projects", ctx.request.project_id) if ctx.request.project_id
+                 else ctx.user)
+        request = IntentContextRequest(intent=Intent.model_validate(intent.model_dump()))
+        key = hashlib.sha256(f"{scope.user_id}|{intent.model_dump_json()}".encode()).hexdigest()[:16]
+
+        def history() -> str:
+            result = self._layers.context_for_prompt(scope, request)
+            return "\n\n".join(p.text for p in result.parts if p.layer != "hot_memory")
+
+        return cache.get_or_build(f"{self.type}#{key}", self.ttl_seconds, history)
+
+
 def default_sources(
     *,
     store: MemoryStore,
@@ -458,9 +527,13 @@ def default_sources(
     relevant_memories: int = 3,
     relevant_search_mode: SearchMode | None = None,
     assessment_note: str = SEED_ASSESSMENT_NOTE,
+    memory_layers: Any = None,
 ) -> list[Any]:
     """The registry: the seed's order, which is also the order blocks keep within a priority."""
+    layered: list[Any] = [] if memory_layers is None else [
+        HotMemorySource(layers=memory_layers, store=store), IntentContextSource(layers=memory_layers)]
     return [
+        *layered[:1],
         UserMemorySource(store=store, search=search, current_memories=current_memories, top_n=top_memories,
                          relevant_n=relevant_memories, search_mode=relevant_search_mode),
         CollectedInfoSource(),
@@ -470,4 +543,5 @@ def default_sources(
         SimilarExperiencesSource(retriever=experiences),
         DeviceContextSource(),
         ActiveAgentsHistorySource(),
+        *layered[1:],
     ]

@@ -121,6 +121,12 @@ class ExperienceItem(_Strict):
     category: str | None = None
 
 
+class IntentParam(_Open):
+    type: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
+    query: Annotated[str, StringConstraints(max_length=2000)] = ""
+    entities: dict[str, Any] = Field(default_factory=dict)
+
+
 Placement = Literal["pair", "system"]
 
 
@@ -140,6 +146,10 @@ class InjectionRequest(_Strict):
     relevant_knowledge: Annotated[list[KnowledgeItem], Field(max_length=MAX_CALLER_ITEMS)] | None = None
     similar_experiences: Annotated[list[ExperienceItem], Field(max_length=MAX_CALLER_ITEMS)] | None = None
     conversation_started_at: datetime | None = None
+    # The IIT guide's layers: a project whose hot memory is injected too, and the intent of the current
+    # message (question-like intents bring the history book and the conversation log).
+    project_id: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9._:@-]{1,128}$")] | None = None
+    intent: IntentParam | None = None
 
     @model_validator(mode="after")
     def _ends_with_the_user(self) -> InjectionRequest:

@@ -1,0 +1,38 @@
+"""Hybrid relevance over a small set of texts (a scope's reports or log): BM25 plus cosine.
+
+The memory search has its own ranking (keywords, synonyms, time decay, the PRD's weights); the log
+and the history book need less: how close a text is to a query, in [0, 1], explainable as two parts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from agent_memory.domain.bm25 import Bm25Index
+from agent_memory.domain.text import tokenize
+
+LEXICAL_WEIGHT = 0.5
+VECTOR_WEIGHT = 0.5
+
+
+def hybrid_scores(query: str, texts: Sequence[str], *, query_vector: np.ndarray | None = None,
+                  vectors: Sequence[np.ndarray | None] | None = None) -> list[float]:
+    """Per text: BM25 normalised by the best score (so 1.0 = the best lexical match) blended with the
+    cosine similarity (clipped to [0, 1]) when both sides have vectors; lexical only otherwise."""
+    if not texts:
+        return []
+    lexical = Bm25Index(texts).scores(tokenize(query))
+    top = float(lexical.max()) if len(lexical) else 0.0
+    lexical = lexical / top if top > 0 else lexical
+    if query_vector is None or vectors is None:
+        return [round(float(s), 4) for s in lexical]
+    scores = []
+    for text_score, vector in zip(lexical, vectors, strict=True):
+        if vector is None:
+            scores.append(float(text_score))
+            continue
+        cosine = max(0.0, float(np.dot(query_vector, vector)))
+        scores.append(LEXICAL_WEIGHT * float(text_score) + VECTOR_WEIGHT * cosine)
+    return [round(s, 4) for s in scores]

@@ -1,0 +1,254 @@
+"""L2 hot memory, the L3 history book's reads, and intent-driven context (the guide's getContextForPrompt)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, date, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic.alias_generators import to_camel
+
+from agent_memory.domain.context import neutralize, one_line
+from agent_memory.domain.hybrid import hybrid_scores
+from agent_memory.domain.layers import (
+    PROJECT_PREFIX,
+    HotMemoryEntry,
+    HotMemoryType,
+    WeeklyReport,
+    format_hot_memory,
+    scope_label,
+)
+from agent_memory.domain.models import UserRef, is_cjk_text, utcnow
+from agent_memory.domain.tokens import estimate_tokens
+from agent_memory.domain.vectors import decode_vector
+from agent_memory.errors import InvalidInput
+
+MAX_HOT_VALUE_BYTES = 4 * 1024
+HotKey = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=128, pattern=r"^[^#/\s]"
+                                                                                                   r"[^#/]*$")]
+
+
+def _small_json(value: Any) -> Any:
+    import json
+
+    size = len(json.dumps(value, ensure_ascii=False).encode())
+    if size > MAX_HOT_VALUE_BYTES:
+        raise ValueError(f"is {size} bytes as JSON; the limit is {MAX_HOT_VALUE_BYTES}")
+    return value
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+
+class PutHotMemoryRequest(_Request):
+    value: Annotated[Any, AfterValidator(_small_json)]
+    priority: int = Field(default=0, ge=-1000, le=1000)
+
+
+class HotMemoryView(BaseModel):
+    """The guide's getHotMemory shape (meta, status, decisions, preferences) plus the flat list."""
+
+    scope: dict[str, str]
+    entries: list[HotMemoryEntry]
+    meta: list[HotMemoryEntry]
+    status: list[HotMemoryEntry]
+    decisions: list[HotMemoryEntry]
+    preferences: list[HotMemoryEntry]
+
+
+class ReportView(BaseModel):
+    week_start: date
+    week_end: date
+    summary: str
+    key_events: list[str]
+    metrics: dict[str, Any]
+    generated_by: str
+    created_at: datetime
+    similarity: float | None = None
+
+
+class ReportList(BaseModel):
+    scope: dict[str, str]
+    reports: list[ReportView]
+
+
+class ReportSearchRequest(_Request):
+    query: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
+    limit: int = Field(default=3, ge=1, le=20)
+
+
+class Intent(_Request):
+    """The guide's IntentResult: a type (QA_QUERY, QC_TASK, ...) and what it is about."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+
+    type: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
+    query: Annotated[str, StringConstraints(max_length=2000)] = ""
+    entities: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return (self.query or str(self.entities.get("query") or "")).strip()
+
+
+class IntentContextRequest(_Request):
+    intent: Intent
+    max_tokens: int | None = Field(default=None, ge=100, le=50_000)
+
+
+class ContextPart(BaseModel):
+    layer: Literal["hot_memory", "reports", "log"]
+    items: int
+    tokens: int
+    text: str
+
+
+class IntentContext(BaseModel):
+    scope: dict[str, str]
+    context: str
+    parts: list[ContextPart]
+    skipped: list[str]  # layers left out: not asked for by the intent, nothing found, or over the budget
+    tokens: int
+    max_tokens: int
+
+
+class MemoryLayersService:
+    def __init__(
+        self,
+        *,
+        layers: Any,
+        embedder: Callable[[], Any],
+        question_intents: frozenset[str],
+        max_tokens: int = 2000,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self._layers = layers
+        self._embedder = embedder
+        self._questions = question_intents
+        self._max_tokens = max_tokens
+        self._clock = clock
+
+    # ---- L2 ------------------------------------------------------------------------------------
+
+    def put_hot(self, scope: UserRef, type_: HotMemoryType, key: str, request: PutHotMemoryRequest) -> HotMemoryEntry:
+        now = self._clock()
+        entry = HotMemoryEntry(type=type_, key=key, value=request.value, priority=request.priority, source="api",
+                               created_at=now, updated_at=now)
+        stored: HotMemoryEntry = self._store().put_hot(scope, entry)
+        return stored
+
+    def hot_memory(self, scope: UserRef) -> HotMemoryView:
+        entries: list[HotMemoryEntry] = self._store().hot_memory(scope)
+        by_type = {t: [e for e in entries if e.type == t] for t in HotMemoryType}
+        return HotMemoryView(scope=scope_label(scope), entries=entries, meta=by_type[HotMemoryType.META],
+                             status=by_type[HotMemoryType.STATUS], decisions=by_type[HotMemoryType.DECISION],
+                             preferences=by_type[HotMemoryType.PREFERENCE])
+
+    def delete_hot(self, scope: UserRef, type_: HotMemoryType, key: str) -> dict[str, Any]:
+        self._store().delete_hot(scope, type_, key)
+        return {"deleted": True, "type": type_.value, "key": key}
+
+    def hot_memory_text(self, scope: UserRef, *, zh: bool) -> str:
+        entries = self._store().hot_memory(scope)
+        return format_hot_memory(entries, zh=zh, project=scope.user_id.startswith(PROJECT_PREFIX),
+                                 clean=lambda t: one_line(t, 500))
+
+    # ---- L3 ------------------------------------------------------------------------------------
+
+    def reports(self, scope: UserRef) -> ReportList:
+        return ReportList(scope=scope_label(scope), reports=[_view(r) for r in self._store().reports(scope)])
+
+    def search_reports(self, scope: UserRef, query: str, limit: int) -> ReportList:
+        reports: list[WeeklyReport] = self._store().reports(scope)
+        scored = self._rank(query, [_report_text(r) for r in reports],
+                            [(r.embedding, r.embedding_model) for r in reports])
+        ranked = sorted(zip(reports, scored, strict=True), key=lambda p: (p[1], p[0].week_start), reverse=True)
+        return ReportList(scope=scope_label(scope),
+                          reports=[_view(r, s) for r, s in ranked[:limit] if s > 0])
+
+    # ---- intent-driven context -----------------------------------------------------------------
+
+    def context_for_prompt(self, scope: UserRef, request: IntentContextRequest) -> IntentContext:
+        """The guide's getContextForPrompt: hot memory always; for a question about the past, the history
+        book, and the conversation log too when the history book is thin; all under a token budget
+        (hot memory first, whole parts only)."""
+        budget = request.max_tokens or self._max_tokens
+        intent = request.intent
+        query = intent.text
+        question = intent.type.lower() in self._questions and bool(query)
+        zh = is_cjk_text(query) if query else True
+        parts: list[ContextPart] = []
+        skipped: list[str] = []
+
+        hot = self.hot_memory_text(scope, zh=zh)
+        if hot:
+            parts.append(ContextPart(layer="hot_memory", items=hot.count("\n- ") + 1, tokens=estimate_tokens(hot),
+                                     text=hot))
+        else:
+            skipped.append("hot_memory")
+        if question:
+            found = self.search_reports(scope, query, 2).reports
+            if found:
+                title = "## 相关历史记录" if zh else "## Related history"
+                text = "\n---\n".join([title, *(neutralize(r.summary) for r in found)])
+                parts.append(ContextPart(layer="reports", items=len(found), tokens=estimate_tokens(text), text=text))
+            else:
+                skipped.append("reports")
+            # The guide's rule: the log is searched only when the history book is thin (fewer than 3 parts).
+            if len(parts) < 3:
+                lines = self._log_lines(scope, query, 3)
+                if lines:
+                    title = "## 相关对话记录" if zh else "## Related conversation"
+                    text = "\n".join([title, *lines])
+                    parts.append(ContextPart(layer="log", items=len(lines), tokens=estimate_tokens(text), text=text))
+                else:
+                    skipped.append("log")
+        else:
+            skipped += ["reports", "log"]
+
+        # In priority order, whole parts only; once one does not fit, neither do the ones after it.
+        kept: list[ContextPart] = []
+        used = 0
+        for part in parts:
+            if used + part.tokens <= budget and len(kept) == parts.index(part):
+                kept.append(part)
+                used += part.tokens
+            else:
+                skipped.append(part.layer)
+        context = "\n\n".join(p.text for p in kept)
+        return IntentContext(scope=scope_label(scope), context=context, parts=kept, skipped=skipped,
+                             tokens=used, max_tokens=budget)
+
+    # ---- internals ------------------------------------------------------------------------------
+
+    def _store(self) -> Any:
+        if self._layers is None:
+            raise InvalidInput("the memory layers need the DynamoDB store", details=[{"field": "scope"}])
+        return self._layers
+
+    def _log_lines(self, scope: UserRef, query: str, limit: int) -> list[str]:
+        messages = self._store().log_messages(scope, now=self._clock())
+        scored = self._rank(query, [m.content for m in messages],
+                            [(m.embedding, m.embedding_model) for m in messages])
+        ranked = sorted(zip(messages, scored, strict=True), key=lambda p: (p[1], p[0].created_at), reverse=True)
+        return [f"{m.role}: {one_line(m.content, 500)}" for m, s in ranked[:limit] if s > 0]
+
+    def _rank(self, query: str, texts: list[str], embeddings: list[tuple[bytes | None, str | None]]) -> list[float]:
+        """Vectors from another embedding model than the current one are ignored (lexical only)."""
+        embedder = self._embedder() if any(e for e, _ in embeddings) else None
+        if embedder is None:
+            return hybrid_scores(query, texts)
+        vectors = [decode_vector(e) if e and model == embedder.model_id else None for e, model in embeddings]
+        return hybrid_scores(query, texts, query_vector=embedder.embed_query(query), vectors=vectors)
+
+
+def _report_text(report: WeeklyReport) -> str:
+    return "\n".join([report.summary, *report.key_events])
+
+
+def _view(report: WeeklyReport, similarity: float | None = None) -> ReportView:
+    return ReportView(week_start=report.week_start, week_end=report.week_end, summary=report.summary,
+                      key_events=report.key_events, metrics=report.metrics, generated_by=report.generated_by,
+                      created_at=report.created_at.astimezone(UTC), similarity=similarity)
