@@ -40,6 +40,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common import corpus, percentile
+
 RESULTS = Path(__file__).resolve().parent / "results"
 TENANT = "bench"
 WINDOW = 200_000  # the context window the token share is measured against
@@ -58,14 +60,6 @@ TARGETS: dict[str, dict[str, Any]] = {
 
 
 # --- pure helpers (unit-tested) --------------------------------------------------------------------
-
-
-def percentile(samples: Sequence[float], q: float) -> float:
-    """Nearest-rank percentile, as benchmarks/run.py computes it."""
-    if not samples:
-        raise ValueError("no samples")
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def latency_row(samples_ms: Sequence[float]) -> dict[str, float]:
@@ -557,22 +551,6 @@ def run_locomo(args: argparse.Namespace, client: Any, table: str, services: Any,
 
 
 # --- main ------------------------------------------------------------------------------------------
-
-
-def corpus() -> tuple[list[str], list[str], Any]:
-    """LoCoMo's turns and questions when ../shared/bench is there (and the dataset), else synthetic."""
-    try:
-        from benchmarks.datasets import load_locomo
-
-        dataset = load_locomo()
-    except (OSError, ValueError):
-        dataset = None
-    if dataset and dataset.users:
-        texts = [m.content for u in dataset.users for m in u.memories]
-        queries = [q.text for u in dataset.users for q in u.queries]
-        return texts, queries, dataset
-    texts = [f"memory {i} about topic {i % 37}, 话题{i % 53}" for i in range(1000)]
-    return texts, [f"what about topic {i}?" for i in range(37)], None
 
 
 def main(argv: Sequence[str] | None = None) -> None:

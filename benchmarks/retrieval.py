@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common import percentile
 from benchmarks.datasets import LOADERS, BenchDataset, BenchMemory, data_dir, load
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -82,14 +83,6 @@ def mean_metrics(rows: Sequence[dict[str, float]], digits: int = 4) -> dict[str,
     if not rows:
         return {}
     return {name: round(statistics.fmean(row[name] for row in rows), digits) for name in rows[0]}
-
-
-def percentile(samples: Sequence[float], q: float) -> float:
-    """Nearest-rank percentile, as benchmarks/run.py computes it."""
-    if not samples:
-        raise ValueError("no samples")
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def latency_summary(samples_ms: Sequence[float]) -> dict[str, float]:

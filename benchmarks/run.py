@@ -18,12 +18,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from benchmarks.common import corpus, percentile
+
 RESULTS = Path(__file__).resolve().parent / "results"
-
-
-def percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def measure(fn: Callable[[int], object], runs: int) -> dict[str, float]:
@@ -34,22 +31,6 @@ def measure(fn: Callable[[int], object], runs: int) -> dict[str, float]:
         samples.append((time.perf_counter() - started) * 1000)
     return {"runs": runs, "p50_ms": round(statistics.median(samples), 2), "p95_ms": round(percentile(samples, 0.95), 2),
             "max_ms": round(max(samples), 2)}
-
-
-def _corpus() -> tuple[list[str], list[str]]:
-    """Realistic memories and queries: LoCoMo's turns and questions when ../shared/bench is there."""
-    try:
-        from benchmarks.datasets import load_locomo
-
-        dataset = load_locomo()
-    except (OSError, ValueError):
-        dataset = None
-    if dataset and dataset.users:
-        texts = [m.content for u in dataset.users for m in u.memories]
-        queries = [q.text for u in dataset.users for q in u.queries]
-        return texts, queries
-    texts = [f"memory {i} about topic {i % 37}, 话题{i % 53}" for i in range(1000)]
-    return texts, [f"what about topic {i}" for i in range(37)]
 
 
 def main() -> None:
@@ -94,7 +75,7 @@ def main() -> None:
                 lambda i: services.save.extract_and_save(
                     UserRef(tenant_id="bench", user_id=f"x{i}"), ConversationTurn(user_message=message)),
                 max(10, args.runs // 5))
-        texts, queries = _corpus()
+        texts, queries, _ = corpus()
         for size in [int(s) for s in args.sizes.split(",")]:
             user = UserRef(tenant_id="bench", user_id=f"load-{size}")
             batch = [NewMemory(memory_type=MemoryType.FACT, content=texts[i % len(texts)] + ("" if i < len(texts)

@@ -55,6 +55,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common import percentile
+
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT / "shared") not in sys.path:  # `python -m benchmarks.tokens` without make's PYTHONPATH
     sys.path.insert(0, str(ROOT / "shared"))
@@ -223,11 +225,6 @@ def ctok_counter(ctok: Any, family: TokenizerFamily) -> Callable[[str], int]:
 
 
 # --- statistics ---------------------------------------------------------------------------------
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def errors(estimates: Iterable[float], references: Iterable[int]) -> list[float]:

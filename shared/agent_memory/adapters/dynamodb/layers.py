@@ -27,6 +27,7 @@ from typing import Any
 from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
 
+from agent_memory.adapters.dynamodb.batch import write_all
 from agent_memory.adapters.dynamodb.store import raise_domain_error
 from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogMessage, WeeklyReport
 from agent_memory.domain.models import UserRef, utcnow
@@ -270,14 +271,10 @@ class DynamoLayerStore:
             raise_domain_error(error)
 
     def _batch_delete(self, keys: list[dict[str, Any]]) -> None:
-        for start in range(0, len(keys), 25):
-            pending = {self._table: [{"DeleteRequest": {"Key": k}} for k in keys[start:start + 25]]}
-            for attempt in range(6):
-                unprocessed = self._client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
-                if not unprocessed:
-                    break
-                pending = unprocessed
-                time.sleep(0.05 * 2**attempt)
+        try:
+            write_all(self._client, self._table, [{"DeleteRequest": {"Key": k}} for k in keys])
+        except ClientError as error:
+            raise_domain_error(error)
 
 
 def _log_from_item(item: dict[str, Any]) -> LogMessage:

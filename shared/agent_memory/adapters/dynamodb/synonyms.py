@@ -13,6 +13,7 @@ from typing import Any
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
 
+from agent_memory.adapters.dynamodb.batch import write_all
 from agent_memory.adapters.dynamodb.store import raise_domain_error
 from agent_memory.domain.keywords import normalize_keyword
 
@@ -40,23 +41,12 @@ class DynamoSynonymStore:
             for a, b in sorted(pairs)
         ]
         try:
-            for start in range(0, len(items), 25):
-                self._write_all(items[start : start + 25])
+            write_all(self._client, self._table, items)
         except ClientError as error:
             raise_domain_error(error)
         with self._lock:
             self._cache.pop(tenant_id, None)
         return len(items)
-
-    def _write_all(self, requests: list[dict[str, Any]]) -> None:
-        pending = {self._table: requests}
-        for attempt in range(6):
-            unprocessed = self._client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
-            if not unprocessed:
-                return
-            pending = unprocessed
-            time.sleep(0.05 * 2**attempt)
-        raise RuntimeError("synonyms were not all written after retries")
 
     def synonyms_for(self, tenant_id: str, terms: list[str]) -> dict[str, list[tuple[str, float]]]:
         table = self._tenant_table(tenant_id)
