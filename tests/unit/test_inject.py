@@ -390,3 +390,10 @@ def test_property_any_history_under_any_budget_comes_out_a_valid_messages_array(
     assert "collected_info" in result.injected_contexts  # P0 is never dropped
     assert not ({"similar_experiences"} & set(result.injected_contexts)) or not (
         {"conversation_stats"} & set(result.dropped_contexts))  # never P2 in while P1 is out
+
+
+def test_the_pair_placement_echoes_the_callers_system_prompt():
+    who = user("echo")
+    result = build().inject.inject(who, request(user_id=who.user_id, system="Be kind.", current_user_message="hi"))
+    assert result.system == [{"type": "text", "text": "Be kind."}]
+    assert build().inject.inject(who, request(user_id=who.user_id, current_user_message="hi")).system is None

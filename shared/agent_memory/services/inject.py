@@ -179,7 +179,7 @@ class TokenUsage(BaseModel):
 
 class InjectionResult(BaseModel):
     messages: list[Message]
-    system: list[dict[str, Any]] | None = None  # set by the `system` placement
+    system: list[dict[str, Any]] | None = None  # the `system` placement's blocks, or the caller's own, echoed
     injected_contexts: list[str]
     dropped_contexts: list[str]
     total_context_tokens: int
@@ -389,11 +389,14 @@ class InjectService:
     ) -> tuple[list[Message], list[dict[str, Any]] | None]:
         if request.placement == "system":
             return messages, _system_blocks(request.system, blocks, locale)
+        # The pair placement leaves the caller's system prompt as it came (echoed back, so `system` in the
+        # result is always what to send).
+        system = _system_blocks(request.system, [], locale) if request.system is not None else None
         text = context_message(blocks, locale)
         if not text:
-            return messages, None
+            return messages, system
         return [{"role": "user", "content": text}, {"role": "assistant", "content": FRAME[locale]["ack"]},
-                *messages], None
+                *messages], system
 
 
 def _fit(blocks: list[ContextBlock], budget: int) -> tuple[list[ContextBlock], list[ContextBlock]]:
