@@ -11,16 +11,18 @@ SAM := $(SAM_VENV)/bin/sam
 PORT ?= 3000
 export PYTHONPATH := $(CURDIR)/shared:$(CURDIR)
 
-.PHONY: help install dynamodb-local run invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval bench-inject reindex clean
+.PHONY: help install dynamodb-local run rollup invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval bench-inject bench-log reindex clean
 
 help:
 	@echo "make run      serve the API on http://127.0.0.1:$(PORT) (moto, offline LLM; PORT= overrides)"
 	@echo "make test     lint, types, unit + integration + e2e tests, sam validate --lint"
+	@echo "make rollup   fire the weekly rollup at the running \`make run\` (same PORT; WEEK=2026-11-16 picks a week)"
 	@echo "make invoke FN=SaveFunction EVENT=events/save-create-memory.json   one function, one event"
 	@echo "make build    sam build (no Docker needed)"
 	@echo "make bench    latency benchmarks (printed table + benchmarks/results/latency.json)"
 	@echo "make bench-retrieval   LoCoMo + MADial retrieval quality (benchmarks/results/retrieval.json)"
 	@echo "make bench-inject      context injection latency, cache hit rate, LoCoMo tokens (benchmarks/results/inject.json)"
+	@echo "make bench-log         conversation log write and search latency (benchmarks/results/log_write.json)"
 
 $(VENV)/.installed: requirements-dev.txt shared/requirements.txt
 	@test -n "$(PYTHON312)" || { echo "Python 3.12 not found: install it (pyenv install 3.12.1) or set PYTHON312=/path/to/python3.12"; exit 1; }
@@ -51,6 +53,11 @@ install: $(VENV)/.installed
 
 run: $(VENV)/.installed
 	$(PY) -m local.server --port $(PORT)
+
+# The weekly rollup against the running `make run` stack, as its schedule would fire it (WEEK= a Monday overrides
+# the previous week). `ROLLUP_EVERY_SECONDS=60 make run` fires it on that interval instead, for demos.
+rollup: $(VENV)/.installed
+	$(PY) -m local.rollup --port $(PORT) $(if $(WEEK),--week $(WEEK))
 
 invoke: $(VENV)/.installed
 	@test -n "$(FN)" -a -n "$(EVENT)" || { echo "usage: make invoke FN=SaveFunction EVENT=events/save-create-memory.json"; exit 2; }
@@ -90,6 +97,10 @@ bench-retrieval: $(VENV)/.installed $(DDB_LOCAL)/.installed
 # Context injection (seed 08): latency on moto, cache hit rate, LoCoMo token footprint (a few minutes).
 bench-inject: $(VENV)/.installed
 	$(PY) -m benchmarks.inject
+
+# The conversation log (L1): write latency of 1 and 10 messages, search over 1,000 (moto; BACKEND=dynamodb-local).
+bench-log: $(VENV)/.installed
+	$(PY) -m benchmarks.log_write $(if $(BACKEND),--backend $(BACKEND))
 
 # Rebuild the OpenSearch index from the table into a new physical index, then swap the alias
 # (needs OPENSEARCH_ENDPOINT, MEMORY_TABLE_NAME and AWS credentials in the environment).

@@ -102,7 +102,8 @@ class LocalFunctions:
         handler_name = self._defs[logical_id].handler.rsplit(".", 1)[1]
         handler = getattr(self._module(logical_id), handler_name)
         with self._locks[logical_id]:
-            return handler(event, LambdaContext(function_name=logical_id))
+            return handler(event, LambdaContext(function_name=logical_id,
+                                                timeout_ms=self._defs[logical_id].timeout * 1000))
 
 
 def local_environment(parameters: dict[str, str] | None = None, queues: dict[str, str] | None = None

@@ -28,6 +28,8 @@ from local.runtime import (
 from local.template import sqs_event_sources
 
 MAX_REQUEST_BYTES = 10 * 1024 * 1024  # API Gateway HTTP API's own payload limit
+# Local only, never in template.yaml: invoke a function with the body as its event (`make rollup`).
+LOCAL_INVOKE_PREFIX = "/_local/invoke/"
 
 
 def free_port() -> int:
@@ -81,6 +83,9 @@ def make_handler(functions: LocalFunctions) -> type[BaseHTTPRequestHandler]:
                            b'{"error":{"code":"payload_too_large","message":"request exceeds 10 MB","details":null}}')
                 return
             body = self.rfile.read(length) if length else None
+            if url.path.startswith(LOCAL_INVOKE_PREFIX):
+                self._invoke(url.path.removeprefix(LOCAL_INVOKE_PREFIX), body)
+                return
             found = match_route(self.command, url.path)
             if found is None:
                 message = {"error": {"code": "route_not_found", "message": f"no route for {self.command} {url.path}",
@@ -97,6 +102,23 @@ def make_handler(functions: LocalFunctions) -> type[BaseHTTPRequestHandler]:
                 status, headers = 502, {"content-type": "application/json"}
                 payload = b'{"message":"Internal Server Error"}'
             self._send(status, headers, payload)
+
+        def _invoke(self, logical_id: str, body: bytes | None) -> None:
+            """What `aws lambda invoke` does: the event in, the handler's result (or its error) out."""
+            json_type = {"content-type": "application/json"}
+            if self.command != "POST" or logical_id not in functions.names():
+                message = f"POST {LOCAL_INVOKE_PREFIX}<function>; functions: {', '.join(functions.names())}"
+                self._send(404, json_type, json.dumps({"error": {"code": "route_not_found", "message": message,
+                                                                 "details": None}}).encode())
+                return
+            try:
+                result = functions.invoke(logical_id, json.loads(body or b"{}"))
+            except Exception as error:  # Lambda's shape for a function error
+                sys.stderr.write(f"{logical_id} failed: {error!r}\n")
+                self._send(500, json_type, json.dumps({"errorType": type(error).__name__,
+                                                       "errorMessage": str(error)}).encode())
+                return
+            self._send(200, json_type, json.dumps(result, ensure_ascii=False).encode())
 
         def _send(self, status: int, headers: dict[str, str], payload: bytes) -> None:
             self.send_response(status)
@@ -118,8 +140,11 @@ def make_handler(functions: LocalFunctions) -> type[BaseHTTPRequestHandler]:
 class LocalStack:
     """moto + the HTTP front door; usable from tests as a context manager."""
 
-    def __init__(self, *, port: int = 3000, parameters: dict[str, str] | None = None) -> None:
+    def __init__(self, *, port: int = 3000, parameters: dict[str, str] | None = None,
+                 rollup_every_seconds: float = 0, rollup_week: str | None = None) -> None:
         self.parameters = parameters
+        self.rollup_every_seconds = rollup_every_seconds  # > 0: fire the weekly schedule this often (demos)
+        self.rollup_week = rollup_week
         self.aws = LocalAws()
         self.functions = LocalFunctions()
         self.port = port
@@ -144,7 +169,22 @@ class LocalStack:
         self.port = self._http.server_address[1]
         self._thread = threading.Thread(target=self._http.serve_forever, name="local-api", daemon=True)
         self._thread.start()
+        if self.rollup_every_seconds > 0:
+            schedule = threading.Thread(target=self._schedule, name="rollup-schedule", daemon=True)
+            schedule.start()
+            self._pollers.append(schedule)
         return self
+
+    def _schedule(self) -> None:
+        """The weekly rollup's schedule, on a short interval: RollupFunction gets the schedule's event."""
+        from local.rollup import schedule_event
+
+        while not self._stopping.wait(self.rollup_every_seconds):
+            try:
+                plan = self.functions.invoke("RollupFunction", schedule_event(week=self.rollup_week))
+                sys.stderr.write(f"rollup scheduled: {json.dumps(plan)}\n")
+            except Exception as error:  # as EventBridge Scheduler would, try again next time
+                sys.stderr.write(f"RollupFunction failed: {error!r}\n")
 
     def _poll(self, queue_url: str, function: str, batch_size: int) -> None:
         """What a Lambda SQS event source mapping does: receive, invoke, delete what succeeded."""
@@ -193,7 +233,9 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "3000")))
     args = parser.parse_args()
     parameters = {"LlmProvider": os.environ["LLM_PROVIDER"]} if os.environ.get("LLM_PROVIDER") else None
-    stack = LocalStack(port=args.port, parameters=parameters).start()
+    stack = LocalStack(port=args.port, parameters=parameters,
+                       rollup_every_seconds=float(os.environ.get("ROLLUP_EVERY_SECONDS") or 0),
+                       rollup_week=os.environ.get("WEEK") or None).start()
     print(f"agent-memory local API on {stack.url} (AWS: moto at {stack.aws.endpoint}); Ctrl-C stops", flush=True)
     stopped = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):  # Ctrl-C, or a supervisor's stop

@@ -71,6 +71,7 @@ class FunctionDef:
     code_uri: str
     handler: str
     environment: dict[str, Any] = field(default_factory=dict)
+    timeout: int = 3  # seconds, as Lambda's default
 
 
 def resources(template: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -80,13 +81,15 @@ def resources(template: dict[str, Any] | None = None) -> dict[str, Any]:
 def functions(template: dict[str, Any] | None = None) -> dict[str, FunctionDef]:
     template = template or load_template()
     global_env = template.get("Globals", {}).get("Function", {}).get("Environment", {}).get("Variables", {})
+    global_timeout = template.get("Globals", {}).get("Function", {}).get("Timeout", 3)
     found = {}
     for logical_id, resource in resources(template).items():
         if resource["Type"] != "AWS::Serverless::Function":
             continue
         props = resource["Properties"]
         env = {**global_env, **props.get("Environment", {}).get("Variables", {})}
-        found[logical_id] = FunctionDef(logical_id, props["CodeUri"], props["Handler"], env)
+        found[logical_id] = FunctionDef(logical_id, props["CodeUri"], props["Handler"], env,
+                                        int(props.get("Timeout", global_timeout)))
     return found
 
 

@@ -22,6 +22,7 @@ from agent_memory.bootstrap import get_services
 from agent_memory.domain.keys import is_valid_memory_key
 from agent_memory.domain.placeholders import resolve
 from agent_memory.domain.tools import MEMORY_TOOLS_SYSTEM_PROMPT, tool_definitions
+from agent_memory.services.conversation_log import LogSearchRequest
 from agent_memory.services.memory_layers import IntentContextRequest, ReportSearchRequest
 from agent_memory.services.recall import RecallRequest
 from agent_memory.services.search import SearchRequest, summary_of
@@ -121,6 +122,13 @@ def intent_context(scope_type: str, scope_id: str) -> Response:
     scope = current_scope(app, scope_type, scope_id)
     request = parse_body(app, IntentContextRequest)
     return json_response(200, get_services().memory_layers.context_for_prompt(scope, request))
+
+
+@app.post("/v1/<scope_type>/<scope_id>/conversations/search")
+def search_conversations(scope_type: str, scope_id: str) -> Response:
+    scope = current_scope(app, scope_type, scope_id)
+    request = parse_body(app, LogSearchRequest)
+    return json_response(200, get_services().conversation_log.search(scope, request))
 
 
 handler = http_handler(app)

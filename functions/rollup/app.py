@@ -1,16 +1,28 @@
-"""Rollup function: the weekly schedule's target. A logged no-op until its issue lands."""
+"""Rollup function: the weekly schedule's target (Monday 01:00 in the rollup's timezone).
+
+A fan-out, never a loop over scopes: it sends one shard task per active-scope shard to the rollup
+queue, and the rollup worker takes it from there. A failure raises, so the schedule's retry policy
+(then its dead-letter queue) takes over; sending the shard tasks again is harmless.
+"""
 
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
+from agent_memory.bootstrap import get_services
+from agent_memory.domain.models import utcnow
 from agent_memory.observability import logger, metrics, tracer
+from agent_memory.services.rollup import ScheduleRequest
 
 
 @logger.inject_lambda_context(clear_state=True)
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    logger.info("rollup invoked; not implemented yet", extra={"source": event.get("source")})
-    metrics.add_metric(name="RollupSkipped", unit=MetricUnit.Count, value=1)
-    return {"status": "not_implemented", "feature": "rollup"}
+    request = ScheduleRequest.model_validate(event)
+    plan = get_services().rollup.plan(request.time or utcnow(), week=request.week)
+    logger.info("rollup planned", extra={"week_start": plan.week_start.isoformat(), "timezone": plan.timezone,
+                                         "shard_tasks": plan.shard_tasks, "week_override": request.week is not None})
+    metrics.add_metric(name="RollupShardTasks", unit=MetricUnit.Count, value=plan.shard_tasks)
+    result: dict[str, Any] = plan.model_dump(mode="json")
+    return result

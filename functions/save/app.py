@@ -8,6 +8,7 @@ from agent_memory.api.http import (
     current_user,
     hot_memory_slot,
     http_handler,
+    id_param,
     json_response,
     memory_key_param,
     new_resolver,
@@ -18,6 +19,7 @@ from agent_memory.api.schemas import AddSynonymsRequest, BatchRequest, CreateMem
 from agent_memory.bootstrap import get_services
 from agent_memory.domain.models import SaveOutcome
 from agent_memory.ports import ConversationTurn
+from agent_memory.services.conversation_log import MAX_LOG_BODY_BYTES, AppendMessagesRequest
 from agent_memory.services.memory_layers import PutHotMemoryRequest
 
 app = new_resolver()
@@ -99,11 +101,26 @@ def put_hot_memory(scope_type: str, scope_id: str, memory_type: str, key: str) -
     return json_response(200, get_services().memory_layers.put_hot(scope, type_, name, request))
 
 
+@app.post("/v1/<scope_type>/<scope_id>/hot-memory/refresh")
+def refresh_hot_memory(scope_type: str, scope_id: str) -> Response:
+    """The guide's refreshHotMemory: the LLM updates status/decisions/preferences from the recent log."""
+    scope = current_scope(app, scope_type, scope_id)
+    return json_response(200, get_services().rollup.refresh_hot_memory(scope))
+
+
 @app.delete("/v1/<scope_type>/<scope_id>/hot-memory/<memory_type>/<key>")
 def delete_hot_memory(scope_type: str, scope_id: str, memory_type: str, key: str) -> Response:
     scope = current_scope(app, scope_type, scope_id)
     type_, name = hot_memory_slot(memory_type, key)
     return json_response(200, get_services().memory_layers.delete_hot(scope, type_, name))
+
+
+@app.post("/v1/<scope_type>/<scope_id>/conversations/<conversation_id>/messages")
+def append_messages(scope_type: str, scope_id: str, conversation_id: str) -> Response:
+    scope = current_scope(app, scope_type, scope_id)
+    conversation = id_param("conversation_id", conversation_id)
+    request = parse_body(app, AppendMessagesRequest, max_bytes=MAX_LOG_BODY_BYTES)
+    return json_response(201, get_services().conversation_log.append(scope, conversation, request))
 
 
 handler = http_handler(app)

@@ -9,6 +9,7 @@ from typing import Any
 
 from agent_memory.domain.ranking import RankingWeights
 from agent_memory.ports import Embedder, MemoryExtractor, MemoryStore, SearchIndex
+from agent_memory.services.conversation_log import ConversationLogService, LogExtractionWorker
 from agent_memory.services.inject import InjectLimits, InjectService
 from agent_memory.services.load import LoadService
 from agent_memory.services.memory_layers import MemoryLayersService
@@ -37,6 +38,9 @@ class Services:
     layers: Any = None
     embedder: Any = None  # a provider: call it for the Embedder (or None)
     memory_layers: Any = None  # L2 hot memory, L3 reads, intent-driven context
+    rollup: Any = None  # L3 weekly rollup: schedule fan-out, worker tasks, LLM hot-memory refresh
+    conversation_log: Any = None  # L1: append, search
+    log_extraction: Any = None  # L1 log and forget: the queued extractions' worker
 
 
 def ranking_weights(settings: Settings) -> RankingWeights:
@@ -57,6 +61,8 @@ def build_services(
     index: SearchIndex | None = None,
     synonyms: SynonymSource | None = _UNSET,
     dynamodb_client: Any = None,
+    report_writer: Any = None,
+    hot_memory_refresher: Any = _UNSET,
 ) -> Services:
     """Wire the services. Tests pass fakes or moto-backed clients; production passes nothing."""
     if dynamodb_client is None and (store is None or synonyms is _UNSET):
@@ -135,16 +141,17 @@ def build_services(
             keep_recent_turns=settings.context_keep_recent_turns,
         ),
     )
+    save = SaveService(
+        store=store,
+        extractor=extractor_provider,
+        embedder=embedder_provider,
+        max_keywords=settings.memory_extraction_max_keywords,
+        min_keyword_weight=settings.memory_extraction_min_keyword_weight,
+    )
     return Services(
         settings=settings,
         store=store,
-        save=SaveService(
-            store=store,
-            extractor=extractor_provider,
-            embedder=embedder_provider,
-            max_keywords=settings.memory_extraction_max_keywords,
-            min_keyword_weight=settings.memory_extraction_min_keyword_weight,
-        ),
+        save=save,
         load=LoadService(store=store, search=search, current_memories=_cached_memories(index)),
         search=search,
         recall=RecallService(search=search),
@@ -156,7 +163,49 @@ def build_services(
         layers=layers,
         embedder=embedder_provider,
         memory_layers=memory_layers,
+        conversation_log=_conversation_log(settings, layers, embedder_provider),
+        log_extraction=LogExtractionWorker(layers=layers, save=save),
+        rollup=None if layers is None else _rollup_service(settings, layers, embedder_provider,
+                                                           writer=report_writer, refresher=hot_memory_refresher),
     )
+
+
+def _rollup_service(settings: Settings, layers: Any, embedder: Any, *, writer: Any, refresher: Any) -> Any:
+    """The rollup, its SQS queue, report writer and hot-memory refresher each built on first use only."""
+    from agent_memory.services.rollup import RollupService
+
+    @cache
+    def queue() -> Any:
+        if not settings.rollup_queue_url:
+            from agent_memory.errors import InvalidInput
+
+            raise InvalidInput("the rollup needs its work queue", details=[{"field": "ROLLUP_QUEUE_URL"}])
+        import boto3
+
+        from agent_memory.adapters.task_queue import SqsTaskQueue
+
+        return SqsTaskQueue(queue_url=settings.rollup_queue_url, client=boto3.client("sqs"))
+
+    @cache
+    def report_writer() -> Any:
+        if writer is not None:
+            return writer
+        from agent_memory.adapters.llm import build_report_writer
+
+        return build_report_writer(settings)
+
+    @cache
+    def hot_memory_refresher() -> Any:
+        if refresher is not _UNSET:
+            return refresher
+        from agent_memory.adapters.llm import build_hot_memory_refresher
+
+        return build_hot_memory_refresher(settings)
+
+    return RollupService(layers=layers, queue=queue, writer=report_writer, refresher=hot_memory_refresher,
+                         embedder=embedder, timezone=settings.rollup_timezone,
+                         refresh_messages=settings.hot_memory_refresh_messages,
+                         page_size=settings.rollup_page_size)
 
 
 def _layer_store(settings: Settings, dynamodb_client: Any) -> Any:
@@ -166,6 +215,21 @@ def _layer_store(settings: Settings, dynamodb_client: Any) -> Any:
 
     return DynamoLayerStore(table_name=settings.memory_table_name, client=dynamodb_client,
                             shards=settings.rollup_shards)
+
+
+def _conversation_log(settings: Settings, layers: Any, embedder: Any) -> ConversationLogService:
+    from zoneinfo import ZoneInfo
+
+    queue = None
+    if settings.log_extraction_queue_url:
+        import boto3
+
+        from agent_memory.adapters.log_extraction import SqsExtractionQueue
+
+        queue = SqsExtractionQueue(queue_url=settings.log_extraction_queue_url, client=boto3.client("sqs"))
+    return ConversationLogService(layers=layers, embedder=embedder, queue=queue,
+                                  ttl_days=settings.conversation_log_ttl_days,
+                                  timezone=ZoneInfo(settings.rollup_timezone))
 
 
 def _context_sources(settings: Settings, store: MemoryStore, search: SearchService, memories: Any,

@@ -58,3 +58,9 @@ class EmbeddingUnavailable(AgentMemoryError):
     """The embedding model could not be reached; nothing was stored."""
 
     code = "embedding_unavailable"
+
+
+class QueueUnavailable(AgentMemoryError):
+    """A work queue refused messages after retries; the caller's own retry (schedule, SQS) takes over."""
+
+    code = "queue_unavailable"

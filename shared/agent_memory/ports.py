@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent_memory.domain.layers import HotMemoryEntry, LogMessage
 from agent_memory.domain.models import (
     ExtractedMemory,
     Memory,
@@ -17,6 +18,7 @@ from agent_memory.domain.models import (
     SaveResult,
     UserRef,
 )
+from agent_memory.domain.reports import ReportDraft, WeekLog
 
 
 class Embedder(Protocol):
@@ -122,3 +124,24 @@ class TokenCounter(Protocol):
     """Exact token counts (Anthropic's count_tokens). None = could not count; the caller estimates."""
 
     def count(self, messages: list[dict[str, Any]]) -> int | None: ...
+
+
+class WeeklyReportWriter(Protocol):
+    """Writes a week's report prose from its log (Claude, or the offline extractive writer)."""
+
+    generated_by: Literal["llm", "extractive"]
+
+    def write(self, week: WeekLog) -> ReportDraft: ...
+
+
+class HotMemoryRefresher(Protocol):
+    """Proposes hot-memory entries (status, decisions, preferences; source "llm") from a scope's recent log."""
+
+    def refresh(self, messages: list[LogMessage], existing: list[HotMemoryEntry], *, project: bool,
+                now: datetime) -> list[HotMemoryEntry]: ...
+
+
+class TaskQueue(Protocol):
+    """A work queue of JSON task bodies (SQS in AWS)."""
+
+    def send(self, bodies: list[str]) -> None: ...

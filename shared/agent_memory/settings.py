@@ -98,6 +98,7 @@ class Settings(BaseSettings):
     rollup_queue_url: str = ""
     rollup_timezone: str = "UTC"
     rollup_shards: int = Field(default=16, ge=1, le=256)
+    rollup_page_size: int = Field(default=500, ge=1, le=1000)  # active-scope markers read per query
     # L2: how many recent log messages an LLM refresh of hot memory reads (the guide's 50).
     hot_memory_refresh_messages: int = Field(default=50, ge=1, le=500)
     # Intent-driven context (the guide's getContextForPrompt): its token budget, and the intent types
@@ -117,6 +118,17 @@ class Settings(BaseSettings):
     @classmethod
     def _empty_provider_is_offline(cls, value: object) -> object:
         return None if value in ("", None) else value
+
+    @field_validator("rollup_timezone")
+    @classmethod
+    def _known_timezone(cls, value: str) -> str:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as error:
+            raise ValueError(f"unknown IANA timezone {value!r}") from error
+        return value
 
     @property
     def question_intents(self) -> frozenset[str]:

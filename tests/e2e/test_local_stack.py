@@ -136,3 +136,32 @@ def test_the_readme_walkthrough_saves_summarizes_and_injects(stack):
     context = injected["messages"][0]["content"]
     assert "<user_memory>" in context and "对高才通B类感兴趣" in context
     assert injected["messages"][-1] == {"role": "user", "content": "我适合高才通吗？需要准备哪些材料？"}
+
+
+def test_the_readme_layers_walkthrough_logs_rolls_up_searches_and_injects(stack):
+    """The README's log → rollup → report search → inject script, verbatim, against the stack."""
+    if shutil.which("curl") is None:
+        pytest.skip("curl is not installed: the README walk-through uses it")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    script = readme.split("<!-- walkthrough-layers:begin -->", 1)[1].split("<!-- walkthrough-layers:end -->", 1)[0]
+    script = script.split("```bash", 1)[1].rsplit("```", 1)[0]
+    port = stack.url.rsplit(":", 1)[1]
+    script = script.replace("localhost:3000", f"127.0.0.1:{port}").replace("PORT=3000", f"PORT={port}")
+    # Each curl prints one JSON document (and `make rollup` its plan and a line): one per line.
+    script = "\n".join(f"{line}; echo" if line.startswith("curl") and line.rstrip().endswith("'") else line
+                       for line in script.splitlines())
+    script = script.replace("\nJSON\n", "\nJSON\necho\n")
+    run = subprocess.run(["bash", "-euo", "pipefail", "-c", script], capture_output=True, text=True, timeout=120,
+                         cwd=ROOT, check=False)
+    assert run.returncode == 0, run.stderr
+    outputs = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
+    logged = [o for o in outputs if "stored_count" in o]
+    reports = next(o for o in outputs if "reports" in o)["reports"]
+    injected = outputs[-1]
+
+    assert [o["stored_count"] for o in logged] == [2, 3]
+    assert len(reports) == 1 and reports[0]["metrics"]
+    assert "访视" in reports[0]["summary"] + " ".join(reports[0]["key_events"])
+    assert injected["injected_contexts"][0] == "hot_memory"
+    context = injected["messages"][0]["content"]
+    assert "- name: 高血压III期临床研究" in context and "<intent_context>" in context

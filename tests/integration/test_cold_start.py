@@ -20,7 +20,7 @@ print(json.dumps(sorted(m for m in ("anthropic", "httpx2", "opensearchpy") if m 
 """
 
 
-@pytest.mark.parametrize("function", ["load", "summarize", "inject", "rollup", "save"])
+@pytest.mark.parametrize("function", ["load", "summarize", "inject", "rollup", "rollup_worker", "save"])
 def test_importing_a_handler_does_not_import_the_llm_sdk(function):
     result = subprocess.run(
         [sys.executable, "-c", PROBE, str(ROOT / "functions" / function / "app.py")],

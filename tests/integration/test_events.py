@@ -36,14 +36,20 @@ EXPECTED = {
     "inject-system-placement.json": ("InjectFunction", 200, {"messages", "system", "injected_contexts"}),
     "save-put-hot-memory.json": ("SaveFunction", 200, {"type", "key", "value", "priority", "updated_at"}),
     "save-delete-hot-memory.json": ("SaveFunction", 200, {"deleted", "type", "key"}),
+    "save-refresh-hot-memory.json": ("SaveFunction", 200, {"scope", "status", "reason"}),
     "load-get-hot-memory.json": ("LoadFunction", 200, {"scope", "entries", "meta", "status", "decisions",
                                                        "preferences"}),
     "load-list-reports.json": ("LoadFunction", 200, {"scope", "reports"}),
     "load-search-reports.json": ("LoadFunction", 200, {"scope", "reports"}),
     "load-intent-context.json": ("LoadFunction", 200, {"scope", "context", "parts", "skipped", "tokens"}),
+    "save-append-messages.json": ("SaveFunction", 201, {"scope", "conversation_id", "stored_count", "message_ids",
+                                                        "expires_at", "queued_extractions"}),
+    "load-search-conversations.json": ("LoadFunction", 200, {"scope", "total_found", "results"}),
 }
 # Run after a memory exists, with its key put into the path (events carry a placeholder key).
 NEEDS_MEMORY = {"load-get-memory.json", "save-delete-memory.json", "load-resolve-placeholders.json"}
+# SQS events (not HTTP): tested below, each through its worker.
+SQS_EVENTS = {"extract-worker-sqs.json", "rollup-worker-sqs.json"}
 # Run after the hot-memory entry the put event writes exists.
 NEEDS_HOT_MEMORY = {"save-delete-hot-memory.json"}
 
@@ -53,7 +59,7 @@ def load_event(name: str) -> dict:
 
 
 def test_every_event_file_has_an_expectation():
-    assert {p.name for p in EVENTS.glob("*.json")} == {*EXPECTED, "rollup-schedule.json"}
+    assert {p.name for p in EVENTS.glob("*.json")} == {*EXPECTED, "rollup-schedule.json", *SQS_EVENTS}
 
 
 def test_every_http_event_names_a_route_of_its_function():
@@ -88,4 +94,23 @@ def test_event_through_its_function(api, name):
 
 def test_schedule_event_through_the_rollup_function(api):
     result = api.functions.invoke("RollupFunction", load_event("rollup-schedule.json"))
-    assert result == {"status": "not_implemented", "feature": "rollup"}
+    # Monday 2026-11-23 01:00 UTC rolls up the week before; one shard task per shard is queued.
+    assert result == {"week_start": "2026-11-16", "week_end": "2026-11-22", "timezone": "UTC", "shard_tasks": 16}
+
+
+def test_sqs_event_through_the_rollup_worker(api):
+    event = load_event("rollup-worker-sqs.json")
+
+    first = api.functions.invoke("RollupWorkerFunction", event)
+    again = api.functions.invoke("RollupWorkerFunction", event)  # a redelivery
+
+    assert first == again == {"batchItemFailures": []}
+
+
+def test_sqs_event_through_the_extraction_worker(api):
+    event = load_event("extract-worker-sqs.json")
+
+    first = api.functions.invoke("ExtractWorkerFunction", event)
+    again = api.functions.invoke("ExtractWorkerFunction", event)  # a redelivery
+
+    assert first == again == {"batchItemFailures": []}

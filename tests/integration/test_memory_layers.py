@@ -158,3 +158,10 @@ def test_week_math_is_monday_based():
     sunday = datetime(2026, 11, 22, 23, 0, tzinfo=UTC)
     assert week_start_of(sunday) == date(2026, 11, 16)
     assert previous_week(datetime(2026, 11, 23, 1, 0, tzinfo=UTC)) == date(2026, 11, 16)
+
+
+def test_refreshing_hot_memory_offline_is_skipped_with_a_clear_reason(api):
+    response = api.call("POST", f"{PROJECT}/hot-memory/refresh")
+    assert response.status == 200
+    assert response.body["status"] == "skipped" and "LLM_PROVIDER" in response.body["reason"]
+    assert response.body["scope"] == {"type": "project", "id": "study-42"}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from local.template import functions, load_template, resources, routes
 
 READ_ACTIONS = {"dynamodb:GetItem", "dynamodb:Query"}
@@ -30,12 +32,14 @@ def test_functions_run_python312_on_one_shared_layer():
     assert template["Globals"]["Function"]["Layers"] == [{"Ref": "SharedLayer"}]
     assert resources()["SharedLayer"]["Metadata"]["BuildMethod"] == "python3.12"
     assert set(functions()) >= {"SaveFunction", "LoadFunction", "SummarizeFunction", "InjectFunction",
-                                 "RollupFunction", "IndexerFunction", "AccessStatsFunction"}
+                                 "RollupFunction", "RollupWorkerFunction", "IndexerFunction",
+                                 "AccessStatsFunction"}
 
 
 def test_only_the_save_function_writes_memories():
     assert actions_of("SaveFunction") >= {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}
-    assert actions_of("RollupFunction") == READ_ACTIONS
+    # The schedule only fans out: it enqueues shard tasks and never touches the table.
+    assert actions_of("RollupFunction") == {"sqs:SendMessage"}
     # Inject may add its context-cache items, and only those (partition keys starting with CTX#).
     assert actions_of("InjectFunction") == READ_ACTIONS | {"dynamodb:PutItem", "bedrock:InvokeModel"}
     put = next(s for s in resources()["InjectFunction"]["Properties"]["Policies"][0]["Statement"]
@@ -60,6 +64,31 @@ def test_rollup_is_scheduled_weekly_on_monday_0100_in_a_parameter_timezone():
     assert event["Type"] == "ScheduleV2"
     assert event["Properties"]["ScheduleExpression"] == "cron(0 1 ? * MON *)"
     assert event["Properties"]["ScheduleExpressionTimezone"] == {"Ref": "ScheduleTimezone"}
+    assert event["Properties"]["DeadLetterConfig"] == {"Arn": {"Fn::GetAtt": ["RollupDeadLetterQueue", "Arn"]}}
+    # The scheduled time decides the week, so a late retry still rolls up the right one.
+    assert json.loads(event["Properties"]["Input"])["time"] == "<aws.scheduler.scheduled-time>"
+    for function in ("RollupFunction", "RollupWorkerFunction"):
+        env = resources()[function]["Properties"]["Environment"]["Variables"]
+        assert env == {"ROLLUP_QUEUE_URL": {"Ref": "RollupQueue"}, "ROLLUP_TIMEZONE": {"Ref": "ScheduleTimezone"}}
+
+
+def test_rollup_worker_reports_partial_failures_and_its_queue_dead_letters_after_three_receives():
+    worker = resources()["RollupWorkerFunction"]["Properties"]
+    event = worker["Events"]["RollupTasks"]
+    assert event["Type"] == "SQS" and event["Properties"]["Queue"] == {"Fn::GetAtt": ["RollupQueue", "Arn"]}
+    assert event["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert event["Properties"]["ScalingConfig"] == {"MaximumConcurrency": {"Ref": "RollupConcurrency"}}
+    queue = resources()["RollupQueue"]["Properties"]
+    assert queue["RedrivePolicy"] == {"deadLetterTargetArn": {"Fn::GetAtt": ["RollupWorkDeadLetterQueue", "Arn"]},
+                                      "maxReceiveCount": 3}
+    assert queue["VisibilityTimeout"] >= 6 * worker["Timeout"]
+    # It writes reports, hot memory and log deletes in scope partitions only, and enqueues only its own tasks.
+    assert actions_of("RollupWorkerFunction") == READ_ACTIONS | {
+        "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:BatchWriteItem", "sqs:SendMessage", "bedrock:InvokeModel"}
+    writes = next(s for s in worker["Policies"][0]["Statement"] if "dynamodb:PutItem" in s["Action"])
+    assert writes["Condition"] == {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["T#*"]}}
+    sends = next(s for s in worker["Policies"][0]["Statement"] if s["Action"] == "sqs:SendMessage")
+    assert sends["Resource"] == {"Fn::GetAtt": ["RollupQueue", "Arn"]}
 
 
 def test_every_api_route_is_behind_the_jwt_authorizer():
@@ -72,3 +101,38 @@ def test_every_api_route_is_behind_the_jwt_authorizer():
         "GET /v1/users/{user_id}/memories", "GET /v1/users/{user_id}/memories/{memory_key}",
         "DELETE /v1/users/{user_id}/memories/{memory_key}",
     }
+
+
+def test_no_two_routes_of_one_method_can_match_the_same_path():
+    """Scope routes (`/v1/{scope_type}/...`) never shadow literal ones (`/v1/users/{user_id}/memories`):
+    same length, and at some position two different literals, so the matcher's order cannot matter."""
+    from local.runtime import match_route
+
+    plain = [r for r in routes() if not r.path.endswith("+}")]
+    for index, a in enumerate(plain):
+        for b in plain[index + 1:]:
+            sa, sb = a.path.strip("/").split("/"), b.path.strip("/").split("/")
+            if a.method != b.method or len(sa) != len(sb):
+                continue
+            assert any(x != y and "{" not in x + y for x, y in zip(sa, sb, strict=True)), (a.route_key, b.route_key)
+    found = match_route("POST", "/v1/users/u1/conversations/c1/messages")
+    assert found and found[0].function == "SaveFunction" and found[1]["conversation_id"] == "c1"
+    found = match_route("POST", "/v1/projects/p1/conversations/search")
+    assert found and found[0].function == "LoadFunction"
+    found = match_route("POST", "/v1/users/u1/memories/search")
+    assert found and found[0].path == "/v1/users/{user_id}/memories/search"
+
+
+def test_logged_user_messages_reach_the_extraction_worker_through_a_queue_with_a_dlq():
+    save = resources()["SaveFunction"]["Properties"]
+    assert save["Environment"]["Variables"]["LOG_EXTRACTION_QUEUE_URL"] == {"Ref": "LogExtractionQueue"}
+    assert "sqs:SendMessage" in actions_of("SaveFunction")
+    queue = resources()["LogExtractionQueue"]["Properties"]
+    assert queue["RedrivePolicy"] == {"deadLetterTargetArn": {"Fn::GetAtt": ["LogExtractionDeadLetterQueue", "Arn"]},
+                                      "maxReceiveCount": 3}
+    worker = resources()["ExtractWorkerFunction"]["Properties"]
+    event = worker["Events"]["LoggedUserMessages"]["Properties"]
+    assert event["Queue"] == {"Fn::GetAtt": ["LogExtractionQueue", "Arn"]}
+    assert event["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert queue["VisibilityTimeout"] >= 6 * worker["Timeout"]
+    assert actions_of("ExtractWorkerFunction") >= {"dynamodb:PutItem", "dynamodb:DeleteItem", "bedrock:InvokeModel"}

@@ -173,6 +173,13 @@ def memory_key_param(memory_key: str) -> str:
     return memory_key
 
 
+def id_param(name: str, value: str) -> str:
+    """An id from the path (e.g. a conversation id): the same alphabet as user and tenant ids."""
+    if not is_valid_id(value):
+        raise invalid([{"field": name, "message": "must be 1-128 of A-Z a-z 0-9 . _ : @ -", "type": "pattern"}])
+    return value
+
+
 def parse_body[M: BaseModel](app: APIGatewayHttpResolver, model: type[M], *, max_bytes: int = MAX_BODY_BYTES) -> M:
     raw = app.current_event.decoded_body or ""
     size = len(raw.encode("utf-8"))

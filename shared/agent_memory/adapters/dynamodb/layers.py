@@ -5,7 +5,8 @@ Items, next to the memories (``pk = T#<tenant>#U#<scope>``):
 =========================================  ====================================================
 ``LOG#<created_at>#<message_id>``           a logged message; ``expires_at`` is the table TTL
 ``HOT#<type>#<key>``                        a hot-memory entry (upsert slot: scope, type, key)
-``REPORT#<week_start>``                     the week's report; written once (conditional put)
+``REPORT#<week_start>``                     the week's report; written once (conditional put), then its
+                                            ``rollup_stage`` says how far the rollup got
 ``LOGX#<message_id>``                       "this message was extracted" (log-and-forget idempotency)
 =========================================  ====================================================
 
@@ -121,6 +122,19 @@ class DynamoLayerStore:
             ExpressionAttributeValues=_item({":pk": _partition(scope), ":low": low, ":high": high, ":now": cutoff}))
         return [_log_from_item(i) for i in items if i["sk"]["S"] < high]
 
+    def recent_log(self, scope: UserRef, *, limit: int, now: datetime | None = None) -> list[LogMessage]:
+        """The newest `limit` unexpired messages (the guide's refreshHotMemory reads 50), oldest first."""
+        values = _item({":pk": _partition(scope), ":log": "LOG#", ":now": _epoch(now or utcnow())})
+        pages = self._pages(
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :log)", FilterExpression="expires_at > :now",
+            ScanIndexForward=False, Limit=max(limit, 25), ExpressionAttributeValues=values)
+        items: list[dict[str, Any]] = []
+        for item in pages:
+            items.append(item)
+            if len(items) >= limit:
+                break
+        return [_log_from_item(i) for i in reversed(items)]
+
     def delete_expired_log(self, scope: UserRef, now: datetime) -> int:
         """What DynamoDB's TTL sweeper has not removed yet (it can lag by days)."""
         expired = self._query(
@@ -219,6 +233,28 @@ class DynamoLayerStore:
                 return False
             raise_domain_error(error)
         return True
+
+    def report_stage(self, scope: UserRef, week_start: date) -> str | None:
+        """None = the week has no report yet; else how far its rollup got: "written" (the report), then
+        "complete" (hot memory refreshed too). A re-run or a redelivery resumes from there."""
+        key = _item({"pk": _partition(scope), "sk": f"REPORT#{week_start.isoformat()}"})
+        try:
+            item = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True,
+                                         ProjectionExpression="sk, rollup_stage").get("Item")
+        except ClientError as error:
+            raise_domain_error(error)
+        if item is None:
+            return None
+        return str(item["rollup_stage"]["S"]) if "rollup_stage" in item else "written"
+
+    def mark_report_stage(self, scope: UserRef, week_start: date, stage: str) -> None:
+        try:
+            self._client.update_item(
+                TableName=self._table, Key=_item({"pk": _partition(scope), "sk": f"REPORT#{week_start.isoformat()}"}),
+                UpdateExpression="SET rollup_stage = :stage", ConditionExpression="attribute_exists(pk)",
+                ExpressionAttributeValues=_item({":stage": stage}))
+        except ClientError as error:
+            raise_domain_error(error)
 
     def reports(self, scope: UserRef) -> list[WeeklyReport]:
         """Newest week first."""

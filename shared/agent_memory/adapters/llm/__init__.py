@@ -59,3 +59,29 @@ def build_token_counter(settings: Settings, *, http_client: Any = None, secrets_
 
     client = make_client(settings, http_client=http_client, secrets_client=secrets_client)
     return AnthropicTokenCounter(client=client, model=settings.effective_llm_model)
+
+
+def build_report_writer(settings: Settings, *, http_client: Any = None, secrets_client: Any = None) -> Any:
+    """The weekly report's writer: Claude when a provider is configured, else extractive (offline)."""
+    if settings.effective_llm_provider == "offline":
+        from agent_memory.domain.reports import ExtractiveReportWriter
+
+        return ExtractiveReportWriter()
+    from agent_memory.adapters.llm.claude import make_client
+    from agent_memory.adapters.llm.reports import ClaudeWeeklyReportWriter
+
+    client = make_client(settings, http_client=http_client, secrets_client=secrets_client)
+    return ClaudeWeeklyReportWriter(client=client, model=settings.effective_llm_model,
+                                    max_tokens=max(settings.llm_max_tokens, 2000), temperature=settings.llm_temperature)
+
+
+def build_hot_memory_refresher(settings: Settings, *, http_client: Any = None, secrets_client: Any = None) -> Any:
+    """The hot-memory refresh needs an LLM: None offline (the refresh is then skipped)."""
+    if settings.effective_llm_provider == "offline":
+        return None
+    from agent_memory.adapters.llm.claude import make_client
+    from agent_memory.adapters.llm.reports import ClaudeHotMemoryRefresher
+
+    client = make_client(settings, http_client=http_client, secrets_client=secrets_client)
+    return ClaudeHotMemoryRefresher(client=client, model=settings.effective_llm_model,
+                                    max_tokens=max(settings.llm_max_tokens, 1500), temperature=settings.llm_temperature)

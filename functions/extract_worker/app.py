@@ -1,0 +1,33 @@
+"""Log-and-forget worker: logged user messages queued by the save function -> memories (the seed's save_info).
+
+Each message is extracted once however often SQS delivers it; a failed record is reported alone
+(partial batch failure), retried, and after three receives lands in the dead-letter queue.
+"""
+
+from typing import Any
+
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+
+from agent_memory.bootstrap import get_services
+from agent_memory.observability import logger, metrics, tracer
+from agent_memory.services.conversation_log import ExtractionJob
+
+processor = BatchProcessor(event_type=EventType.SQS)
+
+
+def extract(record: SQSRecord) -> None:
+    job = ExtractionJob.model_validate_json(record.body)
+    outcome = get_services().log_extraction.process(job)
+    logger.info("log extraction", extra={"message_id": job.message_id, "status": outcome.status,
+                                         "saved_count": outcome.saved_count})
+    metrics.add_metric(name="LogExtractions", unit=MetricUnit.Count, value=1 if outcome.status == "extracted" else 0)
+    metrics.add_metric(name="LogExtractionMemories", unit=MetricUnit.Count, value=outcome.saved_count)
+
+
+@logger.inject_lambda_context(clear_state=True)
+@tracer.capture_lambda_handler(capture_response=False)
+@metrics.log_metrics
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    return process_partial_response(event=event, record_handler=extract, processor=processor, context=context)

@@ -1,0 +1,307 @@
+"""The weekly rollup (the guide's rollupWeeklyMemory, refreshHotMemory and cleanupExpiredData), as a fan-out.
+
+    schedule, Monday 01:00 ─ plan ──────────▶ one shard task per active-scope shard ──▶ RollupQueue
+    worker: shard task ─── expand_shard ────▶ one scope task per scope that logged that week
+                                               (paged; near its deadline it re-enqueues itself with the cursor)
+    worker: scope task ─── rollup_scope ────▶ the week's report (conditional put: once per scope and week),
+                                               then hot memory refreshed (LLM only), then expired log removed
+
+No invocation ever loops over every scope: the schedule sends `shards` messages, a shard task pages
+through one shard's markers, a scope task handles one scope. Every step is safe to repeat: the report
+is a conditional put and records how far its rollup got (`rollup_stage`), so a redelivery resumes
+where the last attempt stopped and a re-run of a finished week changes nothing and calls no LLM.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import date, datetime, timedelta
+from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, TypeAdapter
+
+from agent_memory.domain.layers import (
+    PROJECT_PREFIX,
+    HotMemoryEntry,
+    LogMessage,
+    WeeklyReport,
+    scope_label,
+    week_bounds,
+)
+from agent_memory.domain.models import UserRef, utcnow
+from agent_memory.domain.reports import ReportDraft, WeekLog, rollup_week, week_metrics
+from agent_memory.domain.vectors import encode_vector
+from agent_memory.errors import InvalidInput
+from agent_memory.observability import logger
+from agent_memory.ports import Embedder, HotMemoryRefresher, TaskQueue, WeeklyReportWriter
+
+STAGE_WRITTEN = "written"
+STAGE_COMPLETE = "complete"
+NO_LLM = "no LLM provider is configured (LLM_PROVIDER); hot memory is refreshed by the LLM only"
+
+
+# ---- tasks on the queue -------------------------------------------------------------------------
+
+class ShardTask(BaseModel):
+    """Fan out one shard of the week's active scopes; `cursor` continues an earlier page."""
+
+    kind: Literal["shard"] = "shard"
+    week: date
+    shard: int = Field(ge=0)
+    cursor: dict[str, Any] | None = None
+
+
+class ScopeTask(BaseModel):
+    """Roll up one scope's week."""
+
+    kind: Literal["scope"] = "scope"
+    week: date
+    tenant_id: str = Field(min_length=1)
+    scope_id: str = Field(min_length=1)
+
+    @property
+    def scope(self) -> UserRef:
+        return UserRef(tenant_id=self.tenant_id, user_id=self.scope_id)
+
+
+RollupTask = Annotated[ShardTask | ScopeTask, Field(discriminator="kind")]
+_TASK: TypeAdapter[ShardTask | ScopeTask] = TypeAdapter(RollupTask)
+
+
+def parse_task(body: str) -> ShardTask | ScopeTask:
+    return _TASK.validate_json(body)
+
+
+# ---- requests and results -----------------------------------------------------------------------
+
+class ScheduleRequest(BaseModel):
+    """The schedule's event. EventBridge Scheduler sends the template's input, with `time` set to the
+    scheduled time; `week` (a Monday) asks for that week instead of the default, the week before `time`."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    time: AwareDatetime | None = None
+    week: date | None = None
+
+
+class RollupPlan(BaseModel):
+    week_start: date
+    week_end: date
+    timezone: str
+    shard_tasks: int
+
+
+class ShardResult(BaseModel):
+    week_start: date
+    shard: int
+    pages: int
+    scopes_queued: int
+    continued: bool  # the shard re-enqueued itself with a cursor, to go on in a fresh invocation
+
+
+class HotMemoryRefresh(BaseModel):
+    scope: dict[str, str]
+    status: Literal["refreshed", "skipped", "no_messages"]
+    reason: str | None = None
+    messages_read: int = 0
+    entries: list[HotMemoryEntry] = Field(default_factory=list)  # written (new or changed)
+    unchanged: int = 0
+    kept_api_entries: list[str] = Field(default_factory=list)  # "type/key" set through the API: never overwritten
+
+
+class ScopeResult(BaseModel):
+    scope: dict[str, str]
+    week_start: date
+    report: Literal["written", "already_existed", "no_messages"]
+    generated_by: str | None = None
+    messages: int = 0
+    hot_memory: Literal["refreshed", "skipped", "no_messages", "already_done", "not_run"] = "not_run"
+    hot_entries: int = 0
+    expired_removed: int = 0
+
+
+class TaskResult(BaseModel):
+    kind: Literal["shard", "scope"]
+    outcome: str
+    shard: ShardResult | None = None
+    scope: ScopeResult | None = None
+
+
+# ---- the service --------------------------------------------------------------------------------
+
+class RollupService:
+    def __init__(
+        self,
+        *,
+        layers: Any,
+        queue: Callable[[], TaskQueue],
+        writer: Callable[[], WeeklyReportWriter],
+        refresher: Callable[[], HotMemoryRefresher | None],
+        embedder: Callable[[], Embedder | None] = lambda: None,
+        timezone: str = "UTC",
+        refresh_messages: int = 50,
+        page_size: int = 500,
+        shard_margin_seconds: float = 30.0,
+        scope_margin_seconds: float = 120.0,
+        clock: Callable[[], datetime] = utcnow,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        # Providers, not instances: the SQS client, the LLM SDK and the embedder load on first use only.
+        self._layers = layers
+        self._queue = queue
+        self._writer = writer
+        self._refresher = refresher
+        self._embedder = embedder
+        self._timezone = timezone
+        self._refresh_messages = refresh_messages
+        self._page_size = page_size
+        self._shard_margin = shard_margin_seconds
+        self._scope_margin = scope_margin_seconds
+        self._clock = clock
+        self._monotonic = monotonic
+
+    # ---- the schedule --------------------------------------------------------------------------
+
+    def plan(self, now: datetime, week: date | None = None) -> RollupPlan:
+        """One shard task per shard for the week (default: the previous week in the rollup's timezone)."""
+        try:
+            week_start = rollup_week(now, self._timezone, week)
+        except ValueError as error:
+            raise InvalidInput(str(error), details=[{"field": "week"}]) from error
+        tasks = [ShardTask(week=week_start, shard=shard) for shard in range(self._layers.shards)]
+        self._queue().send([task.model_dump_json() for task in tasks])
+        return RollupPlan(week_start=week_start, week_end=week_start + timedelta(days=6), timezone=self._timezone,
+                          shard_tasks=len(tasks))
+
+    # ---- the worker ----------------------------------------------------------------------------
+
+    def batch(self, remaining_seconds: Callable[[], float]) -> RollupBatch:
+        """One worker invocation: runs its tasks one by one within the invocation's time."""
+        return RollupBatch(self, remaining_seconds)
+
+    def run_task(self, body: str, *, remaining_seconds: float, may_defer: bool = True) -> TaskResult:
+        """A queued task. A shard task pages until its margin before the invocation's end; a scope task
+        that may not finish in the time left is re-enqueued as a fresh message (not failed: that would
+        spend one of its receives) unless `may_defer` is False (an invocation's first task always runs,
+        so every invocation makes progress)."""
+        task = parse_task(body)
+        if isinstance(task, ShardTask):
+            shard = self.expand_shard(task, self._monotonic() + remaining_seconds - self._shard_margin)
+            return TaskResult(kind="shard", outcome="continued" if shard.continued else "expanded", shard=shard)
+        if may_defer and remaining_seconds < self._scope_margin:
+            self._queue().send([task.model_dump_json()])
+            logger.info("rollup scope task deferred to a fresh invocation", extra={"week": task.week.isoformat()})
+            return TaskResult(kind="scope", outcome="deferred")
+        result = self.rollup_scope(task.scope, task.week, self._clock())
+        return TaskResult(kind="scope", outcome=result.report, scope=result)
+
+    def expand_shard(self, task: ShardTask, deadline: float) -> ShardResult:
+        """Page through the shard's active scopes, one scope task each. At least one page is always done
+        (progress); after that, past `deadline` (a `time.monotonic()` value) the shard continues itself."""
+        cursor, pages, queued = task.cursor, 0, 0
+        while True:
+            scopes, cursor = self._layers.active_scopes(task.week, task.shard, cursor=cursor, limit=self._page_size)
+            pages += 1
+            self._queue().send([ScopeTask(week=task.week, tenant_id=s.tenant_id, scope_id=s.user_id).model_dump_json()
+                                for s in scopes])
+            queued += len(scopes)
+            if not cursor:
+                return ShardResult(week_start=task.week, shard=task.shard, pages=pages, scopes_queued=queued,
+                                   continued=False)
+            if self._monotonic() >= deadline:
+                self._queue().send([task.model_copy(update={"cursor": cursor}).model_dump_json()])
+                return ShardResult(week_start=task.week, shard=task.shard, pages=pages, scopes_queued=queued,
+                                   continued=True)
+
+    def rollup_scope(self, scope: UserRef, week_start: date, now: datetime) -> ScopeResult:
+        """The week's report (once), then hot memory (LLM only), then the expired log. Raises when the
+        writer or the store fails, so the task is retried; the stage on the report makes retries cheap."""
+        result = ScopeResult(scope=scope_label(scope), week_start=week_start, report="already_existed")
+        stage = self._layers.report_stage(scope, week_start)
+        if stage is None:
+            start, end = week_bounds(week_start, ZoneInfo(self._timezone))
+            messages: list[LogMessage] = self._layers.log_messages(scope, start=start, end=end, now=now)
+            result.messages = len(messages)
+            if not messages:
+                result.report = "no_messages"
+            else:
+                report = self._report(scope, week_start, messages, now)
+                if self._layers.put_report_if_absent(scope, report):
+                    result.report, result.generated_by, stage = "written", report.generated_by, STAGE_WRITTEN
+                else:  # a concurrent delivery of the same task won; it refreshes hot memory
+                    stage = STAGE_COMPLETE
+        if stage == STAGE_WRITTEN:
+            refresh = self.refresh_hot_memory(scope, now)
+            result.hot_memory, result.hot_entries = refresh.status, len(refresh.entries)
+            self._layers.mark_report_stage(scope, week_start, STAGE_COMPLETE)
+        elif stage == STAGE_COMPLETE:
+            result.hot_memory = "already_done"
+        result.expired_removed = self._layers.delete_expired_log(scope, now)
+        return result
+
+    # ---- hot memory ----------------------------------------------------------------------------
+
+    def refresh_hot_memory(self, scope: UserRef, now: datetime | None = None) -> HotMemoryRefresh:
+        """The guide's refreshHotMemory: the LLM reads the scope's recent log and updates status, decisions
+        and preferences. Entries set through the API are never overwritten; unchanged ones are not rewritten
+        (a write bumps the scope's version and so invalidates cached context). Offline: skipped."""
+        now = now or self._clock()
+        label = scope_label(scope)
+        refresher = self._refresher()
+        if refresher is None:
+            return HotMemoryRefresh(scope=label, status="skipped", reason=NO_LLM)
+        messages: list[LogMessage] = self._layers.recent_log(scope, limit=self._refresh_messages, now=now)
+        if not messages:
+            return HotMemoryRefresh(scope=label, status="no_messages")
+        existing: list[HotMemoryEntry] = self._layers.hot_memory(scope)
+        by_slot = {(e.type, e.key): e for e in existing}
+        proposed = refresher.refresh(messages, existing, project=_is_project(scope), now=now)
+        result = HotMemoryRefresh(scope=label, status="refreshed", messages_read=len(messages))
+        for entry in proposed:
+            current = by_slot.get((entry.type, entry.key))
+            if current is not None and current.source == "api":
+                result.kept_api_entries.append(f"{entry.type.value}/{entry.key}")
+            elif current is not None and (current.value, current.priority) == (entry.value, entry.priority):
+                result.unchanged += 1
+            else:
+                result.entries.append(self._layers.put_hot(scope, entry))
+        return result
+
+    # ---- internals -----------------------------------------------------------------------------
+
+    def _report(self, scope: UserRef, week_start: date, messages: list[LogMessage], now: datetime) -> WeeklyReport:
+        week = WeekLog(week_start=week_start, timezone=self._timezone, project=_is_project(scope), messages=messages,
+                       metrics=week_metrics(messages, self._timezone))
+        writer = self._writer()
+        draft = writer.write(week)
+        embedding, model = self._embed(draft)
+        return WeeklyReport(week_start=week_start, week_end=week.week_end, summary=draft.summary,
+                            key_events=draft.key_events, metrics=week.metrics, generated_by=writer.generated_by,
+                            created_at=now, embedding=embedding, embedding_model=model)
+
+    def _embed(self, draft: ReportDraft) -> tuple[bytes | None, str | None]:
+        embedder = self._embedder()
+        if embedder is None:
+            return None, None
+        # The text report search ranks (memory_layers._report_text): summary, then key events.
+        vector = embedder.embed_documents(["\n".join([draft.summary, *draft.key_events])])[0]
+        return encode_vector(vector), embedder.model_id
+
+
+class RollupBatch:
+    """One worker invocation's tasks, run one by one in the invocation's time (see `run_task`)."""
+
+    def __init__(self, service: RollupService, remaining_seconds: Callable[[], float]) -> None:
+        self._service = service
+        self._remaining = remaining_seconds
+        self._ran = 0
+
+    def run(self, body: str) -> TaskResult:
+        may_defer, self._ran = self._ran > 0, self._ran + 1
+        return self._service.run_task(body, remaining_seconds=self._remaining(), may_defer=may_defer)
+
+
+def _is_project(scope: UserRef) -> bool:
+    return scope.user_id.startswith(PROJECT_PREFIX)

@@ -1,0 +1,256 @@
+"""The conversation log's service, request model and extraction queue, over fakes (no sockets)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
+from agent_memory.adapters.log_extraction import MAX_ENTRIES, SqsExtractionQueue
+from agent_memory.domain.layers import LogMessage
+from agent_memory.domain.models import UserRef
+from agent_memory.domain.vectors import decode_vector
+from agent_memory.errors import InvalidInput, Throttled
+from agent_memory.services.conversation_log import (
+    AppendMessagesRequest,
+    ConversationLogService,
+    ExtractionJob,
+    LogSearchRequest,
+)
+
+NOW = datetime(2026, 2, 4, 12, 0, tzinfo=UTC)  # a Wednesday
+SCOPE = UserRef(tenant_id="acme", user_id="project/p-1")
+
+
+class FakeLayers:
+    def __init__(self, fail: Exception | None = None) -> None:
+        self.fail = fail
+        self.log: list[LogMessage] = []
+        self.weeks: list[set[date]] = []
+
+    def append_messages(self, scope: UserRef, messages: list[LogMessage], weeks: set[date]) -> None:
+        if self.fail:
+            raise self.fail
+        self.log += messages
+        self.weeks.append(weeks)
+
+    def log_messages(self, scope: UserRef, *, start: datetime | None = None, end: datetime | None = None,
+                     now: datetime | None = None) -> list[LogMessage]:
+        return [m for m in self.log if m.expires_at > (now or NOW) and (start is None or m.created_at >= start)
+                and (end is None or m.created_at < end)]
+
+
+class FakeQueue:
+    def __init__(self, refuse: set[str] | None = None) -> None:
+        self.jobs: list[ExtractionJob] = []
+        self.refuse = refuse or set()
+
+    def enqueue(self, jobs: list[ExtractionJob]) -> list[str]:
+        self.jobs += jobs
+        return [j.message_id for j in jobs if j.user_message in self.refuse]
+
+
+class FakeEmbedder:
+    """Vectors from the words' hashes: same text, same vector; one call per batch is counted."""
+
+    model_id = "fake-embedder"
+    dimension = 8
+
+    def __init__(self) -> None:
+        self.batches: list[list[str]] = []
+
+    def _vector(self, text: str) -> np.ndarray:
+        vector = np.zeros(self.dimension, dtype=np.float32)
+        for word in text.lower().split():
+            vector[hash(word) % self.dimension] += 1.0
+        return vector / (np.linalg.norm(vector) or 1.0)
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        self.batches.append(list(texts))
+        return np.stack([self._vector(t) for t in texts])
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._vector(text)
+
+
+def service(layers: Any = None, queue: Any = None, embedder: Any = None, ttl_days: int = 30) -> ConversationLogService:
+    return ConversationLogService(layers=layers if layers is not None else FakeLayers(), embedder=lambda: embedder,
+                                  queue=queue, ttl_days=ttl_days, timezone=ZoneInfo("Asia/Shanghai"),
+                                  clock=lambda: NOW)
+
+
+def request(data: dict[str, Any]) -> AppendMessagesRequest:
+    return AppendMessagesRequest.model_validate(data)
+
+
+def test_given_one_message_or_a_batch_then_both_parse_to_a_list_and_errors_name_fields_as_sent():
+    assert len(request({"role": "user", "content": "hi", "extract": True}).messages) == 1
+    assert len(request({"messages": [{"role": "user", "content": "hi"}] * 3}).messages) == 3
+
+    with pytest.raises(ValidationError) as single:
+        request({"role": "bot"})
+    with pytest.raises(ValidationError) as batch:
+        request({"messages": [{"role": "bot", "content": "x"}]})
+
+    assert {e["loc"] for e in single.value.errors()} == {("role",), ("content",)}
+    assert {e["loc"] for e in batch.value.errors()} == {("messages", 0, "role")}
+
+
+def test_given_a_batch_when_appended_then_one_embedding_call_one_write_and_weeks_in_the_rollup_timezone():
+    layers, embedder = FakeLayers(), FakeEmbedder()
+    sunday_night_utc = datetime(2026, 2, 1, 17, 0, tzinfo=UTC)  # already Monday 01:00 in Shanghai
+
+    result = service(layers, embedder=embedder).append(SCOPE, "c1", request({"messages": [
+        {"role": "user", "content": "first", "createdAt": "2026-01-30T10:00:00Z"},
+        {"role": "assistant", "content": "second", "createdAt": sunday_night_utc.isoformat()},
+        {"role": "user", "content": "third"},
+    ]}))
+
+    assert embedder.batches == [["first", "second", "third"]]
+    assert layers.weeks == [{date(2026, 1, 26), date(2026, 2, 2)}]
+    assert [m.embedding_model for m in layers.log] == ["fake-embedder"] * 3
+    assert np.allclose(decode_vector(layers.log[0].embedding or b""), embedder._vector("first"), atol=1e-3)
+    assert layers.log[2].created_at == NOW and result.messages[2].expires_at == NOW + timedelta(days=30)
+    assert result.expires_at == datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
+    assert result.stored_count == 3 and result.message_ids == [m.message_id for m in layers.log]
+
+
+def test_given_extract_when_appended_then_user_messages_are_queued_with_the_assistant_message_before_them():
+    queue = FakeQueue()
+
+    result = service(queue=queue).append(SCOPE, "c1", request({"extract": True, "messages": [
+        {"role": "user", "content": "u1"}, {"role": "assistant", "content": "a1"},
+        {"role": "user", "content": "u2"}, {"role": "user", "content": "u3"},
+    ]}))
+
+    assert [(j.user_message, j.assistant_message) for j in queue.jobs] == [("u1", ""), ("u2", "a1"), ("u3", "a1")]
+    assert {j.scope_id for j in queue.jobs} == {"project/p-1"} and queue.jobs[0].tenant_id == "acme"
+    assert result.queued_extractions == [result.message_ids[i] for i in (0, 2, 3)]
+
+
+def test_given_the_store_fails_when_appended_then_nothing_is_queued():
+    queue = FakeQueue()
+
+    with pytest.raises(Throttled):
+        service(FakeLayers(fail=Throttled("slow down")), queue=queue).append(
+            SCOPE, "c1", request({"role": "user", "content": "x", "extract": True}))
+
+    assert queue.jobs == []
+
+
+def test_given_sqs_refuses_a_job_when_appended_then_the_message_is_stored_and_reported_unqueued():
+    layers = FakeLayers()
+
+    result = service(layers, queue=FakeQueue(refuse={"refused"})).append(SCOPE, "c1", request({
+        "extract": True, "messages": [{"role": "user", "content": "refused"}, {"role": "user", "content": "ok"}]}))
+
+    assert len(layers.log) == 2
+    assert result.failed_extractions == [result.message_ids[0]]
+    assert result.queued_extractions == [result.message_ids[1]]
+
+
+@pytest.mark.parametrize(("data", "field"), [
+    ({"role": "user", "content": "x", "createdAt": "2026-02-04T12:06:00Z"}, "createdAt"),  # beyond the skew
+    ({"role": "user", "content": "x", "createdAt": "2026-01-05T12:00:00Z"}, "createdAt"),  # exactly expired
+    ({"messages": [{"role": "user", "content": "x"}, {"role": "user", "content": "y", "messageId": "m1"}]},
+     "messages.1.createdAt"),
+])
+def test_given_times_the_clock_refuses_when_appended_then_invalid_input_names_the_field(data, field):
+    layers = FakeLayers()
+
+    with pytest.raises(InvalidInput) as raised:
+        service(layers).append(SCOPE, "c1", request(data))
+
+    assert raised.value.details[0]["field"] == field and layers.log == []
+
+
+def test_given_a_small_clock_skew_when_appended_then_it_is_accepted():
+    result = service().append(SCOPE, "c1", request({"role": "user", "content": "x",
+                                                    "createdAt": "2026-02-04T12:04:00Z"}))
+    assert result.stored_count == 1
+
+
+def test_given_no_queue_when_extract_is_asked_then_invalid_input_names_extract():
+    with pytest.raises(InvalidInput) as raised:
+        service(queue=None).append(SCOPE, "c1", request({"role": "user", "content": "x", "extract": True}))
+    assert raised.value.details[0]["field"] == "extract"
+
+
+def test_given_logged_messages_when_searched_then_hybrid_similarity_in_unit_range_and_filters_apply():
+    embedder = FakeEmbedder()
+    log = service(embedder=embedder)
+    log.append(SCOPE, "c1", request({"messages": [
+        {"role": "user", "content": "the site visit is on monday", "intent": "schedule"},
+        {"role": "assistant", "content": "noted the site visit"},
+        {"role": "user", "content": "筛选失败一例"},
+    ]}))
+
+    found = log.search(SCOPE, LogSearchRequest(query="site visit monday"))
+    users_only = log.search(SCOPE, LogSearchRequest(query="site visit", role="user"))
+    by_intent = log.search(SCOPE, LogSearchRequest(query="site visit", intent="SCHEDULE"))
+
+    assert found.results[0].content == "the site visit is on monday"
+    assert all(0.0 <= hit.similarity <= 1.0 for hit in found.results)
+    assert {h.role for h in users_only.results} == {"user"}
+    assert [h.content for h in by_intent.results] == ["the site visit is on monday"]
+    assert log.search(SCOPE, LogSearchRequest(query="site", conversation_id="c2")).results == []
+
+
+def test_given_vectors_of_another_model_when_searched_then_they_are_ranked_lexically():
+    layers = FakeLayers()
+    service(layers, embedder=FakeEmbedder()).append(SCOPE, "c1", request({"role": "user", "content": "alpha beta"}))
+    other = FakeEmbedder()
+    other.model_id = "another-model"
+
+    found = service(layers, embedder=other).search(SCOPE, LogSearchRequest(query="alpha"))
+
+    assert [h.similarity for h in found.results] == [1.0]  # BM25 alone, normalised to the best match
+
+
+# ---- the SQS producer -------------------------------------------------------------------------------
+
+class FakeSqs:
+    def __init__(self, fail_calls: int = 0, refuse_ids: set[str] | None = None) -> None:
+        self.calls: list[list[dict[str, str]]] = []
+        self.fail_calls = fail_calls
+        self.refuse_ids = refuse_ids or set()
+
+    def send_message_batch(self, *, QueueUrl: str, Entries: list[dict[str, str]]) -> dict[str, Any]:
+        self.calls.append(Entries)
+        if len(self.calls) <= self.fail_calls:
+            raise ConnectionError("SQS unreachable")
+        failed = [{"Id": e["Id"], "Code": "InternalError", "SenderFault": False} for e in Entries
+                  if e["Id"] in self.refuse_ids]
+        return {"Successful": [], "Failed": failed}
+
+
+def job(index: int, text: str = "hi") -> ExtractionJob:
+    return ExtractionJob(tenant_id="acme", scope_id="u-1", conversation_id="c1", message_id=f"m-{index}",
+                         user_message=text)
+
+
+def test_given_many_or_large_jobs_when_queued_then_batches_respect_sqs_limits():
+    sqs = FakeSqs()
+    jobs = [job(i) for i in range(23)] + [job(100 + i, "字" * 30_000) for i in range(4)]
+
+    assert SqsExtractionQueue(queue_url="q", client=sqs).enqueue(jobs) == []
+
+    assert [len(c) for c in sqs.calls] == [MAX_ENTRIES, MAX_ENTRIES, 3 + 2, 2]  # two 90 KB jobs per call
+    assert all(sum(len(e["MessageBody"].encode()) for e in c) <= 200 * 1024 for c in sqs.calls)
+    assert sorted(json.loads(e["MessageBody"])["message_id"] for c in sqs.calls for e in c) == sorted(
+        j.message_id for j in jobs)
+
+
+def test_given_sqs_fails_or_refuses_when_queued_then_the_unqueued_message_ids_are_returned():
+    jobs = [job(i) for i in range(12)]
+
+    down = SqsExtractionQueue(queue_url="q", client=FakeSqs(fail_calls=1)).enqueue(jobs)
+    refused = SqsExtractionQueue(queue_url="q", client=FakeSqs(refuse_ids={"3"})).enqueue(jobs)
+
+    assert down == [f"m-{i}" for i in range(10)]
+    assert refused == ["m-3"]
