@@ -191,7 +191,7 @@ MESSAGE = {"role": "user", "content": "valid"}
     (f"{PROJECT}/conversations/search", {"query": "x", "limit": 21}, "limit"),
     (f"{PROJECT}/conversations/search", {"query": "x", "role": "system"}, "role"),
     (f"{PROJECT}/conversations/search",
-     {"query": "x", "timeRange": ["2026-02-05T00:00:00Z", "2026-02-01T00:00:00Z"]}, "time_range"),
+     {"query": "x", "timeRange": ["2026-02-05T00:00:00Z", "2026-02-01T00:00:00Z"]}, "timeRange"),
 ])
 def test_given_bad_input_when_logging_or_searching_then_422_names_the_field_and_nothing_is_written(api, path, body,
                                                                                                   field):

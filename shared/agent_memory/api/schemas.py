@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 from pydantic.alias_generators import to_camel
 
 from agent_memory.domain.keys import FIELD_PATTERN
-from agent_memory.domain.models import Keyword, MemoryType, NewMemory
+from agent_memory.domain.models import Keyword, MemoryType, NewMemory, require_utc
 
 MAX_BODY_BYTES = 256 * 1024
 # Inject carries whole conversations: up to Lambda's 6 MB synchronous payload, less the envelope.
@@ -39,15 +39,6 @@ def _max_utf8_bytes(limit: int) -> Callable[[Any], Any]:
 
 def _json_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def _utc(value: datetime | None) -> datetime | None:
-    """Timestamps must say their timezone; they are stored in UTC so they sort as text too."""
-    if value is None:
-        return None
-    if value.tzinfo is None:
-        raise ValueError("must include a timezone, e.g. 2026-02-05T10:00:00Z")
-    return value.astimezone(UTC)
 
 
 NonBlank = StringConstraints(strip_whitespace=True, min_length=1)
@@ -74,7 +65,7 @@ class CreateMemoryRequest(_Request):
     source: ShortText = "api"
     conversation_id: ShortText | None = None
     metadata: Metadata = Field(default_factory=dict)
-    created_at: Annotated[datetime | None, AfterValidator(_utc)] = None
+    created_at: Annotated[datetime | None, AfterValidator(require_utc)] = None
     # The preceding turn of the conversation, indexed for search only (batch items get it from the
     # previous item of the same conversation when omitted).
     context: Content | None = None

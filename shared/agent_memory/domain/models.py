@@ -7,9 +7,9 @@ import re
 import unicodedata
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 
 class MemoryType(StrEnum):
@@ -202,3 +202,26 @@ def is_cjk_text(text: str, threshold: float = 0.2) -> bool:
         return False
     cjk = sum(1 for ch in letters if "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff")
     return cjk / len(letters) >= threshold
+
+
+def require_utc(value: datetime | None) -> datetime | None:
+    """Timestamps must say their timezone; they are kept in UTC so they sort as text too."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        raise ValueError("must include a timezone, e.g. 2026-02-05T10:00:00Z")
+    return value.astimezone(UTC)
+
+
+def _ordered_range(value: tuple[datetime, datetime]) -> tuple[datetime, datetime]:
+    start, end = value
+    if start.tzinfo is None or end.tzinfo is None:
+        raise ValueError("both ends need a timezone, e.g. 2026-02-05T00:00:00Z")
+    if start > end:
+        raise ValueError("start is after end")
+    return value
+
+
+# A [start, end] filter, both ends with a timezone, in order.
+TimeRange = Annotated[tuple[datetime, datetime], AfterValidator(_ordered_range)]
+

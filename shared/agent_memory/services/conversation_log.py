@@ -31,7 +31,7 @@ from pydantic_core import InitErrorDetails
 from agent_memory.domain.hybrid import hybrid_scores
 from agent_memory.domain.keys import ID_PATTERN, new_memory_key
 from agent_memory.domain.layers import PROJECT_PREFIX, LogHit, LogMessage, scope_label, week_start_of
-from agent_memory.domain.models import UserRef, utcnow
+from agent_memory.domain.models import TimeRange, UserRef, require_utc, utcnow
 from agent_memory.domain.vectors import decode_vector, encode_vector
 from agent_memory.errors import InvalidInput
 from agent_memory.ports import ConversationTurn, Embedder
@@ -55,14 +55,6 @@ def _max_bytes(value: str) -> str:
     return value
 
 
-def _utc(value: datetime | None) -> datetime | None:
-    if value is None:
-        return None
-    if value.tzinfo is None:
-        raise ValueError("must include a timezone, e.g. 2026-02-05T10:00:00Z")
-    return value.astimezone(UTC)
-
-
 class _Request(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
@@ -73,7 +65,7 @@ class LogMessageIn(_Request):
     intent: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)] | None = None
     # Default: the time of the request. A client message_id needs it: a retry must carry both to land
     # on the same item (the log's sort key is created_at + message_id).
-    created_at: Annotated[datetime | None, AfterValidator(_utc)] = None
+    created_at: Annotated[datetime | None, AfterValidator(require_utc)] = None
     message_id: Id | None = None
     author_id: Id | None = None  # who said it, in a project scope with many users
 
@@ -135,18 +127,8 @@ class LogSearchRequest(_Request):
     conversation_id: Id | None = None
     role: Literal["user", "assistant"] | None = None
     intent: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)] | None = None
-    time_range: tuple[datetime, datetime] | None = None  # [start, end], both inclusive
+    time_range: TimeRange | None = None  # [start, end], both inclusive
     limit: int = Field(default=DEFAULT_SEARCH_LIMIT, ge=1, le=MAX_SEARCH_LIMIT)
-
-    @model_validator(mode="after")
-    def _ordered_range(self) -> LogSearchRequest:
-        if self.time_range:
-            start, end = self.time_range
-            if start.tzinfo is None or end.tzinfo is None:
-                raise ValueError("time_range: both ends need a timezone, e.g. 2026-02-05T00:00:00Z")
-            if start > end:
-                raise ValueError("time_range: start is after end")
-        return self
 
 
 class LogSearchResult(BaseModel):

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from pydantic.alias_generators import to_camel
 
 from agent_memory.domain.keywords import extract_keywords, normalize_keyword
-from agent_memory.domain.models import Memory, MemoryType, UserRef, utcnow
+from agent_memory.domain.models import Memory, MemoryType, TimeRange, UserRef, utcnow
 from agent_memory.domain.ranking import (
     QueryKeywords,
     RankingWeights,
@@ -45,19 +45,9 @@ class SearchRequest(BaseModel):
     search_mode: SearchMode | None = None  # None = the deployment's MEMORY_SEARCH_DEFAULT_MODE (hybrid)
     keywords: Annotated[list[Term], Field(max_length=20)] | None = None
     memory_types: Annotated[list[MemoryType], Field(max_length=10)] | None = None
-    time_range: tuple[datetime, datetime] | None = None
+    time_range: TimeRange | None = None
     limit: int = Field(default=5, ge=1, le=20)
     min_relevance_score: float = Field(default=0.6, ge=0.0, le=1.0)
-
-    @model_validator(mode="after")
-    def _ordered_range(self) -> SearchRequest:
-        if self.time_range:
-            start, end = self.time_range
-            if start.tzinfo is None or end.tzinfo is None:
-                raise ValueError("time_range: both ends need a timezone, e.g. 2026-02-05T00:00:00Z")
-            if start > end:
-                raise ValueError("time_range: start is after end")
-        return self
 
 
 class MemorySearchResult(BaseModel):
