@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from agent_memory.domain.models import UserRef
 
@@ -52,6 +52,8 @@ class LogMessage(BaseModel):
 
 
 class LogHit(BaseModel):
+    """The guide's ConversationResult (id, content, role, intent, created_at, similarity), plus where from."""
+
     message_id: str
     conversation_id: str
     role: str
@@ -59,6 +61,12 @@ class LogHit(BaseModel):
     intent: str | None
     created_at: datetime
     similarity: float
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def id(self) -> str:
+        """The guide's name for the message id."""
+        return self.message_id
 
 
 # ---- L2 -----------------------------------------------------------------------------------------
