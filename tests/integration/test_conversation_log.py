@@ -21,7 +21,7 @@ from tests.fakes import FakeExtractor, InMemoryMemoryStore
 from tests.integration.conftest import reset_containers
 
 PROJECT = "/v1/projects/study-42"
-HIT_FIELDS = {"message_id", "conversation_id", "role", "content", "intent", "created_at", "similarity"}
+HIT_FIELDS = {"id", "message_id", "conversation_id", "role", "content", "intent", "created_at", "similarity"}
 
 
 def iso(moment: datetime) -> str:
