@@ -50,10 +50,6 @@ class LlmUnavailable(AgentMemoryError):
     code = "llm_unavailable"
 
 
-class NotImplementedYet(AgentMemoryError):
-    code = "not_implemented"
-
-
 class EmbeddingUnavailable(AgentMemoryError):
     """The embedding model could not be reached; nothing was stored."""
 

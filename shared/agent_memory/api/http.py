@@ -22,7 +22,6 @@ from agent_memory.errors import (
     LlmUnavailable,
     MalformedJson,
     NotFound,
-    NotImplementedYet,
     PayloadTooLarge,
     Throttled,
     Unauthorized,
@@ -39,7 +38,6 @@ STATUS_BY_ERROR: dict[type[AgentMemoryError], int] = {
     PayloadTooLarge: 413,
     InvalidInput: 422,
     Throttled: 429,
-    NotImplementedYet: 501,
     LlmUnavailable: 503,
     EmbeddingUnavailable: 503,
 }
@@ -222,10 +220,6 @@ def http_handler(app: APIGatewayHttpResolver) -> Callable[[dict[str, Any], Any],
         return response
 
     return handler
-
-
-def not_implemented(feature: str) -> NotImplementedYet:
-    return NotImplementedYet(f"{feature} is not implemented yet", details={"feature": feature})
 
 
 def warm_before_snapshot(warm: Callable[[], None]) -> None:
