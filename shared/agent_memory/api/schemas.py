@@ -6,16 +6,14 @@ unknown fields are rejected so a typo never silently drops data.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
-from pydantic.alias_generators import to_camel
+from pydantic import AfterValidator, Field, StringConstraints
 
 from agent_memory.domain.keys import FIELD_PATTERN
 from agent_memory.domain.models import Keyword, MemoryType, NewMemory, require_utc
+from agent_memory.domain.requests import RequestModel, max_utf8_bytes
 
 MAX_BODY_BYTES = 256 * 1024
 # Inject carries whole conversations: up to Lambda's 6 MB synchronous payload, less the envelope.
@@ -26,34 +24,15 @@ MAX_BATCH_ITEMS = 100
 MAX_METADATA_BYTES = 4 * 1024
 
 
-def _max_utf8_bytes(limit: int) -> Callable[[Any], Any]:
-    def check(value: Any) -> Any:
-        text = value if isinstance(value, str) else _json_text(value)
-        size = len(text.encode("utf-8"))
-        if size > limit:
-            raise ValueError(f"is {size} bytes; the limit is {limit} bytes (UTF-8)")
-        return value
-
-    return check
-
-
-def _json_text(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
 NonBlank = StringConstraints(strip_whitespace=True, min_length=1)
-Content = Annotated[str, NonBlank, AfterValidator(_max_utf8_bytes(MAX_CONTENT_BYTES))]
-Message = Annotated[str, AfterValidator(_max_utf8_bytes(MAX_MESSAGE_BYTES))]
+Content = Annotated[str, NonBlank, AfterValidator(max_utf8_bytes(MAX_CONTENT_BYTES))]
+Message = Annotated[str, AfterValidator(max_utf8_bytes(MAX_MESSAGE_BYTES))]
 ShortText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=128)]
 FieldName = Annotated[str, StringConstraints(pattern=FIELD_PATTERN)]
-Metadata = Annotated[dict[str, Any], AfterValidator(_max_utf8_bytes(MAX_METADATA_BYTES))]
+Metadata = Annotated[dict[str, Any], AfterValidator(max_utf8_bytes(MAX_METADATA_BYTES))]
 
 
-class _Request(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
-
-
-class CreateMemoryRequest(_Request):
+class CreateMemoryRequest(RequestModel):
     """The save_user_memory tool's input, plus the optional slot and import fields."""
 
     memory_type: MemoryType
@@ -74,11 +53,11 @@ class CreateMemoryRequest(_Request):
         return NewMemory.model_validate(self.model_dump())
 
 
-class BatchRequest(_Request):
+class BatchRequest(RequestModel):
     memories: list[CreateMemoryRequest] = Field(min_length=1, max_length=MAX_BATCH_ITEMS)
 
 
-class ExtractRequest(_Request):
+class ExtractRequest(RequestModel):
     """The seed's MemoryManagerSaveInput."""
 
     action: Literal["save_info"] | None = None
@@ -88,7 +67,7 @@ class ExtractRequest(_Request):
     conversation_id: ShortText | None = None
 
 
-class LoadContextRequest(_Request):
+class LoadContextRequest(RequestModel):
     """The seed's MemoryManagerLoadInput."""
 
     action: Literal["load_context"] | None = None
@@ -96,13 +75,13 @@ class LoadContextRequest(_Request):
     limit: int = Field(default=20, ge=1, le=100)
 
 
-class ListMemoriesQuery(_Request):
+class ListMemoriesQuery(RequestModel):
     memory_type: MemoryType | None = None
     limit: int = Field(default=20, ge=1, le=100)
     cursor: Annotated[str, StringConstraints(max_length=200)] | None = None
 
 
-class AddSynonymsRequest(_Request):
+class AddSynonymsRequest(RequestModel):
     """The PRD's keyword_synonyms: a keyword and its synonyms (stored both ways, per tenant)."""
 
     keyword: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
@@ -111,15 +90,15 @@ class AddSynonymsRequest(_Request):
     similarity_score: float = Field(default=0.8, ge=0.0, le=1.0)
 
 
-class ResolveRequest(_Request):
-    text: Annotated[str, AfterValidator(_max_utf8_bytes(MAX_MESSAGE_BYTES))]
+class ResolveRequest(RequestModel):
+    text: Annotated[str, AfterValidator(max_utf8_bytes(MAX_MESSAGE_BYTES))]
 
 
-class SynonymQuery(_Request):
+class SynonymQuery(RequestModel):
     keyword: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
 
 
-class SummarizeRequest(_Request):
+class SummarizeRequest(RequestModel):
     """The seed's MemoryManagerSummarizeInput (optional body)."""
 
     action: Literal["summarize"] | None = None

@@ -31,6 +31,7 @@ from agent_memory.services.inject import (
     FetchContext,
     KnowledgeItem,
 )
+from agent_memory.services.memory_layers import IntentContextRequest
 from agent_memory.services.search import SearchMode, SearchRequest, SearchService
 
 
@@ -501,11 +502,9 @@ class IntentContextSource:
         intent = ctx.request.intent
         if intent is None:
             return ""
-        from agent_memory.services.memory_layers import Intent, IntentContextRequest
-
         scope = (scope_ref(ctx.user.tenant_id, "projects", ctx.request.project_id) if ctx.request.project_id
                  else ctx.user)
-        request = IntentContextRequest(intent=Intent.model_validate(intent.model_dump()))
+        request = IntentContextRequest(intent=intent)
         key = hashlib.sha256(f"{scope.user_id}|{intent.model_dump_json()}".encode()).hexdigest()[:16]
 
         def history() -> str:

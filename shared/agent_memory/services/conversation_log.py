@@ -32,6 +32,7 @@ from agent_memory.domain.hybrid import hybrid_scores
 from agent_memory.domain.keys import ID_PATTERN, new_memory_key
 from agent_memory.domain.layers import PROJECT_PREFIX, LogHit, LogMessage, scope_label, week_start_of
 from agent_memory.domain.models import TimeRange, UserRef, require_utc, utcnow
+from agent_memory.domain.requests import RequestModel, max_utf8_bytes
 from agent_memory.domain.vectors import decode_vector, encode_vector
 from agent_memory.errors import InvalidInput
 from agent_memory.ports import ConversationTurn, Embedder
@@ -48,20 +49,10 @@ MAX_SEARCH_LIMIT = 20
 Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
 
 
-def _max_bytes(value: str) -> str:
-    size = len(value.encode("utf-8"))
-    if size > MAX_LOG_MESSAGE_BYTES:
-        raise ValueError(f"is {size} bytes; the limit is {MAX_LOG_MESSAGE_BYTES} bytes (UTF-8)")
-    return value
-
-
-class _Request(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
-
-
-class LogMessageIn(_Request):
+class LogMessageIn(RequestModel):
     role: Literal["user", "assistant"]
-    content: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1), AfterValidator(_max_bytes)]
+    content: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1),
+                       AfterValidator(max_utf8_bytes(MAX_LOG_MESSAGE_BYTES))]
     intent: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)] | None = None
     # Default: the time of the request. A client message_id needs it: a retry must carry both to land
     # on the same item (the log's sort key is created_at + message_id).
@@ -70,7 +61,7 @@ class LogMessageIn(_Request):
     author_id: Id | None = None  # who said it, in a project scope with many users
 
 
-class AppendMessagesRequest(_Request):
+class AppendMessagesRequest(RequestModel):
     """One message (its fields at the top level) or a batch (`messages`), and whether to extract."""
 
     messages: list[LogMessageIn] = Field(min_length=1, max_length=MAX_LOG_BATCH)
@@ -122,7 +113,7 @@ class AppendResult(BaseModel):
     failed_extractions: list[str] = Field(default_factory=list)
 
 
-class LogSearchRequest(_Request):
+class LogSearchRequest(RequestModel):
     query: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
     conversation_id: Id | None = None
     role: Literal["user", "assistant"] | None = None

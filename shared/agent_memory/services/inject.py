@@ -17,8 +17,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Annotated, Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
-from pydantic.alias_generators import to_camel
+from pydantic import BaseModel, Field, StringConstraints, field_validator, model_validator
 
 from agent_memory.domain.context import (
     FRAME,
@@ -33,10 +32,12 @@ from agent_memory.domain.context import (
 )
 from agent_memory.domain.conversation import auto_compact, turn_starts, validate_messages
 from agent_memory.domain.models import UserRef
+from agent_memory.domain.requests import OpenRequestModel, RequestModel
 from agent_memory.domain.tokens import estimate_message_tokens
 from agent_memory.errors import InvalidInput
 from agent_memory.observability import MetricUnit, logger, metrics
 from agent_memory.ports import CachedContext, ContextCache, TokenCounter
+from agent_memory.services.memory_layers import Intent
 
 Message = dict[str, Any]
 MAX_MESSAGES = 5000
@@ -48,17 +49,7 @@ MAX_CACHE_BREAKPOINTS = 4
 
 # ---- request and result (the seed's ContextInjectionRequest / ContextInjectionResult) -------------
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
-
-
-class _Open(BaseModel):
-    """Caller state: the known fields are typed, anything else the caller keeps is passed through."""
-
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
-
-
-class MessageParam(_Strict):
+class MessageParam(RequestModel):
     role: Literal["user", "assistant"]
     content: str | Annotated[list[dict[str, Any]], Field(min_length=1)]
 
@@ -72,19 +63,19 @@ class MessageParam(_Strict):
         return value
 
 
-class StageRecord(_Open):
+class StageRecord(OpenRequestModel):
     stage_id: str
     turns_in_stage: int = Field(default=0, ge=0)
 
 
-class AssessmentResult(_Open):
+class AssessmentResult(OpenRequestModel):
     recommended_programs: list[str] = Field(default_factory=list)
     suitability_score: float | None = None
     highlights: list[str] = Field(default_factory=list)
     concerns: list[str] = Field(default_factory=list)
 
 
-class ConsultingState(_Open):
+class ConsultingState(OpenRequestModel):
     collected_info: dict[str, Any] = Field(default_factory=dict)
     assessment_result: AssessmentResult | None = None
     current_stage_id: str | None = None
@@ -92,7 +83,7 @@ class ConsultingState(_Open):
     stage_turn_count: int = Field(default=0, ge=0)
 
 
-class DeviceInfo(_Open):
+class DeviceInfo(OpenRequestModel):
     device_type: str | None = None  # mobile | desktop | tablet
     device_model: str | None = None
     os: str | None = None
@@ -101,7 +92,7 @@ class DeviceInfo(_Open):
     locale: str | None = None
 
 
-class AgentExecutionRecord(_Strict):
+class AgentExecutionRecord(RequestModel):
     agent_name: Annotated[str, StringConstraints(min_length=1, max_length=200)]
     invoked_at: int = Field(ge=0)  # epoch milliseconds
     duration_ms: int = Field(default=0, ge=0)
@@ -110,27 +101,21 @@ class AgentExecutionRecord(_Strict):
     tokens_used: int = Field(default=0, ge=0)
 
 
-class KnowledgeItem(_Strict):
+class KnowledgeItem(RequestModel):
     content: Annotated[str, StringConstraints(min_length=1, max_length=20_000)]
     source: str | None = None
     similarity: float | None = None
 
 
-class ExperienceItem(_Strict):
+class ExperienceItem(RequestModel):
     content: Annotated[str, StringConstraints(min_length=1, max_length=5_000)]
     category: str | None = None
-
-
-class IntentParam(_Open):
-    type: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
-    query: Annotated[str, StringConstraints(max_length=2000)] = ""
-    entities: dict[str, Any] = Field(default_factory=dict)
 
 
 Placement = Literal["pair", "system"]
 
 
-class InjectionRequest(_Strict):
+class InjectionRequest(RequestModel):
     user_id: str
     conversation_id: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=128)]
     messages: Annotated[list[MessageParam], Field(max_length=MAX_MESSAGES)] = Field(default_factory=list)
@@ -149,7 +134,7 @@ class InjectionRequest(_Strict):
     # The IIT guide's layers: a project whose hot memory is injected too, and the intent of the current
     # message (question-like intents bring the history book and the conversation log).
     project_id: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9._:@-]{1,128}$")] | None = None
-    intent: IntentParam | None = None
+    intent: Intent | None = None
 
     @model_validator(mode="after")
     def _ends_with_the_user(self) -> InjectionRequest:
@@ -259,8 +244,6 @@ class InjectLimits:
     reserved_system_tokens: int = 10_000
     compaction_threshold: float = 0.8
     keep_recent_turns: int = 10
-    tool_result_max_chars: int = 500
-    message_max_chars: int = 2000
 
 
 class InjectService:

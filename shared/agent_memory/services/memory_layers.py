@@ -6,8 +6,7 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
-from pydantic.alias_generators import to_camel
+from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 
 from agent_memory.domain.context import neutralize, one_line
 from agent_memory.domain.hybrid import hybrid_scores
@@ -20,6 +19,7 @@ from agent_memory.domain.layers import (
     scope_label,
 )
 from agent_memory.domain.models import UserRef, is_cjk_text, utcnow
+from agent_memory.domain.requests import OpenRequestModel, RequestModel
 from agent_memory.domain.tokens import estimate_tokens
 from agent_memory.domain.vectors import decode_vector
 from agent_memory.errors import InvalidInput
@@ -38,11 +38,7 @@ def _small_json(value: Any) -> Any:
     return value
 
 
-class _Request(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
-
-
-class PutHotMemoryRequest(_Request):
+class PutHotMemoryRequest(RequestModel):
     value: Annotated[Any, AfterValidator(_small_json)]
     priority: int = Field(default=0, ge=-1000, le=1000)
 
@@ -74,15 +70,13 @@ class ReportList(BaseModel):
     reports: list[ReportView]
 
 
-class ReportSearchRequest(_Request):
+class ReportSearchRequest(RequestModel):
     query: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
     limit: int = Field(default=3, ge=1, le=20)
 
 
-class Intent(_Request):
+class Intent(OpenRequestModel):
     """The guide's IntentResult: a type (QA_QUERY, QC_TASK, ...) and what it is about."""
-
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
 
     type: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
     query: Annotated[str, StringConstraints(max_length=2000)] = ""
@@ -93,7 +87,7 @@ class Intent(_Request):
         return (self.query or str(self.entities.get("query") or "")).strip()
 
 
-class IntentContextRequest(_Request):
+class IntentContextRequest(RequestModel):
     intent: Intent
     max_tokens: int | None = Field(default=None, ge=100, le=50_000)
 

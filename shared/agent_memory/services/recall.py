@@ -10,12 +10,12 @@ import re
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
-from pydantic.alias_generators import to_camel
+from pydantic import BaseModel, Field, StringConstraints
 
 from agent_memory.domain.keywords import extract_keywords
 from agent_memory.domain.models import MemoryType, UserRef
 from agent_memory.domain.placeholders import find_placeholders
+from agent_memory.domain.requests import RequestModel
 from agent_memory.services.search import MemorySearchResult, SearchRequest, SearchService
 
 
@@ -55,9 +55,7 @@ _CUE_WORDS = re.compile(
 )
 
 
-class RecallRequest(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
-
+class RecallRequest(RequestModel):
     message: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=8000)]
     context_type: Literal["initialization", "mid_conversation", "command"] = "mid_conversation"
     history: Annotated[list[Annotated[str, StringConstraints(max_length=8000)]], Field(max_length=20)] = Field(

@@ -7,8 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
-from pydantic.alias_generators import to_camel
+from pydantic import BaseModel, Field, StringConstraints
 
 from agent_memory.domain.keywords import extract_keywords, normalize_keyword
 from agent_memory.domain.models import Memory, MemoryType, TimeRange, UserRef, utcnow
@@ -21,6 +20,7 @@ from agent_memory.domain.ranking import (
     keyword_matches,
     rank,
 )
+from agent_memory.domain.requests import RequestModel
 from agent_memory.domain.synonyms import builtin_synonyms
 from agent_memory.domain.text import tokenize
 from agent_memory.errors import NotFound
@@ -36,10 +36,8 @@ class SynonymSource(Protocol):
     def synonyms_for(self, tenant_id: str, terms: list[str]) -> dict[str, list[tuple[str, float]]]: ...
 
 
-class SearchRequest(BaseModel):
+class SearchRequest(RequestModel):
     """The PRD's SearchMemoriesInput."""
-
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
     query: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
     search_mode: SearchMode | None = None  # None = the deployment's MEMORY_SEARCH_DEFAULT_MODE (hybrid)
