@@ -122,7 +122,8 @@ def build_services(
         on_access=on_access,
     )
     layers = _layer_store(settings, dynamodb_client)
-    memory_layers = MemoryLayersService(layers=layers, embedder=embedder_provider,
+    conversation_log = _conversation_log(settings, layers, embedder_provider)
+    memory_layers = MemoryLayersService(layers=layers, log=conversation_log, embedder=embedder_provider,
                                         question_intents=settings.question_intents,
                                         max_tokens=settings.intent_context_max_tokens)
     summarizer_provider = cache(lambda: _conversation_summarizer(settings))
@@ -163,7 +164,7 @@ def build_services(
         layers=layers,
         embedder=embedder_provider,
         memory_layers=memory_layers,
-        conversation_log=_conversation_log(settings, layers, embedder_provider),
+        conversation_log=conversation_log,
         log_extraction=LogExtractionWorker(layers=layers, save=save),
         rollup=None if layers is None else _rollup_service(settings, layers, embedder_provider,
                                                            writer=report_writer, refresher=hot_memory_refresher),

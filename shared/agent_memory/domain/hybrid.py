@@ -6,12 +6,14 @@ and the history book need less: how close a text is to a query, in [0, 1], expla
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from agent_memory.domain.bm25 import Bm25Index
 from agent_memory.domain.text import tokenize
+from agent_memory.domain.vectors import decode_vector
 
 LEXICAL_WEIGHT = 0.5
 VECTOR_WEIGHT = 0.5
@@ -36,3 +38,15 @@ def hybrid_scores(query: str, texts: Sequence[str], *, query_vector: np.ndarray 
         cosine = max(0.0, float(np.dot(query_vector, vector)))
         scores.append(LEXICAL_WEIGHT * float(text_score) + VECTOR_WEIGHT * cosine)
     return [round(s, 4) for s in scores]
+
+
+def rank_stored(query: str, texts: Sequence[str], embeddings: Sequence[tuple[bytes | None, str | None]],
+                embedder: Callable[[], Any]) -> list[float]:
+    """`hybrid_scores` over stored items, each with its (float16 vector, embedding model id). Vectors of
+    another model than the embedder's are ignored (lexical only for them). `embedder` is a provider,
+    asked only when some item has a vector, so lexical-only data never loads the model."""
+    model = embedder() if any(e for e, _ in embeddings) else None
+    if model is None:
+        return hybrid_scores(query, texts)
+    vectors = [decode_vector(e) if e and m == model.model_id else None for e, m in embeddings]
+    return hybrid_scores(query, texts, query_vector=model.embed_query(query), vectors=vectors)

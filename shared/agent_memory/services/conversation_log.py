@@ -28,12 +28,12 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from pydantic_core import InitErrorDetails
 
-from agent_memory.domain.hybrid import hybrid_scores
+from agent_memory.domain.hybrid import rank_stored
 from agent_memory.domain.keys import ID_PATTERN, new_memory_key
 from agent_memory.domain.layers import PROJECT_PREFIX, LogHit, LogMessage, scope_label, week_start_of
 from agent_memory.domain.models import TimeRange, UserRef, require_utc, utcnow
 from agent_memory.domain.requests import RequestModel, max_utf8_bytes
-from agent_memory.domain.vectors import decode_vector, encode_vector
+from agent_memory.domain.vectors import encode_vector
 from agent_memory.errors import InvalidInput
 from agent_memory.ports import ConversationTurn, Embedder
 
@@ -247,22 +247,13 @@ class ConversationLogService:
                     if (request.conversation_id is None or m.conversation_id == request.conversation_id)
                     and (request.role is None or m.role == request.role)
                     and (intent is None or (m.intent or "").lower() == intent)]
-        scores = self._rank(request.query, messages)
+        scores = rank_stored(request.query, [m.content for m in messages],
+                             [(m.embedding, m.embedding_model) for m in messages], self._embedder)
         ranked = sorted(zip(messages, scores, strict=True), key=lambda p: (p[1], p[0].created_at), reverse=True)
         hits = [LogHit(message_id=m.message_id, conversation_id=m.conversation_id, role=m.role, content=m.content,
                        intent=m.intent, created_at=m.created_at, similarity=min(1.0, score))
                 for m, score in ranked if score > 0]
         return LogSearchResult(scope=scope_label(scope), total_found=len(hits), results=hits[:request.limit])
-
-    def _rank(self, query: str, messages: list[LogMessage]) -> list[float]:
-        """Vectors of another embedding model than the current one are ignored (lexical only)."""
-        texts = [m.content for m in messages]
-        embedder = self._embedder() if any(m.embedding for m in messages) else None
-        if embedder is None:
-            return hybrid_scores(query, texts)
-        vectors = [decode_vector(m.embedding) if m.embedding and m.embedding_model == embedder.model_id else None
-                   for m in messages]
-        return hybrid_scores(query, texts, query_vector=embedder.embed_query(query), vectors=vectors)
 
     def _store(self) -> Any:
         if self._layers is None:

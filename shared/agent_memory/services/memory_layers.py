@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 
 from agent_memory.domain.context import neutralize, one_line
-from agent_memory.domain.hybrid import hybrid_scores
+from agent_memory.domain.hybrid import rank_stored
 from agent_memory.domain.layers import (
     PROJECT_PREFIX,
     HotMemoryEntry,
@@ -21,8 +21,8 @@ from agent_memory.domain.layers import (
 from agent_memory.domain.models import UserRef, is_cjk_text, utcnow
 from agent_memory.domain.requests import OpenRequestModel, RequestModel
 from agent_memory.domain.tokens import estimate_tokens
-from agent_memory.domain.vectors import decode_vector
 from agent_memory.errors import InvalidInput
+from agent_memory.services.conversation_log import ConversationLogService, LogSearchRequest
 
 MAX_HOT_VALUE_BYTES = 4 * 1024
 HotKey = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=128, pattern=r"^[^#/\s]"
@@ -113,12 +113,14 @@ class MemoryLayersService:
         self,
         *,
         layers: Any,
+        log: ConversationLogService,
         embedder: Callable[[], Any],
         question_intents: frozenset[str],
         max_tokens: int = 2000,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
         self._layers = layers
+        self._log = log
         self._embedder = embedder
         self._questions = question_intents
         self._max_tokens = max_tokens
@@ -156,8 +158,8 @@ class MemoryLayersService:
 
     def search_reports(self, scope: UserRef, query: str, limit: int) -> ReportList:
         reports: list[WeeklyReport] = self._store().reports(scope)
-        scored = self._rank(query, [_report_text(r) for r in reports],
-                            [(r.embedding, r.embedding_model) for r in reports])
+        scored = rank_stored(query, [_report_text(r) for r in reports],
+                             [(r.embedding, r.embedding_model) for r in reports], self._embedder)
         ranked = sorted(zip(reports, scored, strict=True), key=lambda p: (p[1], p[0].week_start), reverse=True)
         return ReportList(scope=scope_label(scope),
                           reports=[_view(r, s) for r, s in ranked[:limit] if s > 0])
@@ -223,19 +225,8 @@ class MemoryLayersService:
         return self._layers
 
     def _log_lines(self, scope: UserRef, query: str, limit: int) -> list[str]:
-        messages = self._store().log_messages(scope, now=self._clock())
-        scored = self._rank(query, [m.content for m in messages],
-                            [(m.embedding, m.embedding_model) for m in messages])
-        ranked = sorted(zip(messages, scored, strict=True), key=lambda p: (p[1], p[0].created_at), reverse=True)
-        return [f"{m.role}: {one_line(m.content, 500)}" for m, s in ranked[:limit] if s > 0]
-
-    def _rank(self, query: str, texts: list[str], embeddings: list[tuple[bytes | None, str | None]]) -> list[float]:
-        """Vectors from another embedding model than the current one are ignored (lexical only)."""
-        embedder = self._embedder() if any(e for e, _ in embeddings) else None
-        if embedder is None:
-            return hybrid_scores(query, texts)
-        vectors = [decode_vector(e) if e and model == embedder.model_id else None for e, model in embeddings]
-        return hybrid_scores(query, texts, query_vector=embedder.embed_query(query), vectors=vectors)
+        found = self._log.search(scope, LogSearchRequest(query=query, limit=limit))
+        return [f"{hit.role}: {one_line(hit.content, 500)}" for hit in found.results]
 
 
 def _report_text(report: WeeklyReport) -> str:
