@@ -72,7 +72,7 @@ class UserMemorySource:
     def build(self, ctx: FetchContext, cache: BlockCache) -> str:
         """Two cached parts: the top memories change only with the version counter; the relevant ones
         also with the message. An agent loop's repeated calls within one user turn hit both."""
-        version = self._store.user_version(ctx.user)
+        version = ctx.user_version(ctx.user, self._store.user_version)
         top = cache.get_or_build(f"{self.type}#top#v{version}", self.ttl_seconds, lambda: self._top(ctx))
         query = ctx.request.current_user_message.strip()
         relevant = cache.get_or_build(f"{self.type}#rel#v{version}#{ctx.message_hash()}", self.ttl_seconds,
@@ -471,7 +471,7 @@ class HotMemorySource:
             scopes.append(scope_ref(ctx.user.tenant_id, "projects", ctx.request.project_id))
         texts = []
         for scope in scopes:
-            version = self._store.user_version(scope)
+            version = ctx.user_version(scope, self._store.user_version)
             text = cache.get_or_build(f"{self.type}#{scope.user_id}#v{version}#{ctx.locale}", self.ttl_seconds,
                                       partial(self._text, scope, zh))
             if text and len(scopes) > 1:  # say whose entries these are

@@ -10,6 +10,7 @@ Messages array that ends with the current user message, untouched.
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor
@@ -185,6 +186,16 @@ class FetchContext:
     locale: Locale
     now: float  # epoch seconds
     turn_number: int  # 1 = the conversation's first user message
+    # Version counters read during this request: sources that key on the same scope's version (user
+    # memory, hot memory) share one read instead of each doing a consistent GetItem.
+    _versions: dict[UserRef, int] = field(default_factory=dict, compare=False, repr=False)
+    _versions_lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
+
+    def user_version(self, scope: UserRef, read: Callable[[UserRef], int]) -> int:
+        with self._versions_lock:
+            if scope not in self._versions:
+                self._versions[scope] = read(scope)
+            return self._versions[scope]
 
     def message_hash(self) -> str:
         return hashlib.sha256(self.request.current_user_message.strip().encode()).hexdigest()[:16]
