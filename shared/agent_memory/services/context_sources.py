@@ -7,6 +7,7 @@ memories and callers goes through `neutralize`/`one_line`.
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
@@ -23,6 +24,7 @@ from agent_memory.domain.context import (
 )
 from agent_memory.domain.layers import scope_label, scope_ref
 from agent_memory.domain.models import Memory, UserRef
+from agent_memory.domain.requests import RequestModel
 from agent_memory.ports import MemoryStore
 from agent_memory.services.inject import (
     AgentExecutionRecord,
@@ -265,32 +267,57 @@ def _query_hash(text: str) -> str:
     return hashlib.sha256(text.strip().encode()).hexdigest()[:16]
 
 
-class RelevantKnowledgeSource:
+class _RetrievedSource:
+    """A block of caller-supplied items when the request has them (the caller's to cache), else of a
+    retriever's answer, cached by message for the block's TTL; no source or not wanted: empty."""
+
+    type: str
+    ttl_seconds: float
+    _item: builtins.type[RequestModel]  # the retriever's items, validated like caller-supplied ones
+
+    def __init__(self, *, retriever: Retriever | None, limit: int = 3) -> None:
+        self._retriever = retriever
+        self._limit = limit
+
+    def build(self, ctx: FetchContext, cache: BlockCache) -> str:
+        supplied = self._supplied(ctx)
+        if supplied is not None:
+            return self._format(ctx, supplied)
+        retriever = self._retriever
+        if retriever is None or not self._wanted(ctx):
+            return ""
+        return cache.get_or_build(f"{self.type}#{ctx.message_hash()}", self.ttl_seconds, lambda: self._format(
+            ctx, [self._item.model_validate(i) for i in
+                  retriever.retrieve(ctx.user, ctx.request.current_user_message, self._limit)]))
+
+    def _supplied(self, ctx: FetchContext) -> list[Any] | None:
+        raise NotImplementedError
+
+    def _wanted(self, ctx: FetchContext) -> bool:
+        raise NotImplementedError
+
+    def _format(self, ctx: FetchContext, items: list[Any]) -> str:
+        raise NotImplementedError
+
+
+class RelevantKnowledgeSource(_RetrievedSource):
     type = ContextType.RELEVANT_KNOWLEDGE
     priority = Priority.IMPORTANT
     ttl_seconds = 30.0
     does_io = True
+    _item = KnowledgeItem
 
     def __init__(self, *, retriever: Retriever | None, triggers: tuple[str, ...] = SEED_KNOWLEDGE_TRIGGERS,
                  limit: int = 3) -> None:
-        self._retriever = retriever
+        super().__init__(retriever=retriever, limit=limit)
         self._triggers = tuple(t.lower() for t in triggers)
-        self._limit = limit
+
+    def _supplied(self, ctx: FetchContext) -> list[Any] | None:
+        return ctx.request.relevant_knowledge
 
     def _wanted(self, ctx: FetchContext) -> bool:
         message = ctx.request.current_user_message.lower()
         return bool(message.strip()) and (not self._triggers or any(t in message for t in self._triggers))
-
-    def build(self, ctx: FetchContext, cache: BlockCache) -> str:
-        # Caller-supplied items are the caller's to cache; retrieval is cached by message.
-        if ctx.request.relevant_knowledge is not None:
-            return self._format(ctx, ctx.request.relevant_knowledge)
-        if self._retriever is None or not self._wanted(ctx):
-            return ""
-        retriever = self._retriever
-        return cache.get_or_build(f"{self.type}#{ctx.message_hash()}", self.ttl_seconds, lambda: self._format(
-            ctx, [KnowledgeItem.model_validate(i) for i in
-                  retriever.retrieve(ctx.user, ctx.request.current_user_message, self._limit)]))
 
     def _format(self, ctx: FetchContext, items: list[KnowledgeItem]) -> str:
         if not items:
@@ -309,32 +336,25 @@ class RelevantKnowledgeSource:
 EXPERIENCE_STAGES = ("info_collection", "assessment", "recommendation", "objection_handling")
 
 
-class SimilarExperiencesSource:
+class SimilarExperiencesSource(_RetrievedSource):
     type = ContextType.SIMILAR_EXPERIENCES
     priority = Priority.NICE_TO_HAVE
     ttl_seconds = 120.0
     does_io = True
+    _item = ExperienceItem
 
     def __init__(self, *, retriever: Retriever | None, stages: tuple[str, ...] = EXPERIENCE_STAGES,
                  limit: int = 3) -> None:
-        self._retriever = retriever
+        super().__init__(retriever=retriever, limit=limit)
         self._stages = stages
-        self._limit = limit
+
+    def _supplied(self, ctx: FetchContext) -> list[Any] | None:
+        return ctx.request.similar_experiences
 
     def _wanted(self, ctx: FetchContext) -> bool:
         state = ctx.request.consulting_state
         stage = state.current_stage_id if state else None
         return bool(ctx.request.current_user_message.strip()) and (stage is None or stage in self._stages)
-
-    def build(self, ctx: FetchContext, cache: BlockCache) -> str:
-        if ctx.request.similar_experiences is not None:
-            return self._format(ctx, ctx.request.similar_experiences)
-        if self._retriever is None or not self._wanted(ctx):
-            return ""
-        retriever = self._retriever
-        return cache.get_or_build(f"{self.type}#{ctx.message_hash()}", self.ttl_seconds, lambda: self._format(
-            ctx, [ExperienceItem.model_validate(i) for i in
-                  retriever.retrieve(ctx.user, ctx.request.current_user_message, self._limit)]))
 
     def _format(self, ctx: FetchContext, items: list[ExperienceItem]) -> str:
         if not items:
