@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+import statistics
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 
@@ -29,3 +32,47 @@ def corpus() -> tuple[list[str], list[str], Any]:
         return texts, queries, dataset
     texts = [f"memory {i} about topic {i % 37}, 话题{i % 53}" for i in range(1000)]
     return texts, [f"what about topic {i}?" for i in range(37)], None
+
+
+def offline_aws_credentials() -> None:
+    """Dummy credentials and region for the local stores (moto, DynamoDB Local), unless already set."""
+    for name, value in {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
+                        "AWS_DEFAULT_REGION": "us-east-1"}.items():
+        os.environ.setdefault(name, value)
+
+
+def latency_row(samples_ms: Sequence[float]) -> dict[str, float]:
+    return {"runs": len(samples_ms), "p50_ms": round(statistics.median(samples_ms), 2),
+            "p95_ms": round(percentile(samples_ms, 0.95), 2), "max_ms": round(max(samples_ms), 2)}
+
+
+def timed(call: Callable[[], Any]) -> tuple[Any, float]:
+    """The call's result and its wall time in milliseconds."""
+    started = time.perf_counter()
+    result = call()
+    return result, (time.perf_counter() - started) * 1000
+
+
+def verdict(value: float | None, target: dict[str, Any]) -> str:
+    """'yes'/'NO' against a target: `p95_ms` (at most), `min` and/or `max`."""
+    if value is None or not target:
+        return "-"
+    ok = True
+    if "p95_ms" in target:
+        ok &= value <= target["p95_ms"]
+    if "min" in target:
+        ok &= value >= target["min"]
+    if "max" in target:
+        ok &= value <= target["max"]
+    return "yes" if ok else "NO"
+
+
+def latency_table(rows: dict[str, dict[str, Any]], targets: dict[str, dict[str, Any]]) -> str:
+    """A markdown table of latency rows; a row's target is keyed by the first word of its name."""
+    lines = ["| scenario | runs | p50 ms | p95 ms | max ms | target p95 | meets |",
+             "|---|---:|---:|---:|---:|---:|:---:|"]
+    for name, row in rows.items():
+        target = targets.get(name.split(" ")[0], {})
+        lines.append(f"| {name} | {row['runs']} | {row['p50_ms']:.1f} | {row['p95_ms']:.1f} | {row['max_ms']:.1f} | "
+                     f"{target.get('p95_ms', '-')} | {verdict(row['p95_ms'], target)} |")
+    return "\n".join(lines)

@@ -40,7 +40,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import corpus, percentile
+from benchmarks.common import (
+    corpus,
+    latency_row,
+    latency_table,
+    offline_aws_credentials,
+    percentile,
+    timed,
+    verdict,
+)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 TENANT = "bench"
@@ -60,11 +68,6 @@ TARGETS: dict[str, dict[str, Any]] = {
 
 
 # --- pure helpers (unit-tested) --------------------------------------------------------------------
-
-
-def latency_row(samples_ms: Sequence[float]) -> dict[str, float]:
-    return {"runs": len(samples_ms), "p50_ms": round(statistics.median(samples_ms), 2),
-            "p95_ms": round(percentile(samples_ms, 0.95), 2), "max_ms": round(max(samples_ms), 2)}
 
 
 def hit_rate(hits: int, lookups: int) -> float | None:
@@ -156,28 +159,8 @@ def evidence_found(block: str, contents: Iterable[str],
     return any(present), all(present)
 
 
-def verdict(value: float | None, target: dict[str, Any]) -> str:
-    """'yes'/'NO' against a target: `p95_ms` (at most), `min` and/or `max`."""
-    if value is None or not target:
-        return "-"
-    ok = True
-    if "p95_ms" in target:
-        ok &= value <= target["p95_ms"]
-    if "min" in target:
-        ok &= value >= target["min"]
-    if "max" in target:
-        ok &= value <= target["max"]
-    return "yes" if ok else "NO"
-
-
 def format_latency_table(rows: dict[str, dict[str, Any]]) -> str:
-    lines = ["| scenario | runs | p50 ms | p95 ms | max ms | target p95 | meets |",
-             "|---|---:|---:|---:|---:|---:|:---:|"]
-    for name, row in rows.items():
-        target = TARGETS.get(name.split(" ")[0], {})
-        lines.append(f"| {name} | {row['runs']} | {row['p50_ms']:.1f} | {row['p95_ms']:.1f} | {row['max_ms']:.1f} | "
-                     f"{target.get('p95_ms', '-')} | {verdict(row['p95_ms'], target)} |")
-    return "\n".join(lines)
+    return latency_table(rows, TARGETS)
 
 
 def format_token_table(rows: dict[str, dict[str, Any]]) -> str:
@@ -305,12 +288,6 @@ def _quiet_metrics() -> None:
     from agent_memory.observability import metrics
 
     metrics.clear_metrics()
-
-
-def timed(call: Callable[[], Any]) -> tuple[Any, float]:
-    started = time.perf_counter()
-    result = call()
-    return result, (time.perf_counter() - started) * 1000
 
 
 @contextmanager
@@ -567,9 +544,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if min(args.runs, args.cold_runs, args.memories, args.turns, args.calls_per_turn) < 1:
         parser.error("--runs, --cold-runs, --memories, --turns and --calls-per-turn must be >= 1")
-    for name, value in {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
-                        "AWS_DEFAULT_REGION": "us-east-1"}.items():
-        os.environ.setdefault(name, value)
+    offline_aws_credentials()
 
     import boto3
     from moto import mock_aws

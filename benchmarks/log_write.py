@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -34,6 +32,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
+
+from benchmarks.common import latency_row, latency_table, offline_aws_credentials, timed
 
 RESULTS = Path(__file__).resolve().parent / "results"
 TENANT = "bench"
@@ -45,28 +45,8 @@ TARGETS: dict[str, dict[str, float]] = {"write": {"p95_ms": 100.0}, "search": {"
 # --- pure helpers ----------------------------------------------------------------------------------
 
 
-def percentile(samples: Sequence[float], q: float) -> float:
-    """Nearest-rank percentile, as the other benchmarks compute it."""
-    if not samples:
-        raise ValueError("no samples")
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
-def latency_row(samples_ms: Sequence[float]) -> dict[str, float]:
-    return {"runs": len(samples_ms), "p50_ms": round(statistics.median(samples_ms), 2),
-            "p95_ms": round(percentile(samples_ms, 0.95), 2), "max_ms": round(max(samples_ms), 2)}
-
-
 def format_table(rows: dict[str, dict[str, Any]]) -> str:
-    lines = ["| scenario | runs | p50 ms | p95 ms | max ms | target p95 | meets |",
-             "|---|---:|---:|---:|---:|---:|:---:|"]
-    for name, row in rows.items():
-        target = TARGETS.get(name.split(" ")[0], {}).get("p95_ms")
-        meets = "-" if target is None else "yes" if row["p95_ms"] <= target else "NO"
-        lines.append(f"| {name} | {row['runs']} | {row['p50_ms']:.1f} | {row['p95_ms']:.1f} | {row['max_ms']:.1f} | "
-                     f"{target if target is not None else '-'} | {meets} |")
-    return "\n".join(lines)
+    return latency_table(rows, TARGETS)
 
 
 def corpus(n: int) -> tuple[list[str], list[str]]:
@@ -85,12 +65,6 @@ def corpus(n: int) -> tuple[list[str], list[str]]:
              f"message {i}: site {i % 37} reported {i % 11} deviations about topic {i % 53}"
              for i in range(max(n, 2000))]
     return texts, [f"site {i} deviations" if i % 2 else f"受试者{i}号血压" for i in range(100)]
-
-
-def timed(call: Callable[[], Any]) -> tuple[Any, float]:
-    started = time.perf_counter()
-    result = call()
-    return result, (time.perf_counter() - started) * 1000
 
 
 def log(message: str) -> None:
@@ -154,9 +128,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if min(args.runs, args.messages, args.searches) < 1:
         parser.error("--runs, --messages and --searches must be >= 1")
-    for name, value in {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
-                        "AWS_DEFAULT_REGION": "us-east-1"}.items():
-        os.environ.setdefault(name, value)
+    offline_aws_credentials()
 
     import boto3
     from moto import mock_aws

@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import percentile
+from benchmarks.common import offline_aws_credentials, percentile
 from benchmarks.datasets import LOADERS, BenchDataset, BenchMemory, data_dir, load
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -231,9 +231,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     root = args.data_dir or data_dir()
     if not root.is_dir():
         sys.exit(f"benchmark data not found at {root} (set BENCH_DATA_DIR or --data-dir)")
-    for name, value in {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
-                        "AWS_DEFAULT_REGION": "us-east-1"}.items():
-        os.environ.setdefault(name, value)
+    offline_aws_credentials()
     datasets = [load(name, root, limit_conversations=args.limit_conversations) for name in names]
 
     import boto3

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import platform
 import statistics
 import time
@@ -18,7 +17,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from benchmarks.common import corpus, percentile
+from benchmarks.common import corpus, offline_aws_credentials, percentile
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -40,9 +39,7 @@ def main() -> None:
     parser.add_argument("--backend", choices=["dynamodb-local", "moto"], default=None)
     parser.add_argument("--skip-saves", action="store_true", help="only the search and load_context rows")
     args = parser.parse_args()
-    for name, value in {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
-                        "AWS_DEFAULT_REGION": "us-east-1"}.items():
-        os.environ.setdefault(name, value)
+    offline_aws_credentials()
 
     import boto3
     from moto import mock_aws
