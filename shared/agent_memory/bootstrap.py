@@ -221,13 +221,16 @@ def _layer_store(settings: Settings, dynamodb_client: Any) -> Any:
 def _conversation_log(settings: Settings, layers: Any, embedder: Any) -> ConversationLogService:
     from zoneinfo import ZoneInfo
 
-    queue = None
-    if settings.log_extraction_queue_url:
+    @cache
+    def queue() -> Any:
+        if not settings.log_extraction_queue_url:
+            return None
         import boto3
 
         from agent_memory.adapters.log_extraction import SqsExtractionQueue
 
-        queue = SqsExtractionQueue(queue_url=settings.log_extraction_queue_url, client=boto3.client("sqs"))
+        return SqsExtractionQueue(queue_url=settings.log_extraction_queue_url, client=boto3.client("sqs"))
+
     return ConversationLogService(layers=layers, embedder=embedder, queue=queue,
                                   ttl_days=settings.conversation_log_ttl_days,
                                   timezone=ZoneInfo(settings.rollup_timezone))

@@ -80,7 +80,7 @@ class FakeEmbedder:
 
 def service(layers: Any = None, queue: Any = None, embedder: Any = None, ttl_days: int = 30) -> ConversationLogService:
     return ConversationLogService(layers=layers if layers is not None else FakeLayers(), embedder=lambda: embedder,
-                                  queue=queue, ttl_days=ttl_days, timezone=ZoneInfo("Asia/Shanghai"),
+                                  queue=lambda: queue, ttl_days=ttl_days, timezone=ZoneInfo("Asia/Shanghai"),
                                   clock=lambda: NOW)
 
 

@@ -157,14 +157,14 @@ class ConversationLogService:
         *,
         layers: Any,
         embedder: Callable[[], Embedder | None],
-        queue: ExtractionQueue | None = None,
+        queue: Callable[[], ExtractionQueue | None] = lambda: None,
         ttl_days: int = 30,
         timezone: tzinfo = UTC,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
         self._layers = layers
         self._embedder = embedder  # a provider: the model loads on first use
-        self._queue = queue
+        self._queue = queue  # a provider: the SQS client is made on the first `extract: true` only
         self._ttl = timedelta(days=ttl_days)
         self._tz = timezone
         self._clock = clock
@@ -172,7 +172,8 @@ class ConversationLogService:
     # ---- append --------------------------------------------------------------------------------
 
     def append(self, scope: UserRef, conversation_id: str, request: AppendMessagesRequest) -> AppendResult:
-        if request.extract and self._queue is None:
+        queue = self._queue() if request.extract else None
+        if request.extract and queue is None:
             raise InvalidInput("extraction queue not configured (LOG_EXTRACTION_QUEUE_URL)", details=[
                 {"field": "extract", "message": "extraction queue not configured", "type": "unavailable"}])
         store = self._store()
@@ -187,7 +188,7 @@ class ConversationLogService:
         store.append_messages(scope, messages, weeks)
 
         jobs = _extraction_jobs(scope, conversation_id, messages) if request.extract else []
-        failed = self._queue.enqueue(jobs) if jobs and self._queue is not None else []
+        failed = queue.enqueue(jobs) if jobs and queue is not None else []
         return AppendResult(
             scope=scope_label(scope), conversation_id=conversation_id, stored_count=len(messages),
             message_ids=[m.message_id for m in messages],
