@@ -449,7 +449,8 @@ def _with_current_message(messages: list[Message], current: str) -> list[Message
     current = current.strip()
     if not current:
         return messages
-    texts = _user_texts(messages[turn_starts(messages)[-1]:] if turn_starts(messages) else [])
+    starts = turn_starts(messages)
+    texts = _user_texts(messages[starts[-1]:] if starts else [])
     if any(current == t.strip() for t in texts):
         return messages
     if messages and messages[-1]["role"] == "user":
