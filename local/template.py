@@ -93,16 +93,18 @@ def functions(template: dict[str, Any] | None = None) -> dict[str, FunctionDef]:
     return found
 
 
+def function_events(event_type: str, template: dict[str, Any] | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """(function logical id, event properties) for every event of `event_type` (HttpApi, SQS, ...)."""
+    return [(logical_id, event["Properties"])
+            for logical_id, resource in resources(template).items()
+            if resource["Type"] == "AWS::Serverless::Function"
+            for event in resource["Properties"].get("Events", {}).values() if event["Type"] == event_type]
+
+
 def routes(template: dict[str, Any] | None = None) -> list[Route]:
     """HTTP API routes, most specific first (literal segments beat parameters, greedy last)."""
-    found = []
-    for logical_id, resource in resources(template).items():
-        if resource["Type"] != "AWS::Serverless::Function":
-            continue
-        for event in resource["Properties"].get("Events", {}).values():
-            if event["Type"] == "HttpApi":
-                props = event["Properties"]
-                found.append(Route(props["Method"].upper(), props["Path"], logical_id))
+    found = [Route(props["Method"].upper(), props["Path"], logical_id)
+             for logical_id, props in function_events("HttpApi", template)]
 
     def specificity(route: Route) -> tuple[int, int, int]:
         segments = route.path.strip("/").split("/")
@@ -182,15 +184,8 @@ def sqs_queues(template: dict[str, Any] | None = None) -> list[str]:
 
 def sqs_event_sources(template: dict[str, Any] | None = None) -> list[tuple[str, str, int]]:
     """(queue logical id, function logical id, batch size) for every `Type: SQS` event."""
-    found = []
-    for logical_id, resource in resources(template).items():
-        if resource["Type"] != "AWS::Serverless::Function":
-            continue
-        for event in resource["Properties"].get("Events", {}).values():
-            if event["Type"] == "SQS":
-                queue = event["Properties"]["Queue"]["Fn::GetAtt"][0]
-                found.append((queue, logical_id, int(event["Properties"].get("BatchSize", 10))))
-    return found
+    return [(props["Queue"]["Fn::GetAtt"][0], logical_id, int(props.get("BatchSize", 10)))
+            for logical_id, props in function_events("SQS", template)]
 
 
 def create_queues(client: Any, prefix: str, template: dict[str, Any] | None = None) -> dict[str, str]:
