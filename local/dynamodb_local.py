@@ -1,7 +1,8 @@
 """AWS's DynamoDB Local (the jar bundled in the npm package amplify-dynamodb-simulator).
 
 More faithful than moto for transactions and concurrency, and far closer to DynamoDB's latency
-profile than in-process moto. `make dynamodb-local` installs it under .cache/.
+profile than in-process moto: `make run` keeps its table there (on disk), the benchmarks and the
+concurrency tests use it in memory. `make dynamodb-local` installs it under .cache/.
 """
 
 from __future__ import annotations
@@ -28,9 +29,18 @@ def available() -> bool:
 
 
 class DynamoDBLocal:
-    def __init__(self) -> None:
+    """One DynamoDB Local process on loopback: in memory, or persisted in `db_path` (one database file for
+    every access key and region, so any credentials see the same tables)."""
+
+    def __init__(self, db_path: Path | None = None, *, heap_mb: int | None = None) -> None:
         self.port = 0
+        self.db_path = db_path
+        self.heap_mb = heap_mb
         self._process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
 
     @property
     def endpoint(self) -> str:
@@ -47,9 +57,15 @@ class DynamoDBLocal:
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             self.port = sock.getsockname()[1]
+        if self.db_path is not None:
+            self.db_path.mkdir(parents=True, exist_ok=True)
+            storage = ["-dbPath", str(self.db_path), "-sharedDb"]
+        else:
+            storage = ["-inMemory"]
+        heap = [f"-Xmx{self.heap_mb}m"] if self.heap_mb else []
         self._process = subprocess.Popen(
-            ["java", f"-Djava.library.path={directory / 'DynamoDBLocal_lib'}", "-jar",
-             str(directory / "DynamoDBLocal.jar"), "-inMemory", "-port", str(self.port)],
+            ["java", *heap, f"-Djava.library.path={directory / 'DynamoDBLocal_lib'}", "-jar",
+             str(directory / "DynamoDBLocal.jar"), *storage, "-port", str(self.port)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         client = self.client()
@@ -66,8 +82,12 @@ class DynamoDBLocal:
 
     def stop(self) -> None:
         if self._process is not None:
-            self._process.terminate()
-            self._process.wait(timeout=10)
+            self._process.terminate()  # DynamoDB Local commits each write to its SQLite file as it goes
+            try:
+                self._process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
             self._process = None
 
     def __enter__(self) -> DynamoDBLocal:

@@ -72,38 +72,74 @@ def create_local_resources(dynamodb: Any, sqs: Any) -> dict[str, str]:
 
 
 class LocalFunctions:
-    """Loads each function's handler once (one warm container per function) and invokes it serially."""
+    """Runs each function's handler as Lambda would: in warm containers, created on first use, up to
+    `containers_per_function` per function. A container is one load of the handler's module (its own
+    module state, such as its resolver); concurrent invocations of one function run in different
+    containers at once, and more wait for one to be free. The layer (`agent_memory`) is shared by the
+    containers of a process, as it is by the invocations of one Lambda container."""
 
-    def __init__(self) -> None:
+    def __init__(self, containers_per_function: int = 1) -> None:
+        if containers_per_function < 1:
+            raise ValueError("containers_per_function must be at least 1")
         self._defs = functions()
-        self._modules: dict[str, ModuleType] = {}
-        self._locks = {name: threading.Lock() for name in self._defs}
-        self._load_lock = threading.Lock()
+        self.containers_per_function = containers_per_function
+        self._slots = {name: threading.BoundedSemaphore(containers_per_function) for name in self._defs}
+        self._idle: dict[str, list[ModuleType]] = {name: [] for name in self._defs}
+        self._started: dict[str, int] = dict.fromkeys(self._defs, 0)
+        self._lock = threading.Lock()
 
     def names(self) -> list[str]:
         return list(self._defs)
 
-    def _module(self, logical_id: str) -> ModuleType:
-        with self._load_lock:
-            if logical_id not in self._modules:
-                definition = self._defs[logical_id]
-                module_file, _ = definition.handler.rsplit(".", 1)
-                path = ROOT / definition.code_uri / f"{module_file}.py"
-                spec = importlib.util.spec_from_file_location(f"lambda_{logical_id}", path)
-                assert spec and spec.loader
-                module = importlib.util.module_from_spec(spec)
-                spec.loader.exec_module(module)
-                self._modules[logical_id] = module
-            return self._modules[logical_id]
+    def containers(self, logical_id: str) -> int:
+        """How many containers of the function have been started."""
+        return self._started[logical_id]
+
+    def container(self, logical_id: str) -> ModuleType:
+        """A warm container of the function (started if there is none), left idle for the next invocation:
+        tests reach into its module state through it."""
+        with self._slots[logical_id]:
+            module = self._checkout(logical_id)
+            with self._lock:
+                self._idle[logical_id].append(module)
+            return module
+
+    def _load(self, logical_id: str, number: int) -> ModuleType:
+        definition = self._defs[logical_id]
+        module_file, _ = definition.handler.rsplit(".", 1)
+        path = ROOT / definition.code_uri / f"{module_file}.py"
+        spec = importlib.util.spec_from_file_location(f"lambda_{logical_id}_{number}", path)
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    def _checkout(self, logical_id: str) -> ModuleType:
+        with self._lock:
+            if self._idle[logical_id]:
+                return self._idle[logical_id].pop()  # the most recently used: the warmest
+            self._started[logical_id] += 1
+            number = self._started[logical_id]
+        try:
+            return self._load(logical_id, number)  # a cold start, outside the lock: others keep running
+        except BaseException:
+            with self._lock:
+                self._started[logical_id] -= 1
+            raise
 
     def invoke(self, logical_id: str, event: dict[str, Any]) -> Any:
         if logical_id not in self._defs:
             raise KeyError(f"no function {logical_id} in template.yaml; have {', '.join(self._defs)}")
-        handler_name = self._defs[logical_id].handler.rsplit(".", 1)[1]
-        handler = getattr(self._module(logical_id), handler_name)
-        with self._locks[logical_id]:
-            return handler(event, LambdaContext(function_name=logical_id,
-                                                timeout_ms=self._defs[logical_id].timeout * 1000))
+        definition = self._defs[logical_id]
+        handler_name = definition.handler.rsplit(".", 1)[1]
+        with self._slots[logical_id]:
+            container = self._checkout(logical_id)
+            try:
+                return getattr(container, handler_name)(
+                    event, LambdaContext(function_name=logical_id, timeout_ms=definition.timeout * 1000))
+            finally:
+                with self._lock:
+                    self._idle[logical_id].append(container)
 
 
 def local_environment(parameters: dict[str, str] | None = None, queues: dict[str, str] | None = None

@@ -6,6 +6,7 @@ from the infrastructure that gets deployed.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -182,12 +183,36 @@ def sqs_queues(template: dict[str, Any] | None = None) -> list[str]:
     return [lid for lid, r in resources(template).items() if r["Type"] == "AWS::SQS::Queue"]
 
 
-def sqs_event_sources(template: dict[str, Any] | None = None) -> list[tuple[str, str, int]]:
-    """(queue logical id, function logical id, batch size) for every `Type: SQS` event."""
-    return [(props["Queue"]["Fn::GetAtt"][0], logical_id, int(props.get("BatchSize", 10)))
+@dataclass(frozen=True)
+class SqsEventSource:
+    queue: str  # the queue's logical id
+    function: str  # the function's logical id
+    batch_size: int = 10
+    batching_window_seconds: float = 0.0
+
+
+def sqs_event_sources(template: dict[str, Any] | None = None) -> list[SqsEventSource]:
+    """Every `Type: SQS` event of the template's functions."""
+    return [SqsEventSource(props["Queue"]["Fn::GetAtt"][0], logical_id, int(props.get("BatchSize", 10)),
+                           float(props.get("MaximumBatchingWindowInSeconds", 0)))
             for logical_id, props in function_events("SQS", template)]
 
 
 def create_queues(client: Any, prefix: str, template: dict[str, Any] | None = None) -> dict[str, str]:
-    """Create the template's queues (idempotent); returns logical id -> queue URL."""
-    return {lid: client.create_queue(QueueName=f"{prefix}-{lid}")["QueueUrl"] for lid in sqs_queues(template)}
+    """Create the template's queues with their visibility timeouts and redrive policies (idempotent);
+    returns logical id -> queue URL."""
+    template = template or load_template()
+    urls = {lid: client.create_queue(QueueName=f"{prefix}-{lid}")["QueueUrl"] for lid in sqs_queues(template)}
+    for lid, url in urls.items():
+        props = resources(template)[lid].get("Properties", {})
+        attributes = {name: str(props[name]) for name in ("VisibilityTimeout", "MessageRetentionPeriod")
+                      if name in props}
+        if "RedrivePolicy" in props:
+            policy = props["RedrivePolicy"]
+            dead_letter = policy["deadLetterTargetArn"]["Fn::GetAtt"][0]
+            arn = client.get_queue_attributes(QueueUrl=urls[dead_letter], AttributeNames=["QueueArn"])
+            attributes["RedrivePolicy"] = json.dumps({"deadLetterTargetArn": arn["Attributes"]["QueueArn"],
+                                                      "maxReceiveCount": int(policy["maxReceiveCount"])})
+        if attributes:
+            client.set_queue_attributes(QueueUrl=url, Attributes=attributes)
+    return urls

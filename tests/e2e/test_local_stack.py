@@ -29,34 +29,55 @@ ROOT = Path(__file__).resolve().parents[2]
 @dataclass
 class Stack:
     url: str
+    process: subprocess.Popen[str]
+    data_dir: Path
+
+    def stop(self) -> str:
+        """A normal stop (SIGTERM, as a supervisor sends it); returns what the stack printed."""
+        self.process.terminate()
+        out, _ = self.process.communicate(timeout=120)
+        return out
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_stack(data_dir: Path, port: int | None = None) -> Stack:
+    """`make run` in a child process (`python -m local.stack`) on a free port, its data in `data_dir`."""
+    from local.dynamodb_local import available
+
+    if not available():
+        pytest.skip("DynamoDB Local not installed (make dynamodb-local) or no java")
+    port = port or free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "LLM_", "ANTHROPIC_", "LOCAL_"))}
+    env["PYTHONPATH"] = f"{ROOT / 'shared'}:{ROOT}"
+    process = subprocess.Popen([sys.executable, "-m", "local.stack", "--port", str(port), "--data-dir", str(data_dir)],
+                               cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            urllib.request.urlopen(url + "/health-probe", timeout=1)
+        except urllib.error.HTTPError:
+            return Stack(url, process, data_dir)  # the stack answered (a JSON 404): it is up
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                raise RuntimeError(f"local stack did not start:\n{process.communicate()[0]}") from None
+            time.sleep(0.2)
 
 
 @pytest.fixture(scope="module")
-def stack() -> Iterator[Stack]:
-    """`make run` in a child process (`python -m local.server`), on a free port."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "LLM_", "ANTHROPIC_"))}
-    env["PYTHONPATH"] = f"{ROOT / 'shared'}:{ROOT}"
-    process = subprocess.Popen([sys.executable, "-m", "local.server", "--port", str(port)], cwd=ROOT, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    url = f"http://127.0.0.1:{port}"
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    running = start_stack(tmp_path_factory.mktemp("stack-data"))
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(url + "/health-probe", timeout=1)
-            except urllib.error.HTTPError:
-                break  # the stack answered (a JSON 404): it is up
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"local stack did not start:\n{process.stdout.read()}") from None
-                time.sleep(0.2)
-        yield Stack(url)
+        yield running
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        if running.process.poll() is None:
+            running.stop()
 
 
 def http(stack: Stack, method: str, path: str, body: Any = None, tenant: str | None = None,
@@ -165,3 +186,51 @@ def test_the_readme_layers_walkthrough_logs_rolls_up_searches_and_injects(stack)
     assert injected["injected_contexts"][0] == "hot_memory"
     context = injected["messages"][0]["content"]
     assert "- name: 高血压III期临床研究" in context and "<intent_context>" in context
+
+
+def wait_for(check: Any, timeout: float = 60.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        found = check()
+        if found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.5)
+
+
+def test_given_a_stopped_stack_when_it_starts_again_then_every_kind_of_data_is_there(tmp_path):
+    from datetime import date, timedelta
+
+    monday = date.today() - timedelta(days=date.today().weekday() + 7)
+    first = start_stack(tmp_path)
+    try:  # one of each: a memory, a synonym, a hot-memory entry, a log message, a report
+        assert http(first, "POST", "/v1/users/u1/memories", {"memory_type": "FACT", "content": "我住在杭州"})[0] == 201
+        assert http(first, "POST", "/v1/synonyms", {"keyword": "网球", "synonyms": ["tennis"]})[0] in (200, 201)
+        hot = {"value": "高血压研究", "priority": 10}
+        assert http(first, "PUT", "/v1/projects/p1/hot-memory/meta/name", hot)[0] < 300
+        status, _ = http(first, "POST", "/v1/projects/p1/conversations/c1/messages", {"messages": [
+            {"role": "user", "content": "本周新入组3例受试者", "created_at": f"{monday}T09:00:00+08:00"}]})
+        assert status < 300
+        # The weekly rollup, through the queue and the workers' process, writes last week's report.
+        status, _ = http(first, "POST", "/_local/invoke/RollupFunction",
+                         {"source": "aws.scheduler", "time": f"{monday + timedelta(days=7)}T01:00:00Z"})
+        assert status == 200, _
+        assert wait_for(lambda: http(first, "GET", "/v1/projects/p1/reports")[1]["reports"])
+    finally:
+        printed = first.stop()
+    assert first.process.returncode == 0, printed
+    assert "stopped" in printed
+
+    second = start_stack(tmp_path)
+    try:
+        _, memories = http(second, "GET", "/v1/users/u1/memories")
+        assert [m["content"] for m in memories["items"]] == ["我住在杭州"]
+        _, synonyms = http(second, "GET", "/v1/synonyms?keyword=%E7%BD%91%E7%90%83")
+        assert "tennis" in json.dumps(synonyms, ensure_ascii=False)
+        _, hot = http(second, "GET", "/v1/projects/p1/hot-memory")
+        assert "高血压研究" in json.dumps(hot, ensure_ascii=False)
+        _, found = http(second, "POST", "/v1/projects/p1/conversations/search", {"query": "入组"})
+        assert "本周新入组3例受试者" in json.dumps(found, ensure_ascii=False)
+        _, reports = http(second, "GET", "/v1/projects/p1/reports")
+        assert len(reports["reports"]) == 1
+    finally:
+        second.stop()

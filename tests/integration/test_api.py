@@ -256,7 +256,7 @@ class _BrokenStore:
 def test_llm_down_gives_503_with_retry_after_and_stores_nothing(api, monkeypatch, lambda_env):
     services = build_services(get_settings(), extractor=_DownExtractor(), dynamodb_client=lambda_env)
     monkeypatch.setattr("agent_memory.bootstrap.get_services", lambda: services)
-    monkeypatch.setitem(api.functions._module("SaveFunction").__dict__, "get_services", lambda: services)
+    monkeypatch.setitem(api.functions.container("SaveFunction").__dict__, "get_services", lambda: services)
 
     response = api.call("POST", f"{USER}/memories/extract", {"user_message": SEED_MESSAGE})
 
@@ -268,7 +268,7 @@ def test_llm_down_gives_503_with_retry_after_and_stores_nothing(api, monkeypatch
 
 def test_unexpected_failure_is_a_500_with_request_id_and_no_details(api, monkeypatch, lambda_env):
     services = build_services(get_settings(), store=_BrokenStore())
-    monkeypatch.setitem(api.functions._module("LoadFunction").__dict__, "get_services", lambda: services)
+    monkeypatch.setitem(api.functions.container("LoadFunction").__dict__, "get_services", lambda: services)
 
     response = api.call("GET", f"{USER}/memories")
 

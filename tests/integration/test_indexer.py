@@ -115,7 +115,7 @@ def invoke(monkeypatch: pytest.MonkeyPatch, embedder: HashEmbedder) -> Any:
     functions = LocalFunctions()
 
     def call(index: FakeIndex, records: list[dict[str, Any]]) -> Any:
-        module = functions._module("IndexerFunction")
+        module = functions.container("IndexerFunction")
         monkeypatch.setattr(module, "get_indexer", lambda: Indexer(index=index, embedder=embedder))  # type: ignore[arg-type]
         return functions.invoke("IndexerFunction", {"Records": records})
 

@@ -116,7 +116,7 @@ def use_services(api: Any, monkeypatch: pytest.MonkeyPatch, lambda_env: Any, **o
     services = build_services(get_settings(), dynamodb_client=lambda_env, **overrides)
     monkeypatch.setattr("agent_memory.bootstrap.get_services", lambda: services)
     for function in ("RollupFunction", "RollupWorkerFunction"):
-        monkeypatch.setitem(api.functions._module(function).__dict__, "get_services", lambda: services)
+        monkeypatch.setitem(api.functions.container(function).__dict__, "get_services", lambda: services)
     return services
 
 

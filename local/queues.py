@@ -1,0 +1,93 @@
+"""The template's SQS queues for the local stack: moto's SQS server, in the supervisor's process.
+
+moto speaks the real SQS API (the functions' boto3 clients, visibility timeouts, redrive to the
+dead-letter queues), which is what the functions and their event sources need; it keeps messages in
+memory only, so a normal stop saves every message still queued, visible or in flight, to
+`<dir>/<queue logical id>.jsonl`, and the next start queues them again before any worker runs.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from local.runtime import LOCAL_TABLE_PREFIX
+from local.template import create_queues
+
+REGION = "us-east-1"
+
+
+class LocalQueues:
+    def __init__(self, spill_dir: Path, port: int = 0) -> None:
+        from moto.server import ThreadedMotoServer
+
+        self.spill_dir = spill_dir
+        self.urls: dict[str, str] = {}
+        self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+        self.port = port
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def client(self) -> Any:
+        import boto3
+
+        return boto3.client("sqs", endpoint_url=self.endpoint, region_name=REGION,
+                            aws_access_key_id="local", aws_secret_access_key="local")
+
+    def start(self) -> dict[str, int]:
+        """Start the server and create the queues; returns how many saved messages were queued again."""
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)  # moto's per-request access log is noise here
+        self._server.start()
+        self.port = self._server.get_host_and_port()[1]  # the port it bound
+        self.urls = create_queues(self.client(), LOCAL_TABLE_PREFIX)
+        return self._restore()
+
+    def pending(self) -> dict[str, int]:
+        """Messages per queue not yet deleted: waiting, in flight or delayed."""
+        return {lid: len(self._queue(lid)._messages) for lid in self.urls}
+
+    def save(self) -> dict[str, int]:
+        """Write every message still in a queue to its file (appending to what a previous stop left);
+        returns the counts saved per queue."""
+        saved: dict[str, int] = {}
+        for lid in self.urls:
+            messages = list(self._queue(lid)._messages)
+            if not messages:
+                continue
+            self.spill_dir.mkdir(parents=True, exist_ok=True)
+            with (self.spill_dir / f"{lid}.jsonl").open("a", encoding="utf-8") as out:
+                for message in messages:
+                    out.write(json.dumps({"body": message.body}, ensure_ascii=False) + "\n")
+            saved[lid] = len(messages)
+        return saved
+
+    def stop(self) -> None:
+        self._server.stop()
+
+    def _queue(self, logical_id: str) -> Any:
+        # moto's own backend: the only way to see messages in flight (received, not deleted) as well.
+        from moto.core import DEFAULT_ACCOUNT_ID
+        from moto.sqs.models import sqs_backends
+
+        return sqs_backends[DEFAULT_ACCOUNT_ID][REGION].queues[f"{LOCAL_TABLE_PREFIX}-{logical_id}"]
+
+    def _restore(self) -> dict[str, int]:
+        restored: dict[str, int] = {}
+        client = self.client()
+        for lid, url in self.urls.items():
+            path = self.spill_dir / f"{lid}.jsonl"
+            if not path.exists():
+                continue
+            bodies = [json.loads(line)["body"] for line in path.read_text(encoding="utf-8").splitlines() if line]
+            for start in range(0, len(bodies), 10):
+                entries = [{"Id": str(i), "MessageBody": body} for i, body in enumerate(bodies[start:start + 10])]
+                failed = client.send_message_batch(QueueUrl=url, Entries=entries).get("Failed", [])
+                if failed:
+                    raise RuntimeError(f"could not queue saved messages again on {lid}: {failed}")
+            path.unlink()  # only once every message is back on the queue
+            restored[lid] = len(bodies)
+        return restored

