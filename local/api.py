@@ -121,6 +121,8 @@ class JsonErrorRequestHandler(WSGIRequestHandler):
         except ValueError:
             phrase = "Error"
         self.log_error("code %d, message %s", code, message)
+        if self.request_version == "HTTP/0.9":  # an unparsable request line: answer with a status line anyway
+            self.request_version = "HTTP/1.0"
         body = json.dumps({"error": {"code": "bad_request" if code == 400 else phrase.lower().replace(" ", "_"),
                                      "message": message or phrase, "details": None}}).encode()
         self.send_response(code, phrase)

@@ -43,6 +43,7 @@ class LocalQueues:
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # moto's per-request access log is noise here
         self._server.start()
         self.port = self._server.get_host_and_port()[1]  # the port it bound
+        self._backend().reset()  # moto's state is per process: a start holds only what a stop saved
         self.urls = create_queues(self.client(), LOCAL_TABLE_PREFIX)
         return self._restore()
 
@@ -70,10 +71,14 @@ class LocalQueues:
 
     def _queue(self, logical_id: str) -> Any:
         # moto's own backend: the only way to see messages in flight (received, not deleted) as well.
+        return self._backend().queues[f"{LOCAL_TABLE_PREFIX}-{logical_id}"]
+
+    @staticmethod
+    def _backend() -> Any:
         from moto.core import DEFAULT_ACCOUNT_ID
         from moto.sqs.models import sqs_backends
 
-        return sqs_backends[DEFAULT_ACCOUNT_ID][REGION].queues[f"{LOCAL_TABLE_PREFIX}-{logical_id}"]
+        return sqs_backends[DEFAULT_ACCOUNT_ID][REGION]
 
     def _restore(self) -> dict[str, int]:
         restored: dict[str, int] = {}

@@ -78,10 +78,10 @@ class LocalFunctions:
     containers at once, and more wait for one to be free. The layer (`agent_memory`) is shared by the
     containers of a process, as it is by the invocations of one Lambda container."""
 
-    def __init__(self, containers_per_function: int = 1) -> None:
+    def __init__(self, containers_per_function: int = 1, definitions: dict[str, FunctionDef] | None = None) -> None:
         if containers_per_function < 1:
             raise ValueError("containers_per_function must be at least 1")
-        self._defs = functions()
+        self._defs = definitions if definitions is not None else functions()
         self.containers_per_function = containers_per_function
         self._slots = {name: threading.BoundedSemaphore(containers_per_function) for name in self._defs}
         self._idle: dict[str, list[ModuleType]] = {name: [] for name in self._defs}

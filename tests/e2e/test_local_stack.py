@@ -132,6 +132,20 @@ def test_bad_input_and_unknown_routes_over_http(stack):
     assert status == 404 and body["error"]["code"] == "route_not_found"
 
 
+def test_given_the_tenant_header_twice_then_422_names_it_and_nothing_is_read(stack):
+    import http.client
+
+    connection = http.client.HTTPConnection(stack.url.removeprefix("http://"), timeout=10)
+    connection.putrequest("GET", "/v1/users/u1/memories")
+    connection.putheader("X-Tenant-Id", "tenant-a")
+    connection.putheader("X-Tenant-Id", "tenant-b")
+    connection.endheaders()
+    response = connection.getresponse()
+    body = json.loads(response.read())
+    assert response.status == 422
+    assert body["error"]["details"][0] == {"field": "X-Tenant-Id", "message": "must be sent once", "type": "duplicate"}
+
+
 def readme_walkthrough() -> str:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = readme.split("<!-- walkthrough:begin -->", 1)[1].split("<!-- walkthrough:end -->", 1)[0]

@@ -158,6 +158,8 @@ def current_tenant(app: APIGatewayHttpResolver) -> str:
     else:
         headers = {k.lower(): v for k, v in (event.headers or {}).items()}
         tenant_id = headers.get("x-tenant-id") or settings.default_tenant
+        if "," in tenant_id:  # HTTP APIs join a repeated header with commas: which tenant was meant is unknown
+            raise invalid([{"field": "X-Tenant-Id", "message": "must be sent once", "type": "duplicate"}])
         if not is_valid_id(tenant_id):
             raise invalid([{"field": "X-Tenant-Id", "message": "must be 1-128 of A-Z a-z 0-9 . _ : @ -",
                             "type": "pattern"}])
