@@ -11,7 +11,7 @@ SAM := $(SAM_VENV)/bin/sam
 PORT ?= 3000
 export PYTHONPATH := $(CURDIR)/shared:$(CURDIR)
 
-.PHONY: help install prerequisites dynamodb-local run reset rollup invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval bench-inject bench-log reindex clean
+.PHONY: help install prerequisites dynamodb-local run reset rollup invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval bench-inject bench-log bench-local reindex clean
 
 help:
 	@echo "make run      serve the API on http://127.0.0.1:$(PORT) (DynamoDB Local, data in .data/; offline LLM; PORT= overrides)"
@@ -24,6 +24,7 @@ help:
 	@echo "make bench-retrieval   LoCoMo + MADial retrieval quality (benchmarks/results/retrieval.json)"
 	@echo "make bench-inject      context injection latency, cache hit rate, LoCoMo tokens (benchmarks/results/inject.json)"
 	@echo "make bench-log         conversation log write and search latency (benchmarks/results/log_write.json)"
+	@echo "make bench-local       \`make run\` over HTTP: import, whole-stack RSS, search (START=1 starts one; benchmarks/results/local_stack.json)"
 
 $(VENV)/.installed: requirements-dev.txt shared/requirements.txt
 	@test -n "$(PYTHON312)" || { echo "Python 3.12 not found: install it (pyenv install 3.12.1) or set PYTHON312=/path/to/python3.12"; exit 1; }
@@ -117,19 +118,26 @@ test: lint typecheck validate $(DDB_LOCAL)/.installed
 	$(PY) -m pytest -q
 
 bench: $(VENV)/.installed $(DDB_LOCAL)/.installed
-	$(PY) -m benchmarks.run
+	$(PY) -m benchmarks.run $(if $(BACKEND),--backend $(BACKEND))
 
 # Retrieval quality on LoCoMo and MADial-Bench zh (reads ../shared/bench; several minutes).
 bench-retrieval: $(VENV)/.installed $(DDB_LOCAL)/.installed
 	$(PY) -m benchmarks.retrieval
 
-# Context injection (seed 08): latency on moto, cache hit rate, LoCoMo token footprint (a few minutes).
-bench-inject: $(VENV)/.installed
-	$(PY) -m benchmarks.inject
+# Every benchmark's table is on DynamoDB Local, the store `make run` uses (BACKEND=moto for an in-process moto).
+# Context injection: latency, cache hit rate, LoCoMo token footprint (a few minutes).
+bench-inject: $(VENV)/.installed $(DDB_LOCAL)/.installed
+	$(PY) -m benchmarks.inject $(if $(BACKEND),--backend $(BACKEND))
 
-# The conversation log (L1): write latency of 1 and 10 messages, search over 1,000 (moto; BACKEND=dynamodb-local).
-bench-log: $(VENV)/.installed
+# The conversation log (L1): write latency of 1 and 10 messages, search over 1,000.
+bench-log: $(VENV)/.installed $(DDB_LOCAL)/.installed
 	$(PY) -m benchmarks.log_write $(if $(BACKEND),--backend $(BACKEND))
+
+# The whole local stack over HTTP: 1,000 + 3 x 300 memories imported in batches of 100, whole-stack RSS, warm search
+# over 1,000. Against the running `make run` (same PORT), or START=1 for a stack of its own on a temporary data dir.
+bench-local: $(VENV)/.installed
+	$(if $(START),@$(MAKE) --no-print-directory prerequisites dynamodb-local)
+	$(PY) -m benchmarks.local_stack --url http://127.0.0.1:$(PORT) $(if $(START),--start)
 
 # Rebuild the OpenSearch index from the table into a new physical index, then swap the alias
 # (needs OPENSEARCH_ENDPOINT, MEMORY_TABLE_NAME and AWS credentials in the environment).

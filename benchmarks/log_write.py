@@ -2,8 +2,8 @@
 
 The guide's acceptance figures: a message is written within 100 ms (流水账存储), a similarity
 search returns within 500 ms (向量检索). Measured through `ConversationLogService` with the bundled
-embedder, on an in-process moto table created from template.yaml (--backend dynamodb-local for
-AWS's DynamoDB Local):
+embedder, on a table created from template.yaml in AWS's DynamoDB Local, the store `make run` uses
+(--backend moto for an in-process moto):
 
   write 1     one message: its embedding, expires_at, the active-week marker, one TransactWriteItems
   write 10    a batch of 10 messages: one embedding call, one transaction of 11 items
@@ -12,7 +12,7 @@ AWS's DynamoDB Local):
   search      a query over --messages logged messages of one scope: the scope's unexpired log read
               (paginated Query), BM25 over it, the query embedding and cosine, top 5
 
-moto's TransactWriteItems deep-copies the whole table once per item of every transaction, so its
+On moto, TransactWriteItems deep-copies the whole table once per item of every transaction, so its
 cost grows with the table, which DynamoDB's does not. The write scenarios therefore run first, on
 an empty table, and each write's items are deleted again (untimed) so the table stays small; the
 search corpus is logged afterwards. On moto the table is created without its stream (the search
@@ -33,7 +33,14 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from benchmarks.common import latency_row, latency_table, offline_aws_credentials, timed
+from benchmarks.common import (
+    add_backend_argument,
+    dynamodb_client,
+    latency_row,
+    latency_table,
+    offline_aws_credentials,
+    timed,
+)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 TENANT = "bench"
@@ -123,26 +130,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=200, help="writes per write scenario")
     parser.add_argument("--messages", type=int, default=1000, help="logged messages searched")
     parser.add_argument("--searches", type=int, default=100, help="searches over them")
-    parser.add_argument("--backend", choices=["moto", "dynamodb-local"], default="moto")
+    add_backend_argument(parser)
     parser.add_argument("--output", type=Path, default=RESULTS / "log_write.json")
     args = parser.parse_args(argv)
     if min(args.runs, args.messages, args.searches) < 1:
         parser.error("--runs, --messages and --searches must be >= 1")
     offline_aws_credentials()
 
-    import boto3
-    from moto import mock_aws
 
     from agent_memory.adapters.dynamodb.layers import DynamoLayerStore
     from agent_memory.adapters.embeddings import build_embedder
     from agent_memory.services.conversation_log import ConversationLogService
     from agent_memory.settings import Settings
     from benchmarks.retrieval import machine_info
-    from local import dynamodb_local
     from local.template import dynamodb_tables
 
-    if args.backend == "dynamodb-local" and not dynamodb_local.available():
-        sys.exit("DynamoDB Local is not installed (make dynamodb-local)")
     settings = Settings(memory_table_name="bench-log", log_extraction_queue_url="")
     texts, queries = corpus(args.messages)
     embedder, load_ms = timed(lambda: build_embedder(settings))
@@ -155,9 +157,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             texts[i * n:(i + 1) * n]))[1] for i in range(min(args.runs, 50))]) for n in (1, 10)}
 
     started = time.perf_counter()
-    with (dynamodb_local.DynamoDBLocal() if args.backend == "dynamodb-local" else mock_aws()) as running:
-        client = (running.client() if args.backend == "dynamodb-local"
-                  else boto3.client("dynamodb", region_name="us-east-1"))
+    with dynamodb_client(args.backend) as client:
         spec = dynamodb_tables()["MemoryTable"]
         if args.backend == "moto":  # see the docstring: moto would deep-copy every stream record ever written
             spec.pop("StreamSpecification", None)

@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import offline_aws_credentials, percentile
+from benchmarks.common import add_backend_argument, dynamodb_client, offline_aws_credentials, percentile
 from benchmarks.datasets import LOADERS, BenchDataset, BenchMemory, data_dir, load
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -220,7 +220,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated search modes")
     parser.add_argument("--limit-conversations", type=int, default=None, metavar="N",
                         help="quick run: the first N LoCoMo conversations and the first N MADial users")
-    parser.add_argument("--backend", choices=["dynamodb-local", "moto"], default=None)
+    add_backend_argument(parser)
     parser.add_argument("--data-dir", type=Path, default=None, help=f"default: {data_dir()}")
     parser.add_argument("--output", type=Path, default=RESULTS / "retrieval.json")
     args = parser.parse_args(argv)
@@ -234,12 +234,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     offline_aws_credentials()
     datasets = [load(name, root, limit_conversations=args.limit_conversations) for name in names]
 
-    import boto3
-    from moto import mock_aws
 
     from agent_memory.bootstrap import build_services
     from agent_memory.settings import Settings
-    from local import dynamodb_local
     from local.template import create_tables
 
     try:
@@ -247,11 +244,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     except ImportError as error:
         sys.exit(f"the search service is not importable yet: {error}")
 
-    backend = args.backend or ("dynamodb-local" if dynamodb_local.available() else "moto")
+    backend = args.backend
     settings = Settings(memory_table_name="bench-retrieval")
     results: dict[str, Any] = {}
-    with (dynamodb_local.DynamoDBLocal() if backend == "dynamodb-local" else mock_aws()) as running:
-        client = running.client() if backend == "dynamodb-local" else boto3.client("dynamodb", region_name="us-east-1")
+    with dynamodb_client(backend) as client:
         create_tables(client, {"MemoryTable": settings.memory_table_name})
         services = build_services(settings, dynamodb_client=client)
         if getattr(services, "search", None) is None:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from benchmarks.common import corpus, offline_aws_credentials, percentile
+from benchmarks.common import add_backend_argument, corpus, dynamodb_client, offline_aws_credentials, percentile
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -36,26 +36,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--sizes", default="100,700,1000", help="memories per user for search and load_context")
-    parser.add_argument("--backend", choices=["dynamodb-local", "moto"], default=None)
+    add_backend_argument(parser)
     parser.add_argument("--skip-saves", action="store_true", help="only the search and load_context rows")
     args = parser.parse_args()
     offline_aws_credentials()
 
-    import boto3
-    from moto import mock_aws
 
     from agent_memory.bootstrap import build_services
     from agent_memory.domain.models import MemoryType, NewMemory, UserRef
     from agent_memory.ports import ConversationTurn
     from agent_memory.services.search import SearchRequest
     from agent_memory.settings import Settings
-    from local import dynamodb_local
     from local.template import create_tables
 
-    backend = args.backend or ("dynamodb-local" if dynamodb_local.available() else "moto")
+    backend = args.backend
     rows: dict[str, dict[str, float]] = {}
-    with (dynamodb_local.DynamoDBLocal() if backend == "dynamodb-local" else mock_aws()) as running:
-        client = running.client() if backend == "dynamodb-local" else boto3.client("dynamodb", region_name="us-east-1")
+    with dynamodb_client(backend) as client:
         create_tables(client, {"MemoryTable": "bench"})
         services = build_services(Settings(memory_table_name="bench"), dynamodb_client=client)
         save_user = UserRef(tenant_id="bench", user_id="saver")
