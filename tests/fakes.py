@@ -32,6 +32,9 @@ class InMemoryMemoryStore:
     def _bump(self, user: UserRef) -> None:
         self._versions[user] = self._versions.get(user, 0) + 1
 
+    def save_many(self, user: UserRef, memories: list[NewMemory]) -> list[SaveResult]:
+        return [self.save(user, memory) for memory in memories]
+
     def save(self, user: UserRef, memory: NewMemory) -> SaveResult:
         digest = content_hash(memory.content)
         with self._lock:

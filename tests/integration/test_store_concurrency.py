@@ -43,3 +43,17 @@ def test_given_concurrent_saves_of_identical_content_then_it_is_stored_once(dyna
     assert len(created) == 1
     assert {r.memory.memory_key for r in results} == {created[0].memory.memory_key}
     assert len(dynamodb_local_store.all_current(user)) == 1
+
+
+def test_given_content_stored_after_a_batch_read_its_markers_then_the_batch_reports_it_as_a_duplicate(
+        dynamodb_local_store, user, monkeypatch):
+    earlier = dynamodb_local_store.save(user, NewMemory(memory_type=MemoryType.FACT, content="喜欢网球")).memory
+    # As if a concurrent request stored it between the batch's marker read and its write.
+    monkeypatch.setattr(dynamodb_local_store, "_content_markers", lambda *_: set())
+    results = dynamodb_local_store.save_many(user, [NewMemory(memory_type=MemoryType.FACT, content="喜欢游泳"),
+                                                    NewMemory(memory_type=MemoryType.FACT, content="喜欢网球")])
+
+    assert [r.outcome for r in results] == [SaveOutcome.CREATED, SaveOutcome.DUPLICATE]
+    assert results[1].memory.memory_key == earlier.memory_key
+    assert len(dynamodb_local_store.all_current(user)) == 2
+    assert dynamodb_local_store.user_version(user) == 2

@@ -130,3 +130,34 @@ def test_import_keeps_given_created_at_and_metadata(store, user):
     stored = store.get(user, saved.memory_key)
     assert stored.created_at == when
     assert stored.metadata == {"value": 800000, "currency": "CNY", "ratio": 0.5}
+
+
+def test_given_a_batch_when_saved_together_then_the_outcomes_are_those_of_saving_one_by_one(store, user):
+    store.save(user, fact("已经存过的事实"))
+    batch = [fact(f"第{i}件事：喜欢项目{i}") for i in range(40)]  # more than one transaction holds
+    batch[5] = fact("已经存过的事实")  # stored before
+    batch[9] = fact("第2件事：喜欢项目2")  # repeats an earlier item of the batch
+    batch[20:22] = [fact("用户32岁", "age"), fact("用户33岁", "age")]  # a field, superseded within the batch
+    results = store.save_many(user, batch)
+
+    assert [r.outcome for r in results] == (
+        [SaveOutcome.CREATED] * 5 + [SaveOutcome.DUPLICATE] + [SaveOutcome.CREATED] * 3 + [SaveOutcome.DUPLICATE]
+        + [SaveOutcome.CREATED] * 10 + [SaveOutcome.CREATED, SaveOutcome.SUPERSEDED] + [SaveOutcome.CREATED] * 18)
+    assert results[9].memory.memory_key == results[2].memory.memory_key
+    assert results[21].superseded is not None and results[21].superseded.memory_key == results[20].memory.memory_key
+    current = store.all_current(user)
+    assert len(current) == 1 + 40 - 2 - 1  # the earlier fact, the batch less two duplicates and one superseded
+    assert {m.content for m in current} >= {"第39件事：喜欢项目39", "用户33岁", "已经存过的事实"}
+    assert store.user_version(user) == 1 + 38  # one bump per write, as one by one
+
+
+def test_given_an_empty_batch_then_nothing_is_written(store, user):
+    assert store.save_many(user, []) == []
+    assert store.user_version(user) == 0
+
+
+def test_given_large_memories_then_a_batch_is_split_under_the_transaction_size_limit(store, user):
+    big = "长" * 60_000  # ~180 KB of UTF-8 each: 20 of them exceed one transaction's 4 MB
+    results = store.save_many(user, [fact(f"{i}{big}") for i in range(20)])
+    assert [r.outcome for r in results] == [SaveOutcome.CREATED] * 20
+    assert len(store.all_current(user)) == 20

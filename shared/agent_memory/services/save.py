@@ -89,7 +89,7 @@ class SaveService:
         Every item is validated before this is called, so a bad batch writes nothing. Each save
         is idempotent by content, so retrying a batch after a mid-way failure stores nothing twice.
         """
-        return [self._store.save(user, memory) for memory in self.enrich(memories)]
+        return self._store.save_many(user, self.enrich(memories))
 
     def delete(self, user: UserRef, memory_key: str) -> Memory:
         return self._store.delete(user, memory_key)
