@@ -25,6 +25,11 @@ class LocalSettings(BaseSettings):
     # JVM heap of DynamoDB Local (its data lives in SQLite on disk, not on the heap).
     dynamodb_heap_mb: int = Field(default=256, ge=64, validation_alias="LOCAL_DYNAMODB_HEAP_MB")
     llm_provider: str = Field(default="", validation_alias="LLM_PROVIDER")
+    # An OpenSearch endpoint (e.g. osmem-server on loopback) makes OpenSearch the search tier, and the
+    # workers then feed the table's stream to the indexer, as on AWS. Empty: the serverless tier.
+    opensearch_endpoint: str = Field(default="", validation_alias="OPENSEARCH_ENDPOINT")
+    # Set by the supervisor for its workers process: where DynamoDB Local listens.
+    dynamodb_endpoint: str = Field(default="", validation_alias="AWS_ENDPOINT_URL_DYNAMODB")
     # > 0: fire the weekly rollup's schedule this often (demos); WEEK= picks the week it rolls up.
     rollup_every_seconds: float = Field(default=0.0, ge=0, validation_alias="ROLLUP_EVERY_SECONDS")
     rollup_week: str | None = Field(default=None, validation_alias="WEEK")
@@ -33,4 +38,5 @@ class LocalSettings(BaseSettings):
 
     def parameters(self) -> dict[str, str] | None:
         """template.yaml parameter overrides, as `sam local --parameter-overrides` would take them."""
-        return {"LlmProvider": self.llm_provider} if self.llm_provider else None
+        overrides = {"LlmProvider": self.llm_provider, "OpenSearchEndpoint": self.opensearch_endpoint}
+        return {name: value for name, value in overrides.items() if value} or None

@@ -198,6 +198,28 @@ def sqs_event_sources(template: dict[str, Any] | None = None) -> list[SqsEventSo
             for logical_id, props in function_events("SQS", template)]
 
 
+@dataclass(frozen=True)
+class StreamEventSource:
+    table: str  # the table's logical id
+    function: str
+    batch_size: int = 100
+    starting_position: str = "TRIM_HORIZON"
+    maximum_retry_attempts: int = 10
+    on_failure_queue: str | None = None  # the destination queue's logical id
+
+
+def stream_event_sources(template: dict[str, Any] | None = None) -> list[StreamEventSource]:
+    """Every `Type: DynamoDB` (table stream) event of the template's functions."""
+    found = []
+    for logical_id, props in function_events("DynamoDB", template):
+        destination = (props.get("DestinationConfig", {}).get("OnFailure", {}).get("Destination") or {})
+        found.append(StreamEventSource(
+            props["Stream"]["Fn::GetAtt"][0], logical_id, int(props.get("BatchSize", 100)),
+            str(props.get("StartingPosition", "TRIM_HORIZON")), int(props.get("MaximumRetryAttempts", 10)),
+            destination["Fn::GetAtt"][0] if "Fn::GetAtt" in destination else None))
+    return found
+
+
 def create_queues(client: Any, prefix: str, template: dict[str, Any] | None = None) -> dict[str, str]:
     """Create the template's queues with their visibility timeouts and redrive policies (idempotent);
     returns logical id -> queue URL."""

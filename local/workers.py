@@ -1,6 +1,7 @@
 """The local stack's workers, in a process of their own as Lambda runs them: every SQS event source of
-template.yaml (receive a batch, invoke the function, delete what it did not report as failed) and, for
-demos, the weekly rollup's schedule on a short interval.
+template.yaml (receive a batch, invoke the function, delete what it did not report as failed), the
+table's stream for the indexer when OpenSearch is the search tier (local.streams) and, for demos, the
+weekly rollup's schedule on a short interval.
 
 A stop (SIGTERM or SIGINT) drains: the workers keep going until no queue holds a message they could
 take and no batch is running, for at most the drain timeout, then report what they left. The
@@ -19,9 +20,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from local.runtime import LocalFunctions
+from local.runtime import LocalFunctions, table_names
 from local.settings import LocalSettings
-from local.template import SqsEventSource, functions, sqs_event_sources
+from local.streams import StreamPoller
+from local.template import SqsEventSource, functions, sqs_event_sources, stream_event_sources
 
 WORKERS_REPORT = "workers-stop.json"  # read by local.stack at a stop
 RECEIVE_LIMIT = 10  # SQS's most messages per ReceiveMessage
@@ -100,18 +102,29 @@ class Poller:
 
 class Workers:
     def __init__(self, settings: LocalSettings, queue_urls: dict[str, str], sqs: Any,
-                 functions: LocalFunctions | None = None) -> None:
+                 functions: LocalFunctions | None = None, dynamodb: Any = None) -> None:
+        """`dynamodb`: (dynamodb client, dynamodbstreams client) when the table's stream is to be read."""
         self.settings = settings
         self.sqs = sqs
         self.functions = functions or LocalFunctions(settings.containers_per_function)
         self._stopping = threading.Event()
         self.pollers = [Poller(source, queue_urls[source.queue], self.functions, sqs, self._stopping)
                         for source in sqs_event_sources()]
+        self.stream_pollers: list[StreamPoller] = []
+        if dynamodb is not None:
+            tables = table_names()
+            self.stream_pollers = [StreamPoller(
+                source, tables[source.table], self.functions, dynamodb=dynamodb[0], streams=dynamodb[1],
+                checkpoint_path=settings.data_dir / "streams" / f"{source.function}.json", stopping=self._stopping,
+                on_failure=(sqs, queue_urls[source.on_failure_queue]) if source.on_failure_queue else None)
+                for source in stream_event_sources()]
         self._schedule: threading.Thread | None = None
 
     def start(self) -> Workers:
         for poller in self.pollers:
             poller.start()
+        for stream in self.stream_pollers:
+            stream.start()
         if self.settings.rollup_every_seconds > 0:
             self._schedule = threading.Thread(target=self._fire_schedule, name="rollup-schedule", daemon=True)
             self._schedule.start()
@@ -146,17 +159,18 @@ class Workers:
         started = time.monotonic()
         deadline = started + timeout
         while time.monotonic() < deadline:
-            busy = any(p.busy for p in self.pollers)
+            busy = any(p.busy for p in self.pollers) or any(s.busy or not s.caught_up for s in self.stream_pollers)
             counts = self.waiting()
             if not busy and all(c["visible"] == 0 for c in counts.values()):
                 break
             time.sleep(0.2)
         self._stopping.set()
-        for poller in self.pollers:  # a batch already running finishes; its function's timeout bounds it
+        every: list[Poller | StreamPoller] = [*self.pollers, *self.stream_pollers]
+        for poller in every:  # a running batch finishes, within its timeout
             if poller.thread is not None:
                 poller.thread.join(timeout=_timeout_seconds(poller.source.function) + LONG_POLL_SECONDS)
         return {"drained_in_seconds": round(time.monotonic() - started, 1),
-                "batches": {p.source.function: p.batches for p in self.pollers},
+                "batches": {p.source.function: p.batches for p in every},
                 "left": {queue: c for queue, c in self.waiting().items() if c["visible"] or c["not_visible"]}}
 
 
@@ -169,7 +183,11 @@ def main() -> None:
     import boto3
 
     settings = LocalSettings()
-    workers = Workers(settings, settings.queue_urls, boto3.client("sqs")).start()
+    streams = None
+    if settings.opensearch_endpoint:  # the OpenSearch tier: the indexer follows the table's stream
+        streams = (boto3.client("dynamodb"),
+                   boto3.client("dynamodbstreams", endpoint_url=settings.dynamodb_endpoint or None))
+    workers = Workers(settings, settings.queue_urls, boto3.client("sqs"), dynamodb=streams).start()
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
