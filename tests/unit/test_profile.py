@@ -23,7 +23,7 @@ def test_profile_uses_only_current_memories_and_the_newest_value():
     fact(store, "对优才感兴趣", "targetCategory", "QMAS", MemoryType.INTENT, "QMAS")
     profile = build_profile(store.all_current(USER))
     assert profile.user_profile["basic"]["age"] == "33岁"
-    # a newer targetCategory supersedes the older slot value: the profile reflects the current one
+    # saved straight to the store under one slot, the newer value supersedes the older one
     assert profile.user_profile["immigration"]["targetCategories"] == ["QMAS"]
     assert profile.completeness.score == round(100 * 2 / 18)
     assert "用户33岁" in template_narrative(profile)
@@ -85,3 +85,57 @@ def test_claude_writes_the_narrative_when_a_provider_is_configured():
     body = requests[0]
     assert body["system"][0]["cache_control"] == {"type": "ephemeral"}
     assert json.loads(body["messages"][0]["content"])["user_profile"]["basic"]["age"] == "33岁"
+
+
+def saver(store):
+    from agent_memory.services.save import SaveService
+
+    return SaveService(store=store, extractor=lambda: None)  # type: ignore[arg-type,return-value]
+
+
+def intent(content, category):
+    return NewMemory(memory_type=MemoryType.INTENT, content=content, field="targetCategory", category=category)
+
+
+def test_given_two_target_categories_then_both_are_kept_and_a_repeated_one_replaces_only_itself():
+    store = InMemoryMemoryStore()
+    save = saver(store)
+    save.save(USER, intent("对高才通B类感兴趣", "TTPS"))
+    save.save(USER, intent("对优才感兴趣", "QMAS"))
+    save.save(USER, intent("高才通A类也可以考虑", "TTPS"))
+    profile = build_profile(store.all_current(USER))
+    assert sorted(profile.user_profile["immigration"]["targetCategories"]) == ["QMAS", "TTPS"]
+    current = {m.field: m.content for m in store.all_current(USER)}
+    assert current == {"targetCategory.TTPS": "高才通A类也可以考虑", "targetCategory.QMAS": "对优才感兴趣"}
+
+
+def test_given_large_amounts_then_they_never_render_in_exponent_form():
+    store = InMemoryMemoryStore()
+    fact(store, "预算大概500万人民币", "investmentAmount", 5_000_000, MemoryType.INTENT)
+    fact(store, "用户32岁", "age", 32)
+    profile = build_profile(store.all_current(USER))
+    assert profile.user_profile["immigration"]["investmentCapacity"] == "预算大概500万人民币"
+    schema = ProfileSchema(fields=[ProfileField(section="s", name="budget", memory_fields=["budget"])])
+    for chinese_text, shown in (("预算五百万", "500万"), ("budget of five million", "5,000,000")):
+        other = InMemoryMemoryStore()
+        fact(other, chinese_text, "budget", 5_000_000)
+        assert build_profile(other.all_current(USER), schema).user_profile["s"]["budget"] == shown
+    assert "e+" not in template_narrative(profile)
+
+
+def test_the_chinese_narrative_names_missing_fields_in_chinese():
+    store = InMemoryMemoryStore()
+    fact(store, "用户32岁", "age", 32)
+    narrative = template_narrative(build_profile(store.all_current(USER)))
+    assert narrative.endswith("等信息尚未收集。")
+    assert not any(c.isascii() and c.isalpha() for c in narrative)
+
+
+def test_the_english_narrative_lists_values_without_python_syntax():
+    store = InMemoryMemoryStore()
+    save = saver(store)
+    save.save(USER, intent("Interested in the Top Talent Pass", "TTPS"))
+    save.save(USER, intent("Also considering QMAS", "QMAS"))
+    narrative = template_narrative(build_profile(store.all_current(USER)))
+    assert "[" not in narrative and "'" not in narrative
+    assert "target categories: " in narrative and "TTPS" in narrative and "QMAS" in narrative

@@ -4,6 +4,7 @@ from a user's current memories. The schema is data: a deployment can bring its o
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -18,6 +19,18 @@ class ProfileField(BaseModel):
     kind: str = "text"  # text | list | bool
     unit_zh: str = ""  # appended to bare numbers for Chinese users (32 -> 32岁)
     unit_en: str = ""
+    label_zh: str = ""  # how a Chinese narrative names the field (missing ones are listed by it)
+    label_en: str = ""
+
+    def label(self, chinese: bool) -> str:
+        return (self.label_zh if chinese else self.label_en) or self.name
+
+    def fills(self, memory_field: str | None) -> bool:
+        """Whether a memory's field fills this one (a list field's slots are `<field>.<value>`)."""
+        if not memory_field:
+            return False
+        return memory_field in self.memory_fields or (
+            self.kind == "list" and memory_field.split(".", 1)[0] in self.memory_fields)
 
 
 class ProfileSchema(BaseModel):
@@ -29,26 +42,58 @@ class ProfileSchema(BaseModel):
 
 # The seed's immigration profile (07-memory-manager-agent.md, MemoryManagerSummarizeOutput).
 DEFAULT_PROFILE_SCHEMA = ProfileSchema(fields=[
-    ProfileField(section="basic", name="age", memory_fields=["age"], unit_zh="岁", unit_en=" years old"),
-    ProfileField(section="basic", name="education", memory_fields=["education"]),
-    ProfileField(section="basic", name="university", memory_fields=["university"]),
-    ProfileField(section="basic", name="major", memory_fields=["major"]),
-    ProfileField(section="basic", name="nationality", memory_fields=["nationality"]),
-    ProfileField(section="basic", name="location", memory_fields=["currentLocation", "location"]),
-    ProfileField(section="career", name="jobTitle", memory_fields=["currentJobTitle", "jobTitle"]),
-    ProfileField(section="career", name="industry", memory_fields=["currentIndustry", "industry"]),
-    ProfileField(section="career", name="company", memory_fields=["currentCompany", "company"]),
+    ProfileField(section="basic", name="age", memory_fields=["age"], unit_zh="岁", unit_en=" years old",
+                 label_zh="年龄", label_en="age"),
+    ProfileField(section="basic", name="education", memory_fields=["education"], label_zh="学历",
+                 label_en="education"),
+    ProfileField(section="basic", name="university", memory_fields=["university"], label_zh="毕业院校",
+                 label_en="university"),
+    ProfileField(section="basic", name="major", memory_fields=["major"], label_zh="专业", label_en="major"),
+    ProfileField(section="basic", name="nationality", memory_fields=["nationality"], label_zh="国籍",
+                 label_en="nationality"),
+    ProfileField(section="basic", name="location", memory_fields=["currentLocation", "location"],
+                 label_zh="所在地", label_en="location"),
+    ProfileField(section="career", name="jobTitle", memory_fields=["currentJobTitle", "jobTitle"],
+                 label_zh="职位", label_en="job title"),
+    ProfileField(section="career", name="industry", memory_fields=["currentIndustry", "industry"],
+                 label_zh="行业", label_en="industry"),
+    ProfileField(section="career", name="company", memory_fields=["currentCompany", "company"],
+                 label_zh="公司", label_en="company"),
     ProfileField(section="career", name="yearsOfExperience", memory_fields=["totalYearsOfExperience"],
-                 unit_zh="年", unit_en=" years"),
-    ProfileField(section="career", name="annualIncome", memory_fields=["annualIncome"]),
-    ProfileField(section="immigration", name="targetCategories", memory_fields=["targetCategory"], kind="list"),
-    ProfileField(section="immigration", name="timeline", memory_fields=["immigrationTimeline"]),
-    ProfileField(section="immigration", name="hasHKEmployer", memory_fields=["hasHongKongEmployer"], kind="bool"),
-    ProfileField(section="immigration", name="investmentCapacity", memory_fields=["investmentAmount"]),
-    ProfileField(section="family", name="maritalStatus", memory_fields=["maritalStatus"]),
-    ProfileField(section="family", name="hasChildren", memory_fields=["hasChildren"], kind="bool"),
-    ProfileField(section="family", name="familySupport", memory_fields=["familySupport"]),
+                 unit_zh="年", unit_en=" years", label_zh="工作年限", label_en="years of experience"),
+    ProfileField(section="career", name="annualIncome", memory_fields=["annualIncome"], label_zh="年收入",
+                 label_en="annual income"),
+    ProfileField(section="immigration", name="targetCategories", memory_fields=["targetCategory"], kind="list",
+                 label_zh="目标类别", label_en="target categories"),
+    ProfileField(section="immigration", name="timeline", memory_fields=["immigrationTimeline"],
+                 label_zh="时间规划", label_en="timeline"),
+    ProfileField(section="immigration", name="hasHKEmployer", memory_fields=["hasHongKongEmployer"], kind="bool",
+                 label_zh="香港雇主", label_en="Hong Kong employer"),
+    ProfileField(section="immigration", name="investmentCapacity", memory_fields=["investmentAmount"],
+                 label_zh="投资能力", label_en="investment capacity"),
+    ProfileField(section="family", name="maritalStatus", memory_fields=["maritalStatus"], label_zh="婚姻状况",
+                 label_en="marital status"),
+    ProfileField(section="family", name="hasChildren", memory_fields=["hasChildren"], kind="bool",
+                 label_zh="子女", label_en="children"),
+    ProfileField(section="family", name="familySupport", memory_fields=["familySupport"], label_zh="家庭支持",
+                 label_en="family support"),
 ])
+
+# Fields that hold several values at once (a user may aim at two immigration categories): each value
+# is its own slot, `<field>.<value>`, so a new value adds to the others and a repeated one replaces itself.
+LIST_MEMORY_FIELDS = frozenset(f for spec in DEFAULT_PROFILE_SCHEMA.fields if spec.kind == "list"
+                               for f in spec.memory_fields)
+
+
+def slot_field(field: str | None, category: str | None, value: object) -> str | None:
+    """The slot a memory fills: its field, or for a list field the field and its value."""
+    if not field or field not in LIST_MEMORY_FIELDS:
+        return field
+    raw = category or (str(value) if value not in (None, "") else "")
+    key = "".join(c for c in raw if (c.isascii() and c.isalnum()) or c in "_+-")[:40]
+    if raw and not key:  # a value in another script: a short stable digest names its slot
+        key = hashlib.sha1(raw.encode()).hexdigest()[:10]
+    return f"{field}.{key}" if key else field
 
 
 class Completeness(BaseModel):
@@ -61,6 +106,7 @@ class Profile(BaseModel):
     user_profile: dict[str, dict[str, Any]]
     completeness: Completeness
     chinese: bool
+    labels: dict[str, str] = Field(default_factory=dict)  # field name -> its name in the user's language
 
 
 def _display(memory: Memory, spec: ProfileField, chinese: bool) -> Any:
@@ -69,14 +115,24 @@ def _display(memory: Memory, spec: ProfileField, chinese: bool) -> Any:
         return value if isinstance(value, bool) else None
     if spec.kind == "list":
         return memory.category or (str(value) if value is not None else memory.content)
-    if spec.name == "annualIncome":  # the memory's sentence keeps amount, currency and vagueness
+    if spec.name in ("annualIncome", "investmentCapacity"):  # the sentence keeps amount, currency, vagueness
         return memory.content
     if isinstance(value, int | float) and not isinstance(value, bool):
         unit = spec.unit_zh if chinese else spec.unit_en
-        return f"{value:g}{unit}"
+        return f"{format_number(value, chinese)}{unit}"
     if isinstance(value, str) and value:
         return value + (spec.unit_zh if chinese and spec.unit_zh and value.endswith("+") else "")
     return memory.content
+
+
+def format_number(value: float, chinese: bool) -> str:
+    """A number as people write it, never in exponent form: 5000000 -> 500万 (Chinese), 5,000,000."""
+    if float(value).is_integer():
+        whole = int(value)
+        if chinese and abs(whole) >= 10_000 and whole % 10_000 == 0:
+            return f"{whole // 10_000}万"
+        return f"{whole:,}" if not chinese else str(whole)
+    return f"{value:,.2f}".rstrip("0").rstrip(".")
 
 
 def build_profile(memories: list[Memory], schema: ProfileSchema = DEFAULT_PROFILE_SCHEMA) -> Profile:
@@ -86,7 +142,7 @@ def build_profile(memories: list[Memory], schema: ProfileSchema = DEFAULT_PROFIL
     profile: dict[str, dict[str, Any]] = {section: {} for section in schema.sections()}
     filled, missing = [], []
     for spec in schema.fields:
-        matching = [m for m in current if m.field in spec.memory_fields]
+        matching = [m for m in current if spec.fills(m.field)]
         values = [v for v in (_display(m, spec, chinese) for m in matching) if v is not None]
         if not values:
             missing.append(spec.name)
@@ -94,8 +150,10 @@ def build_profile(memories: list[Memory], schema: ProfileSchema = DEFAULT_PROFIL
         profile[spec.section][spec.name] = list(dict.fromkeys(values)) if spec.kind == "list" else values[-1]
         filled.append(spec.name)
     score = round(100 * len(filled) / len(schema.fields))
+    labels = {spec.name: spec.label(chinese) for spec in schema.fields}
     return Profile(user_profile=profile, completeness=Completeness(score=score, filled_fields=filled,
-                                                                   missing_fields=missing), chinese=chinese)
+                                                                   missing_fields=missing), chinese=chinese,
+                   labels=labels)
 
 
 def template_narrative(profile: Profile) -> str:
@@ -121,7 +179,10 @@ def template_narrative(profile: Profile) -> str:
         if "timeline" in p:
             parts.append(f"计划时间: {p['timeline']}")
         text = "，".join(parts) + "。" if parts else "尚未收集到用户信息。"
-        return text + (f"{'、'.join(missing[:4])}等信息尚未收集。" if missing and parts else "")
-    parts = [f"{k}: {v}" for k, v in p.items()]
-    text = ("Known about the user: " + "; ".join(str(x) for x in parts) + ".") if parts else "Nothing is known yet."
-    return text + (f" Not yet collected: {', '.join(missing[:4])}." if missing and parts else "")
+        named = "、".join(profile.labels.get(m, m) for m in missing[:4])
+        return text + (f"{named}等信息尚未收集。" if missing and parts else "")
+    parts = [f"{profile.labels.get(k, k)}: {', '.join(map(str, v)) if isinstance(v, list) else v}"
+             for k, v in p.items()]
+    text = ("Known about the user: " + "; ".join(parts) + ".") if parts else "Nothing is known yet."
+    named = ", ".join(profile.labels.get(m, m) for m in missing[:4])
+    return text + (f" Not yet collected: {named}." if missing and parts else "")

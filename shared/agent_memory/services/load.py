@@ -42,10 +42,14 @@ class LoadContextOutput(BaseModel):
 
 
 def profile_summary(memories: list[Memory]) -> str | None:
-    by_field = {m.field: m for m in memories if m.field in PROFILE_FIELD_ORDER}
+    by_field: dict[str, list[Memory]] = {}
+    for memory in memories:
+        field = (memory.field or "").split(".", 1)[0]  # a list field's slots are `<field>.<value>`
+        if field in PROFILE_FIELD_ORDER:
+            by_field.setdefault(field, []).append(memory)
     if len(by_field) < MIN_FIELDS_FOR_SUMMARY:
         return None
-    ordered = [by_field[f].content for f in PROFILE_FIELD_ORDER if f in by_field]
+    ordered = [m.content for f in PROFILE_FIELD_ORDER for m in by_field.get(f, [])]
     separator = "，" if is_cjk_text("".join(ordered)) else "; "
     end = "。" if separator == "，" else "."
     return separator.join(c.rstrip("。.，, ") for c in ordered) + end

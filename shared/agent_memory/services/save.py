@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from agent_memory.domain.keywords import extract_keywords
 from agent_memory.domain.models import Memory, MemoryType, NewMemory, SaveOutcome, SaveResult, UserRef
+from agent_memory.domain.profile import slot_field
 from agent_memory.domain.vectors import encode_vector
 from agent_memory.ports import ConversationTurn, Embedder, MemoryExtractor, MemoryStore
 
@@ -59,6 +60,9 @@ class SaveService:
         previous_in_conversation: dict[str, str] = {}
         for memory in memories:
             update: dict[str, Any] = {}
+            slot = slot_field(memory.field, memory.category, memory.metadata.get("value"))
+            if slot != memory.field:
+                update["field"] = slot
             if not memory.keywords:
                 update["keywords"] = extract_keywords(memory.content, max_keywords=self._max_keywords,
                                                       min_weight=self._min_keyword_weight)
