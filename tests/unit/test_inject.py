@@ -397,3 +397,31 @@ def test_the_pair_placement_echoes_the_callers_system_prompt():
     result = build().inject.inject(who, request(user_id=who.user_id, system="Be kind.", current_user_message="hi"))
     assert result.system == [{"type": "text", "text": "Be kind."}]
     assert build().inject.inject(who, request(user_id=who.user_id, current_user_message="hi")).system is None
+
+
+def test_budget_a_small_p2_block_goes_in_after_a_large_p1_block_did_not_fit():
+    who = user("fit-each")
+    services = build(context_reserved_output_tokens=0, context_reserved_system_tokens=0,
+                     context_compaction_threshold=1.0)
+    experiences = [{"content": "be brief"}]  # a small P2 block
+    agents = [{"agentName": "Policy Expert", "invokedAt": int(NOW * 1000), "inputSummary": "x " * 400,
+               "outputSummary": "y " * 400}]  # a large P1 block
+    base = services.inject.inject(who, request(
+        user_id=who.user_id, current_user_message="hello there", consulting_state=big_state(),
+        similar_experiences=experiences, agent_history=agents, max_context_tokens=100_000))
+    tokens = {b.type: b.tokens for b in base.blocks}
+    budget = base.token_usage.context - tokens["active_agents_history"] + base.token_usage.messages_before + 5
+    result = services.inject.inject(who, request(
+        user_id=who.user_id, current_user_message="hello there", consulting_state=big_state(),
+        similar_experiences=experiences, agent_history=agents, max_context_tokens=max(budget, 1000)))
+    assert "active_agents_history" in result.dropped_contexts
+    assert "similar_experiences" in result.injected_contexts
+
+
+def test_over_the_compaction_threshold_with_nothing_to_compact_is_not_reported_as_compacted():
+    who = user("nothing-to-compact")
+    services = build(context_reserved_output_tokens=0, context_reserved_system_tokens=0,
+                     context_compaction_threshold=0.01)
+    result = services.inject.inject(who, request(user_id=who.user_id, current_user_message="hello there",
+                                                 max_context_tokens=100_000))
+    assert result.compaction_steps == [] and result.compacted is False

@@ -319,7 +319,8 @@ class InjectService:
                 summarize=self._summarizer(), threshold=limits.compaction_threshold,
                 keep_turns=limits.keep_recent_turns,
             )
-            final, steps, compacted = result.messages, list(result.steps), True
+            final, steps = result.messages, list(result.steps)
+            compacted = bool(steps)  # over the threshold, yet nothing to compact: not compacted
         # The seed's last resort (its steps 4-5): still over the budget, drop P2 and then P1 blocks.
         final_tokens = count(final) if compacted else counted
         while final_tokens + context_tokens > available and any(b.priority > Priority.CRITICAL for b in injected):
@@ -394,20 +395,17 @@ class InjectService:
 
 
 def _fit(blocks: list[ContextBlock], budget: int) -> tuple[list[ContextBlock], list[ContextBlock]]:
-    """The seed's fit over priority-sorted blocks, made strict: P0 always goes in (it may force
-    compaction); once a block of one priority is left out, every lower-priority block is too, so a
-    P1 block is never dropped while a P2 block is injected."""
+    """The seed's fit over priority-sorted blocks: P0 always goes in (it may force compaction); every
+    other block goes in if it fits in what is left, in priority order, so a small lower-priority block
+    still goes in after a large higher-priority one did not fit."""
     injected: list[ContextBlock] = []
     dropped: list[ContextBlock] = []
-    cutoff: Priority | None = None
     for block in blocks:
-        fits = block.estimated_tokens <= budget and (cutoff is None or block.priority <= cutoff)
-        if fits or block.priority == Priority.CRITICAL:
+        if block.priority == Priority.CRITICAL or block.estimated_tokens <= budget:
             injected.append(block)
             budget -= block.estimated_tokens
         else:
             dropped.append(block)
-            cutoff = block.priority if cutoff is None else min(cutoff, block.priority)
     return injected, dropped
 
 
