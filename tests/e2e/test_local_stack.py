@@ -199,7 +199,7 @@ def test_the_readme_layers_walkthrough_logs_rolls_up_searches_and_injects(stack)
     assert "访视" in reports[0]["summary"] + " ".join(reports[0]["key_events"])
     assert injected["injected_contexts"][0] == "hot_memory"
     context = injected["messages"][0]["content"]
-    assert "- name: 高血压III期临床研究" in context and "<intent_context>" in context
+    assert '- name: "高血压III期临床研究"' in context and "<intent_context>" in context
 
 
 def wait_for(check: Any, timeout: float = 60.0) -> Any:

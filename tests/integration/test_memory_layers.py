@@ -109,7 +109,7 @@ def test_intent_context_brings_history_for_questions_only_and_respects_the_budge
                      {"intent": {"type": "QA_QUERY", "query": "访视窗口"}, "max_tokens": 100}).body
 
     assert [p["layer"] for p in question["parts"]] == ["hot_memory", "reports", "log"]
-    assert "## 项目信息\n- name: 高血压III期临床研究" in question["context"]
+    assert "## 项目信息\n- name: \"高血压III期临床研究\"" in question["context"]
     assert "## 相关历史记录" in question["context"] and "访视窗口放宽" in question["context"]
     assert "## 相关对话记录" in question["context"] and "user: 访视窗口的规定是什么" in question["context"]
     assert question["tokens"] <= question["max_tokens"] == 2000
@@ -139,7 +139,7 @@ def test_inject_always_carries_hot_memory_first_and_a_write_refreshes_it(api):
     assert first["blocks"][0]["priority"] == "P0"
     context = first["messages"][0]["content"]
     hot = context[context.index("<hot_memory>"):context.index("</hot_memory>")]
-    assert "- 语言: 中文" in hot and hot.index("visit-window: 前后3天") < hot.index("enrolled: 12")
+    assert '- 语言: "中文"' in hot and hot.index("enrolled: 12") < hot.index('visit-window: "前后3天"')  # guide's order
     assert "enrolled: 13" in second["messages"][0]["content"]
 
 

@@ -24,18 +24,21 @@ def test_given_a_project_and_a_user_with_the_same_id_then_their_scopes_differ():
     assert scope_label(user) == {"type": "user", "id": "p1"}
 
 
-def test_given_hot_memory_when_formatted_then_sections_follow_priority_and_values_read_as_the_guide_does():
+def test_given_hot_memory_when_formatted_then_it_reads_as_the_guides_format_hot_memory():
     text = format_hot_memory([
         entry("meta", "name", "高血压研究", priority=1),
         entry("decision", "window", {"days": 3}, priority=9),
         entry("decision", "dose", "10mg", priority=2),
+        entry("preference", "tone", "brief"),  # not one of the guide's project sections
     ], zh=True, project=True)
-    assert text == "## 关键决策\n- window: {\"days\":3}\n- dose: 10mg\n\n## 项目信息\n- name: 高血压研究"
+    assert text == ('## 项目信息\n- name: "高血压研究"\n\n'
+                    '## 关键决策\n- window: {"days":3}\n- dose: "10mg"')
 
 
-def test_given_an_english_user_scope_when_formatted_then_titles_are_english():
-    text = format_hot_memory([entry("preference", "tone", "brief")], zh=False, project=False)
-    assert text == "## Preferences\n- tone: brief"
+def test_given_an_english_user_scope_when_formatted_then_titles_are_english_and_preferences_follow():
+    text = format_hot_memory([entry("preference", "tone", "brief"), entry("meta", "name", "Ann")],
+                             zh=False, project=False)
+    assert text == '## About\n- name: "Ann"\n\n## Preferences\n- tone: "brief"'
 
 
 def test_given_no_vectors_then_relevance_is_bm25_normalised_to_the_best_match():

@@ -135,23 +135,27 @@ HOT_SECTIONS = {
 
 
 def hot_value_text(value: Any) -> str:
-    """Strings as they are; anything else as compact JSON (the guide's JSON.stringify)."""
+    """A value as the guide writes it into a prompt: JSON.stringify (strings quoted, no spaces)."""
     import json
 
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def format_hot_memory(entries: list[HotMemoryEntry], *, zh: bool, project: bool,
                       clean: Any = lambda text: text) -> str:
-    """The guide's formatHotMemory: one section per type (meta, status, decisions, preferences), each
-    entry `- key: value`. Priority decides the order: entries by priority, and sections by their
-    highest-priority entry (the guide's type order breaks ties). `clean` neutralizes text for a prompt."""
+    """The guide's formatHotMemory: the sections meta, status and decisions in that order, each entry
+    `- key: JSON.stringify(value)`, entries by priority. A project gets exactly those sections; a user's
+    preferences (user hot memory is ours, not the guide's) follow as a fourth. `clean` neutralizes text
+    for a prompt."""
+    types = [HotMemoryType.META, HotMemoryType.STATUS, HotMemoryType.DECISION]
+    if not project:
+        types.append(HotMemoryType.PREFERENCE)
     sections = []
-    for rank, type_ in enumerate(HotMemoryType):
+    for type_ in types:
         chosen = sorted((e for e in entries if e.type == type_), key=lambda e: -e.priority)
         if not chosen:
             continue
         title = HOT_SECTIONS[type_][0 if project and zh else 1 if zh else 2]
         lines = [f"- {clean(e.key)}: {clean(hot_value_text(e.value))}" for e in chosen]
-        sections.append((-chosen[0].priority, rank, "\n".join([title, *lines])))
-    return "\n\n".join(text for _, _, text in sorted(sections))
+        sections.append("\n".join([title, *lines]))
+    return "\n\n".join(sections)
