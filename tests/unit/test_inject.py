@@ -356,6 +356,19 @@ def test_a_new_block_type_is_one_class_and_a_failing_source_costs_only_its_block
     assert first.injected_contexts == ["project_rules"]
     assert "<project_rules>\nAlways answer in the user's language.\n</project_rules>" in context_text(first)
     assert static.builds == 1 and second.blocks[0].cached
+    # the failure is said, by kind only (the error's text may carry user data)
+    assert [f.model_dump() for f in first.failed_contexts] == [
+        {"type": "broken", "priority": "P1", "reason": "RuntimeError"}]
+
+
+def test_experiences_in_the_retrievers_documented_shape_are_injected():
+    who = user("experience-shape")
+    result = build().inject.inject(who, request(
+        user_id=who.user_id, current_user_message="我适合高才通吗？",
+        similar_experiences=[{"content": "类似背景的客户走了高才通B类", "source": "case-17", "similarity": 0.82,
+                              "category": "TTPS"}]))
+    assert "similar_experiences" in result.injected_contexts and result.failed_contexts == []
+    assert "类似背景的客户走了高才通B类" in context_text(result)
 
 
 def test_context_types_are_the_seeds_eight_plus_the_guides_two():

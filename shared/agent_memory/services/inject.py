@@ -103,14 +103,16 @@ class AgentExecutionRecord(RequestModel):
 
 
 class KnowledgeItem(RequestModel):
+    """A retrieved item, as a caller or a retriever gives it: `{content, source, similarity, category}`."""
+
     content: Annotated[str, StringConstraints(min_length=1, max_length=20_000)]
     source: str | None = None
     similarity: float | None = None
-
-
-class ExperienceItem(RequestModel):
-    content: Annotated[str, StringConstraints(min_length=1, max_length=5_000)]
     category: str | None = None
+
+
+class ExperienceItem(KnowledgeItem):
+    content: Annotated[str, StringConstraints(min_length=1, max_length=5_000)]
 
 
 Placement = Literal["pair", "system"]
@@ -163,11 +165,19 @@ class TokenUsage(BaseModel):
     counted_by: Literal["estimate", "anthropic"]
 
 
+class FailedBlock(BaseModel):
+    type: str
+    priority: str
+    reason: str  # the error's kind, never its text (it may carry user data)
+
+
 class InjectionResult(BaseModel):
     messages: list[Message]
     system: list[dict[str, Any]] | None = None  # the `system` placement's blocks, or the caller's own, echoed
     injected_contexts: list[str]
     dropped_contexts: list[str]
+    # Blocks whose source failed: their content is missing from this context (a retry may bring it).
+    failed_contexts: list[FailedBlock] = Field(default_factory=list)
     total_context_tokens: int
     compacted: bool
     compaction_steps: list[str]
@@ -245,6 +255,7 @@ class BlockSource(Protocol):
 @dataclass
 class _Fetched:
     blocks: list[ContextBlock] = field(default_factory=list)
+    failed: list[FailedBlock] = field(default_factory=list)
     hits: int = 0
     lookups: int = 0
 
@@ -336,6 +347,7 @@ class InjectService:
             system=system,
             injected_contexts=[b.type for b in injected],
             dropped_contexts=[b.type for b in dropped],
+            failed_contexts=fetched.failed,
             total_context_tokens=context_tokens,
             compacted=compacted,
             compaction_steps=steps,
@@ -354,22 +366,27 @@ class InjectService:
         results = [self._fetch_one(s, ctx) for s in self._sources if not s.does_io]
         results += [f.result() for f in futures]
         order = {s.type: i for i, s in enumerate(self._sources)}
-        for block, cache in sorted(results, key=lambda r: order[r[0].type]):
+        for block, cache, failure in sorted(results, key=lambda r: order[r[0].type]):
             fetched.blocks.append(block)
+            if failure is not None:
+                fetched.failed.append(failure)
             fetched.lookups += cache.lookups
             fetched.hits += cache.hits
         return fetched
 
-    def _fetch_one(self, source: BlockSource, ctx: FetchContext) -> tuple[ContextBlock, BlockCache]:
+    def _fetch_one(
+        self, source: BlockSource, ctx: FetchContext
+    ) -> tuple[ContextBlock, BlockCache, FailedBlock | None]:
         cache = BlockCache(self._cache, ctx.user, ctx.now)
         try:
             body = source.build(ctx, cache)
-        except Exception:  # a failing source costs its block, never the request
+        except Exception as error:  # a failing source costs its block, never the request; the result says so
             logger.exception("context source failed", context_type=source.type)
             metrics.add_metric(name="ContextSourceErrors", unit=MetricUnit.Count, value=1)
-            return empty_block(source.type, source.priority, source.ttl_seconds, ctx.now), cache
+            failure = FailedBlock(type=source.type, priority=f"P{int(source.priority)}", reason=type(error).__name__)
+            return empty_block(source.type, source.priority, source.ttl_seconds, ctx.now), cache, failure
         block = tagged_block(source.type, source.priority, source.ttl_seconds, ctx.now, body)
-        return (replace(block, cached=True) if cache.all_hits else block), cache
+        return (replace(block, cached=True) if cache.all_hits else block), cache, None
 
     def _count(self, messages: list[Message]) -> tuple[int, Literal["estimate", "anthropic"]]:
         counter = self._counter()
