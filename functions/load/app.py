@@ -87,7 +87,7 @@ def get_memory(user_id: str, memory_key: str) -> Response:
 def get_synonyms() -> Response:
     tenant = current_tenant(app)
     keyword = parse_query(app, SynonymQuery).keyword
-    found = get_services().synonyms.synonyms_for(tenant, [keyword]).get(keyword, [])
+    found = get_services().search.synonyms_for(tenant, (keyword,)).get(keyword, ())
     return json_response(200, {"keyword": keyword,
                                "synonyms": [{"synonym": s, "similarity_score": score} for s, score in found]})
 

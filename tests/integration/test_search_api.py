@@ -54,6 +54,20 @@ def test_keyword_mode_with_a_synonym_from_the_builtin_table(api, seeded):
     assert body["results"][0]["content_preview"] == "对高才通B类非常感兴趣"
 
 
+def test_a_synonym_phrase_crosses_the_language_boundary(api, seeded):
+    body = search(api, query="tell me about the top talent pass scheme", search_mode="keyword", limit=1,
+                  min_relevance_score=0)
+    assert body["results"][0]["content_preview"] == "对高才通B类非常感兴趣"
+    assert "高才通" in body["expanded_keywords"]
+
+
+def test_the_builtin_synonyms_are_visible_and_symmetric(api):
+    listed = api.call("GET", "/v1/synonyms", query="keyword=TTPS").body["synonyms"]
+    assert {s["synonym"] for s in listed} >= {"高才通", "top talent pass scheme"}
+    back = api.call("GET", "/v1/synonyms", query="keyword=%E9%AB%98%E6%89%8D%E9%80%9A").body["synonyms"]
+    assert "ttps" in {s["synonym"] for s in back}
+
+
 def test_superseded_memories_are_never_returned(api, seeded):
     contents = [r["content_preview"] for r in search(api, query="用户 岁 年龄", limit=20)["results"]]
     assert "用户33岁" in contents and "用户32岁" not in contents

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 BUILTIN_SYNONYMS: dict[str, tuple[str, ...]] = {
     "ttps": ("高才通", "高端人才通行证计划", "top talent pass scheme"),
     "qmas": ("优才", "优秀人才入境计划", "quality migrant admission scheme"),
@@ -22,3 +24,14 @@ def builtin_synonyms() -> dict[str, dict[str, float]]:
                 if other != term:
                     table.setdefault(term, {})[other] = BUILTIN_SIMILARITY
     return table
+
+
+def synonym_phrases(text: str, max_words: int = 5) -> list[str]:
+    """Phrases of the text to look synonyms up for, beyond its keywords: every built-in term it contains
+    (a name of several words, or in a script without spaces), and its runs of 2 to `max_words` words,
+    which a tenant's synonyms may name."""
+    folded = " ".join(text.casefold().split())
+    found = [term for term in builtin_synonyms() if term in folded and (" " in term or not term.isascii())]
+    words = re.findall(r"[0-9a-z]+(?:['-][0-9a-z]+)*", folded)
+    found += [" ".join(words[i:i + n]) for n in range(2, max_words + 1) for i in range(len(words) - n + 1)]
+    return list(dict.fromkeys(found))

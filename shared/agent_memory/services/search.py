@@ -21,7 +21,7 @@ from agent_memory.domain.ranking import (
     rank,
 )
 from agent_memory.domain.requests import RequestModel
-from agent_memory.domain.synonyms import builtin_synonyms
+from agent_memory.domain.synonyms import builtin_synonyms, synonym_phrases
 from agent_memory.domain.text import tokenize
 from agent_memory.errors import NotFound
 from agent_memory.ports import CandidateQuery, Embedder, MemoryStore, SearchIndex
@@ -141,7 +141,9 @@ class SearchService:
     def search(self, user: UserRef, request: SearchRequest) -> SearchMemoriesOutput:
         requested: SearchMode = request.search_mode or self._default_mode
         terms = self._query_keywords(request)
-        synonyms = self._synonyms_for(user, terms) if self._expand else {}
+        if self._expand:  # a synonym may be a phrase ("top talent pass scheme"), not one keyword
+            terms = tuple(dict.fromkeys([*terms, *synonym_phrases(request.query)]))
+        synonyms = self.synonyms_for(user.tenant_id, terms) if self._expand else {}
         embedder = self._embedder() if requested != "keyword" else None
         candidates = self._index.candidates(user, CandidateQuery(
             text=request.query,
@@ -222,11 +224,12 @@ class SearchService:
         extracted = extract_keywords(request.query, max_keywords=8, min_weight=0.0)
         return tuple(dict.fromkeys(normalize_keyword(k.term) for k in extracted))
 
-    def _synonyms_for(self, user: UserRef, terms: tuple[str, ...]) -> dict[str, tuple[tuple[str, float], ...]]:
+    def synonyms_for(self, tenant_id: str, terms: tuple[str, ...]) -> dict[str, tuple[tuple[str, float], ...]]:
+        """Each term's synonyms, best first: the built-in ones and the tenant's own (which win on a tie)."""
         table = builtin_synonyms()
-        found: dict[str, dict[str, float]] = {t: dict(table.get(t, {})) for t in terms}
+        found: dict[str, dict[str, float]] = {t: dict(table.get(normalize_keyword(t), {})) for t in terms}
         if self._synonyms is not None and terms:
-            for term, pairs in self._synonyms.synonyms_for(user.tenant_id, list(terms)).items():
+            for term, pairs in self._synonyms.synonyms_for(tenant_id, list(terms)).items():
                 found.setdefault(term, {}).update(dict(pairs))
         return {t: tuple(sorted(s.items(), key=lambda kv: -kv[1])) for t, s in found.items() if s}
 
