@@ -143,6 +143,7 @@ def test_caller_supplied_knowledge_and_experiences_are_injected_and_quoted():
         relevant_knowledge=[{"source": "高才通计划申请指南", "content": "B类要求百强大学学士学位\n三年工作经验",
                              "similarity": 0.92}],
         similar_experiences=[{"category": "对话策略", "content": "先询问具体顾虑点"}],
+        consulting_state={"currentStageId": "assessment"},
     ))
     text = context_text(result)
     assert "来源：高才通计划申请指南 (相似度: 0.92)\n> B类要求百强大学学士学位\n> 三年工作经验" in text
@@ -184,7 +185,7 @@ def long_history(turns: int, chars: int) -> list[dict[str, str]]:
 
 
 def big_state() -> dict[str, Any]:
-    return {"collectedInfo": {f"field{i}": "value " * 20 for i in range(20)}}
+    return {"collectedInfo": {f"field{i}": "value " * 20 for i in range(20)}, "currentStageId": "info_collection"}
 
 
 def test_budget_when_everything_fits_nothing_is_dropped_or_compacted():
@@ -366,7 +367,7 @@ def test_experiences_in_the_retrievers_documented_shape_are_injected():
     result = build().inject.inject(who, request(
         user_id=who.user_id, current_user_message="我适合高才通吗？",
         similar_experiences=[{"content": "类似背景的客户走了高才通B类", "source": "case-17", "similarity": 0.82,
-                              "category": "TTPS"}]))
+                              "category": "TTPS"}], consulting_state={"currentStageId": "assessment"}))
     assert "similar_experiences" in result.injected_contexts and result.failed_contexts == []
     assert "类似背景的客户走了高才通B类" in context_text(result)
 
@@ -438,3 +439,22 @@ def test_over_the_compaction_threshold_with_nothing_to_compact_is_not_reported_a
     result = services.inject.inject(who, request(user_id=who.user_id, current_user_message="hello there",
                                                  max_context_tokens=100_000))
     assert result.compaction_steps == [] and result.compacted is False
+
+
+def test_the_seeds_conditions_hold_for_caller_supplied_items_too():
+    who = user("conditions")
+    experiences = [{"content": "先询问具体顾虑点"}]
+    knowledge = [{"content": "B类要求百强大学学士学位"}]
+    chat = build().inject.inject(who, request(
+        user_id=who.user_id, current_user_message="今天天气不错", relevant_knowledge=knowledge,
+        similar_experiences=experiences, consulting_state={"currentStageId": "assessment"}))
+    assert "relevant_knowledge" not in chat.injected_contexts  # not a policy question
+    no_stage = build().inject.inject(who, request(
+        user_id=who.user_id, current_user_message="高才通的申请条件是什么？", relevant_knowledge=knowledge,
+        similar_experiences=experiences))
+    assert "relevant_knowledge" in no_stage.injected_contexts
+    assert "similar_experiences" not in no_stage.injected_contexts  # only in the seed's stages
+    closing = build().inject.inject(who, request(
+        user_id=who.user_id, current_user_message="好的谢谢", similar_experiences=experiences,
+        consulting_state={"currentStageId": "closing"}))
+    assert "similar_experiences" not in closing.injected_contexts

@@ -268,8 +268,9 @@ def _query_hash(text: str) -> str:
 
 
 class _RetrievedSource:
-    """A block of caller-supplied items when the request has them (the caller's to cache), else of a
-    retriever's answer, cached by message for the block's TTL; no source or not wanted: empty."""
+    """When the seed's condition holds (`_wanted`): a block of caller-supplied items when the request has
+    them (the caller's to cache), else of a retriever's answer, cached by message for the block's TTL;
+    otherwise, or with no source, empty."""
 
     type: str
     ttl_seconds: float
@@ -280,11 +281,13 @@ class _RetrievedSource:
         self._limit = limit
 
     def build(self, ctx: FetchContext, cache: BlockCache) -> str:
+        if not self._wanted(ctx):
+            return ""
         supplied = self._supplied(ctx)
         if supplied is not None:
             return self._format(ctx, supplied)
         retriever = self._retriever
-        if retriever is None or not self._wanted(ctx):
+        if retriever is None:
             return ""
         return cache.get_or_build(f"{self.type}#{ctx.message_hash()}", self.ttl_seconds, lambda: self._format(
             ctx, [self._item.model_validate(i) for i in
@@ -352,9 +355,10 @@ class SimilarExperiencesSource(_RetrievedSource):
         return ctx.request.similar_experiences
 
     def _wanted(self, ctx: FetchContext) -> bool:
+        """Only in the seed's stages: information collection, assessment and recommendation, objections."""
         state = ctx.request.consulting_state
         stage = state.current_stage_id if state else None
-        return bool(ctx.request.current_user_message.strip()) and (stage is None or stage in self._stages)
+        return bool(ctx.request.current_user_message.strip()) and stage in self._stages
 
     def _format(self, ctx: FetchContext, items: list[ExperienceItem]) -> str:
         if not items:
