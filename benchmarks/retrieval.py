@@ -36,6 +36,7 @@ from benchmarks.datasets import LOADERS, BenchDataset, BenchMemory, data_dir, lo
 
 RESULTS = Path(__file__).resolve().parent / "results"
 MODES = ("keyword", "semantic", "hybrid")
+DEFAULT_MODE = "hybrid"  # the service's default: the one whose relevance floor is calibrated
 KS = (1, 3, 5, 10)
 DEPTH = 10
 CHUNK = 100
@@ -136,6 +137,8 @@ def run_dataset(services: Any, dataset: BenchDataset, modes: Sequence[str]) -> d
         return SearchRequest(query=fit_query(text), search_mode=mode, limit=DEPTH, min_relevance_score=0.0)
 
     per_mode: dict[str, list[dict[str, float]]] = {m: [] for m in modes}
+    # The default mode's ranked lists with each result's relevance: a score floor's effect, offline.
+    floors: list[dict[str, Any]] = []
     by_category: dict[str, dict[str, list[dict[str, float]]]] = {m: defaultdict(list) for m in modes}
     latencies: dict[str, list[float]] = {m: [] for m in modes}
     stored, duplicates, import_s, warm_up_s, truncated = 0, 0, 0.0, 0.0, 0
@@ -162,6 +165,10 @@ def run_dataset(services: Any, dataset: BenchDataset, modes: Sequence[str]) -> d
                 ranked = [sources.get(r.memory_key, frozenset()) for r in output.results]
                 row = ranking_metrics(ranked, query.relevant)
                 per_mode[mode].append(row)
+                if mode == DEFAULT_MODE:
+                    floors.append({"user": bench_user.user_id, "ranked": [
+                        (bool(ids & query.relevant), r.score_breakdown.relevance)
+                        for ids, r in zip(ranked, output.results, strict=True)]})
                 if query.category:
                     by_category[mode][query.category].append(row)
     results = {}
@@ -178,7 +185,53 @@ def run_dataset(services: Any, dataset: BenchDataset, modes: Sequence[str]) -> d
         "import_memories_per_s": round(dataset.memory_count / import_s, 1) if import_s else None,
         "warm_up_s": round(warm_up_s, 2),
         "modes": results,
+        "floors": floors,
     }
+
+
+# --- the relevance floor, chosen by cross-validation -----------------------------------------------
+
+FLOOR_GRID = tuple(round(0.025 * i, 3) for i in range(33))  # 0 .. 0.8
+FLOOR_KEEP = 0.98  # the highest floor that keeps hit@5 within 2% of no floor at all
+
+
+def hit_with_floor(rows: Sequence[dict[str, Any]], floor: float, k: int = 5) -> float:
+    """hit@k when results under `floor` (relevance) are left out, from rankings made without a floor."""
+    if not rows:
+        return 0.0
+    hits = [any(hit for hit, relevance in [r for r in row["ranked"] if r[1] >= floor][:k]) for row in rows]
+    return sum(hits) / len(hits)
+
+
+def choose_floor(datasets: dict[str, Sequence[dict[str, Any]]]) -> float:
+    """The highest floor that keeps every dataset's hit@5 within FLOOR_KEEP of no floor."""
+    chosen = 0.0
+    for floor in FLOOR_GRID:
+        if all(hit_with_floor(rows, floor) >= FLOOR_KEEP * hit_with_floor(rows, 0.0) for rows in datasets.values()):
+            chosen = floor
+    return chosen
+
+
+def cross_validate_floor(datasets: dict[str, Sequence[dict[str, Any]]]) -> dict[str, Any]:
+    """Two folds by user (conversation): choose the floor on one, report hit@5 at it on the other,
+    then swap. The default is the lower of the two folds' choices."""
+    folds = []
+    for tune_part in (0, 1):
+        def part(rows: Sequence[dict[str, Any]], which: int) -> list[dict[str, Any]]:
+            users = sorted({row["user"] for row in rows})
+            chosen = set(users[which::2])
+            return [row for row in rows if row["user"] in chosen]
+
+        tune = {name: part(rows, tune_part) for name, rows in datasets.items()}
+        held = {name: part(rows, 1 - tune_part) for name, rows in datasets.items()}
+        floor = choose_floor(tune)
+        folds.append({"floor": floor, "held_out": {name: {
+            "hit@5 no floor": round(hit_with_floor(rows, 0.0), 4),
+            "hit@5 at floor": round(hit_with_floor(rows, floor), 4)} for name, rows in held.items()}})
+    return {"grid": [FLOOR_GRID[0], FLOOR_GRID[-1]], "keep": FLOOR_KEEP, "folds": folds,
+            "default": min(f["floor"] for f in folds),
+            "all_dev_at_default": {name: round(hit_with_floor(rows, min(f["floor"] for f in folds)), 4)
+                                   for name, rows in datasets.items()}}
 
 
 # --- report ---------------------------------------------------------------------------------------
@@ -256,6 +309,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             print(f"{dataset.name}: {dataset.memory_count} memories, {dataset.query_count} queries ...", flush=True)
             results[dataset.name] = run_dataset(services, dataset, modes)
             print(format_table(dataset.name, results[dataset.name]), flush=True)
+    floors = {name: result.pop("floors") for name, result in results.items()}
+    floor = cross_validate_floor({name: rows for name, rows in floors.items() if rows})
+    print(f"\nrelevance floor (min_relevance_score), 2-fold cross-validated by user: {json.dumps(floor)}")
 
     config = {
         "backend": backend, "modes": modes, "limit_conversations": args.limit_conversations, "depth": DEPTH,
@@ -270,6 +326,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args.output.write_text(json.dumps({
         "measured_at": datetime.now(UTC).isoformat(), "config": config, "machine": machine_info(),
         "reference": {name: dict(rows) for name, rows in REFERENCE.items()}, "datasets": results,
+        "relevance_floor": floor,
     }, indent=2, ensure_ascii=False))
     print(f"\nbackend: {backend}\nwrote {args.output}")
 

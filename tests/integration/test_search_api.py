@@ -157,3 +157,18 @@ def test_tools_are_served_with_the_system_prompt(api):
     assert [t["name"] for t in body["tools"]] == ["search_memories", "get_memory_detail", "save_user_memory",
                                                   "get_user_context"]
     assert "search_memories" in body["system_prompt"]
+
+
+@pytest.mark.parametrize(("memory", "query"), [
+    ("I live in Berlin", "where does the user live"),
+    ("我在上海一家外资银行做风险管理总监，年薪大概150万", "用户的工作和收入"),
+    ("高才通申请材料已准备好", "高才通"),
+])
+def test_given_the_default_floor_then_ordinary_questions_find_their_memory(api, memory, query):
+    user = f"/v1/users/floor-{abs(hash(query)) % 10_000}"
+    others = ["I play tennis every Sunday morning", "My sister Anna lives in Toronto", "喜欢喝咖啡"]
+    response = api.call("POST", f"{user}/memories/batch", {"memories": [
+        {"memoryType": "FACT", "content": text} for text in [memory, *others]]})
+    assert response.status == 201
+    body = api.call("POST", f"{user}/memories/search", {"query": query}).body  # the default floor
+    assert body["results"] and body["results"][0]["content_preview"] == memory

@@ -249,7 +249,9 @@ def test_run_dataset_scores_what_search_returns():
     class ReverseSearch:  # newest first: a fixed, query-blind ranking
         def search(self, user, request):
             keys = [m.memory_key for m in reversed(store.all_current(user))][: request.limit]
-            return SimpleNamespace(results=[SimpleNamespace(memory_key=k, relevance_score=0.5) for k in keys])
+            return SimpleNamespace(results=[SimpleNamespace(memory_key=k, relevance_score=0.5,
+                                                            score_breakdown=SimpleNamespace(relevance=0.4))
+                                            for k in keys])
 
     services = SimpleNamespace(save=SaveService(store=store, extractor=lambda: None), search=ReverseSearch())
     when = datetime(2023, 5, 8, tzinfo=UTC)
@@ -297,3 +299,19 @@ def test_madial_dev_data_loads_consistently():
         assert all(q.relevant and q.relevant <= ids for q in user.queries)
         assert all(q.text and "<" not in q.text for q in user.queries)
         assert all(m.content for m in user.memories)
+
+
+def test_a_relevance_floor_is_chosen_on_one_half_of_the_users_and_reported_on_the_other():
+    from benchmarks.retrieval import choose_floor, cross_validate_floor, hit_with_floor
+
+    def row(user, *ranked):
+        return {"user": user, "ranked": list(ranked)}
+
+    # every answer scores 0.5 or more; the noise above the answers scores 0.3
+    rows = [row(f"u{i}", (False, 0.3), (True, 0.5 + i / 100)) for i in range(6)]
+    assert hit_with_floor(rows, 0.0, k=1) == 0.0 and hit_with_floor(rows, 0.4, k=1) == 1.0
+    assert hit_with_floor(rows, 0.6, k=5) == 0.0
+    assert choose_floor({"d": rows}) == 0.5  # the highest that keeps hit@5: no answer scores under 0.5
+    result = cross_validate_floor({"d": rows})
+    assert [f["floor"] for f in result["folds"]] == [0.5, 0.5] and result["default"] == 0.5
+    assert all(f["held_out"]["d"]["hit@5 at floor"] == 1.0 for f in result["folds"])

@@ -69,6 +69,12 @@ class ScoredMemory:
     matched_keywords: list[str]
 
     @property
+    def relevance(self) -> float:
+        """The PRD's relevance: keyword match, text match and time decay, weighted (what a caller's
+        min_relevance_score bounds; the final score adds interaction and type priority to it)."""
+        return self.parts[5]
+
+    @property
     def breakdown(self) -> ScoreBreakdown:
         """Built on demand: only returned results need it, and a ranking scores hundreds."""
         keyword, text, lexical, vector, decay, relevance, interaction, priority = self.parts

@@ -36,6 +36,12 @@ class SynonymSource(Protocol):
     def synonyms_for(self, tenant_id: str, terms: list[str]) -> dict[str, list[tuple[str, float]]]: ...
 
 
+# A floor on relevance (keyword, text and time; not access counts or type), chosen by two-fold
+# cross-validation on the retrieval benchmarks: the highest floor that keeps hit@5 within 2% of no floor
+# on the tuning half (both folds chose 0.425; held-out hit@5 moved by at most 0.004).
+DEFAULT_MIN_RELEVANCE = 0.425
+
+
 class SearchRequest(RequestModel):
     """The PRD's SearchMemoriesInput."""
 
@@ -45,7 +51,7 @@ class SearchRequest(RequestModel):
     memory_types: Annotated[list[MemoryType], Field(max_length=10)] | None = None
     time_range: TimeRange | None = None
     limit: int = Field(default=5, ge=1, le=20)
-    min_relevance_score: float = Field(default=0.6, ge=0.0, le=1.0)
+    min_relevance_score: float = Field(default=DEFAULT_MIN_RELEVANCE, ge=0.0, le=1.0)
 
 
 class MemorySearchResult(BaseModel):
@@ -172,6 +178,10 @@ class SearchService:
         final = rank(candidates, query=expanded_query, mode=mode, weights=self._weights, now=now,
                      keyword_scores=keyword_scores[True])
         by_key = {s.memory.memory_key: s for s in final}
+
+        def relevant(memory_key: str) -> bool:
+            return by_key[memory_key].relevance >= request.min_relevance_score
+
         recalled: dict[str, str] = {}  # memory_key -> the round that recalled it
         rounds_run, without_new = 0, 0
         for recall_round in ROUNDS_BY_MODE[mode]:
@@ -180,8 +190,8 @@ class SearchService:
             ranking = rank(candidates, query=expanded_query if expand else precise_query, mode=mode,
                            weights=self._weights, now=now, keyword_scores=keyword_scores[expand],
                            lexical_share=recall_round.keyword_weight if mode == "hybrid" else None)
-            threshold = max(recall_round.min_score, request.min_relevance_score)
-            new = [s for s in ranking if s.score >= threshold and s.memory.memory_key not in recalled]
+            new = [s for s in ranking if s.score >= recall_round.min_score and s.memory.memory_key not in recalled
+                   and relevant(s.memory.memory_key)]
             new = new[: max(0, min(recall_round.max_results, limit - len(recalled)))]
             for scored in new:
                 recalled[scored.memory.memory_key] = recall_round.name
@@ -189,16 +199,16 @@ class SearchService:
             strong = sum(1 for s in new if s.score >= EARLY_STOP_SCORE)
             if len(recalled) >= limit or strong >= 2 or without_new >= 2:
                 break
-        # Rounds decide what is recalled and when to stop; the caller's min_relevance_score is the only
-        # hard floor, so a thin recall is topped up from the final ranking instead of returning too little.
+        # Rounds decide what is recalled and when to stop; the caller's min_relevance_score, on relevance,
+        # is the only hard floor, so a thin recall is topped up from the final ranking instead of
+        # returning too little.
         for scored in final:
             if len(recalled) >= limit:
                 break
-            if scored.memory.memory_key not in recalled and scored.score >= request.min_relevance_score:
+            if scored.memory.memory_key not in recalled and relevant(scored.memory.memory_key):
                 recalled[scored.memory.memory_key] = "fill"
         ordered = sorted(recalled.items(), key=lambda kv: by_key[kv[0]].score, reverse=True)
-        chosen = {key: (by_key[key], round_name) for key, round_name in ordered
-                  if by_key[key].score >= request.min_relevance_score}
+        chosen = {key: (by_key[key], round_name) for key, round_name in ordered}
         results = [self._result(scored, round_name) for scored, round_name in chosen.values()]
         if self._on_access and results:
             self._on_access(user, [r.memory_key for r in results])
