@@ -97,3 +97,13 @@ def test_tool_definitions_are_anthropic_tools_generated_from_the_models():
     assert search["required"] == ["query"]
     assert search["properties"]["search_mode"]["anyOf"][0]["enum"] == ["semantic", "keyword", "hybrid"]
     assert search["properties"]["limit"]["maximum"] == 20
+
+
+def test_recall_reads_urgency_and_complexity():
+    assert analyze(RecallRequest(message="马上按上次的配置重新部署")).urgency == "high"
+    assert analyze(RecallRequest(message="rerun the training script", context_type="command")).urgency == "high"
+    assert analyze(RecallRequest(message="今天天气不错")).urgency == "low"
+    long = ("Last time we discussed the visa, the budget and the schools; what did I say about the budget, "
+            "which school did I prefer, and when did I plan to move?")
+    assert analyze(RecallRequest(message=long)).is_complex_query
+    assert not analyze(RecallRequest(message="what did I say about tennis?")).is_complex_query

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, StringConstraints
 
 from agent_memory.domain.keywords import extract_keywords
-from agent_memory.domain.models import MemoryType, UserRef
+from agent_memory.domain.models import MemoryType, UserRef, is_cjk_text
 from agent_memory.domain.placeholders import find_placeholders
 from agent_memory.domain.requests import RequestModel
 from agent_memory.services.search import MemorySearchResult, SearchRequest, SearchService
@@ -55,19 +55,29 @@ _CUE_WORDS = re.compile(
 )
 
 
+# The PRD's proactive_search_threshold: a memory recalled unasked must score at least this.
+PROACTIVE_SEARCH_THRESHOLD = 0.7
+# Cues that the user wants it now (urgency high).
+_URGENT = re.compile(r"马上|立刻|立即|赶紧|尽快|紧急|急|\b(?:urgent|asap|right now|immediately|quickly)\b", re.I)
+
+
 class RecallRequest(RequestModel):
     message: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=8000)]
     context_type: Literal["initialization", "mid_conversation", "command"] = "mid_conversation"
     history: Annotated[list[Annotated[str, StringConstraints(max_length=8000)]], Field(max_length=20)] = Field(
         default_factory=list)
     limit: int = Field(default=5, ge=1, le=10)
-    min_relevance_score: float = Field(default=0.3, ge=0.0, le=1.0)
+    # On the results' score (`relevance_score`): what recall brings in unasked must be this good.
+    min_relevance_score: float = Field(default=PROACTIVE_SEARCH_THRESHOLD, ge=0.0, le=1.0)
 
 
 class RecallDecision(BaseModel):
     needs_recall: bool
     intent_type: IntentType
     confidence: float
+    urgency: Literal["low", "medium", "high"]
+    # Long or many-sided: worth extracting structured keywords before searching.
+    is_complex_query: bool
     search_queries: list[str]
     keywords: list[str]
     memory_types: list[MemoryType] | None = None
@@ -80,6 +90,9 @@ class RecallOutput(BaseModel):
     search_strategy_used: str | None = None
     rounds_executed: int = 0
     placeholders: list[str] = Field(default_factory=list)
+    # In normal chat the memories themselves, to put in the context ("相关历史记忆 [key]: ..."); a
+    # command gets placeholders instead, resolved when it runs.
+    context: str | None = None
 
 
 def analyze(request: RecallRequest) -> RecallDecision:
@@ -107,10 +120,18 @@ def analyze(request: RecallRequest) -> RecallDecision:
         reasoning = "no reference to earlier context, preferences or commands"
         if _QUESTION.search(text) and keywords:
             confidence = 0.5
+    if _URGENT.search(text) or intent is IntentType.COMMAND_EXECUTION:
+        urgency: Literal["low", "medium", "high"] = "high"
+    else:
+        urgency = "medium" if needs else "low"
+    clauses = [c for c in re.split(r"[,，。.;；!！?？\n]+", text) if c.strip()]
+    words = len(re.findall(r"[A-Za-z0-9]+", text)) + sum(1 for c in text if "\u4e00" <= c <= "\u9fff") // 2
     return RecallDecision(
         needs_recall=needs,
         intent_type=intent,
         confidence=confidence,
+        urgency=urgency,
+        is_complex_query=len(keywords) >= 4 or len(clauses) >= 3 or words > 30,
         search_queries=queries[:3],
         keywords=keywords,
         memory_types=[MemoryType.PREFERENCE] if intent is IntentType.PREFERENCE_BASED else None,
@@ -131,7 +152,6 @@ class RecallService:
         for query in decision.search_queries:
             output = self._search.search(user, SearchRequest(
                 query=query, memory_types=decision.memory_types, limit=request.limit,
-                min_relevance_score=request.min_relevance_score,
             ))
             strategy, rounds = output.search_strategy_used, rounds + output.rounds_executed
             for result in output.results:
@@ -140,12 +160,21 @@ class RecallService:
                     merged[result.memory_key] = result
             if len(merged) >= request.limit:
                 break
-        memories = sorted(merged.values(), key=lambda r: -r.relevance_score)[: request.limit]
+        memories = sorted((m for m in merged.values() if m.relevance_score >= request.min_relevance_score),
+                          key=lambda r: -r.relevance_score)[: request.limit]
         # Commands get placeholders to resolve at execution time; chat gets the memories themselves.
-        placeholders = ([f"[memory:{m.memory_key}:full]" for m in memories]
-                        if decision.intent_type is IntentType.COMMAND_EXECUTION else [])
+        command = decision.intent_type is IntentType.COMMAND_EXECUTION
+        placeholders = [f"[memory:{m.memory_key}:full]" for m in memories] if command else []
         placeholders += [p.raw for p in find_placeholders(request.message)]
+        context = None if command or not memories else expand(memories, chinese=is_cjk_text(request.message))
         return RecallOutput(decision=decision, memories=memories, search_strategy_used=strategy,
-                            rounds_executed=rounds, placeholders=placeholders)
+                            rounds_executed=rounds, placeholders=placeholders, context=context)
+
+
+def expand(memories: list[MemorySearchResult], *, chinese: bool) -> str:
+    """The PRD's chat-side injection: each memory's key, summary and content (as previewed)."""
+    head, summary, content = ("相关历史记忆", "摘要", "内容") if chinese else ("Related memory", "Summary", "Content")
+    return "\n\n".join(f"{head} [{m.memory_key}]:\n{summary}: {m.summary}\n{content}: {m.content_preview[:500]}"
+                       for m in memories)
 
 
