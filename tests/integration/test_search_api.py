@@ -150,7 +150,8 @@ def test_detail_resolve_and_recall(api, seeded):
     assert recall["memories"][0]["content_preview"] == "对高才通B类非常感兴趣"
     assert all(m["relevance_score"] >= 0.7 for m in recall["memories"])  # the PRD's proactive threshold
     key = recall["memories"][0]["memory_key"]
-    assert recall["context"].startswith(f"相关历史记忆 [{key}]:\n摘要: ") and "内容: 对高才通B类非常感兴趣" in recall["context"]
+    assert recall["context"].startswith(f"相关历史记忆 [{key}]:\n摘要: ")
+    assert "内容: 对高才通B类非常感兴趣" in recall["context"]
     assert recall["decision"]["urgency"] == "medium" and recall["decision"]["is_complex_query"] is False
     chat = api.call("POST", f"{USER}/memories/recall", {"message": "今天天气不错"}).body
     assert chat["decision"]["needs_recall"] is False and chat["memories"] == []
