@@ -197,6 +197,14 @@ def test_budget_when_everything_fits_nothing_is_dropped_or_compacted():
     assert result.total_context_tokens == result.token_usage.context > 0
 
 
+def with_blocks(services: Any, who: UserRef, experiences: list[dict[str, Any]], agents: list[dict[str, Any]],
+                max_context_tokens: int) -> Any:
+    """An inject with P0 state, a P1 agent history and P2 experiences, under the given budget."""
+    return services.inject.inject(who, request(
+        user_id=who.user_id, current_user_message="hello there", consulting_state=big_state(),
+        similar_experiences=experiences, agent_history=agents, max_context_tokens=max_context_tokens))
+
+
 def test_budget_when_tight_p2_is_dropped_before_p1_and_p0_stays():
     who = user("tight")
     services = build(context_reserved_output_tokens=0, context_reserved_system_tokens=0,
@@ -204,17 +212,13 @@ def test_budget_when_tight_p2_is_dropped_before_p1_and_p0_stays():
     experiences = [{"content": "experience " * 60}]
     agents = [{"agentName": "Policy Expert", "invokedAt": int(NOW * 1000), "inputSummary": "x " * 90,
                "outputSummary": "y " * 90}]
-    base = services.inject.inject(who, request(
-        user_id=who.user_id, current_user_message="hello there", consulting_state=big_state(),
-        similar_experiences=experiences, agent_history=agents, max_context_tokens=100_000))
+    base = with_blocks(services, who, experiences, agents, 100_000)
     tokens = {b.type: b.tokens for b in base.blocks}
     p0 = tokens["collected_info"]
     # Room for P0 and the P1 blocks but not the P2 one.
     budget = base.token_usage.messages_before + p0 + tokens["conversation_stats"] \
         + tokens["active_agents_history"] + 60
-    result = services.inject.inject(who, request(
-        user_id=who.user_id, current_user_message="hello there", consulting_state=big_state(),
-        similar_experiences=experiences, agent_history=agents, max_context_tokens=max(budget, 1000)))
+    result = with_blocks(services, who, experiences, agents, max(budget, 1000))
     assert "similar_experiences" in result.dropped_contexts
     assert "collected_info" in result.injected_contexts
 
@@ -420,14 +424,10 @@ def test_budget_a_small_p2_block_goes_in_after_a_large_p1_block_did_not_fit():
     experiences = [{"content": "be brief"}]  # a small P2 block
     agents = [{"agentName": "Policy Expert", "invokedAt": int(NOW * 1000), "inputSummary": "x " * 400,
                "outputSummary": "y " * 400}]  # a large P1 block
-    base = services.inject.inject(who, request(
-        user_id=who.user_id, current_user_message="hello there", consulting_state=big_state(),
-        similar_experiences=experiences, agent_history=agents, max_context_tokens=100_000))
+    base = with_blocks(services, who, experiences, agents, 100_000)
     tokens = {b.type: b.tokens for b in base.blocks}
     budget = base.token_usage.context - tokens["active_agents_history"] + base.token_usage.messages_before + 5
-    result = services.inject.inject(who, request(
-        user_id=who.user_id, current_user_message="hello there", consulting_state=big_state(),
-        similar_experiences=experiences, agent_history=agents, max_context_tokens=max(budget, 1000)))
+    result = with_blocks(services, who, experiences, agents, max(budget, 1000))
     assert "active_agents_history" in result.dropped_contexts
     assert "similar_experiences" in result.injected_contexts
 
