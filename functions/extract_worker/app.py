@@ -11,8 +11,8 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from agent_memory.bootstrap import get_services
+from agent_memory.domain.layers import ExtractionJob
 from agent_memory.observability import logger, metrics, tracer
-from agent_memory.services.conversation_log import ExtractionJob
 
 processor = BatchProcessor(event_type=EventType.SQS)
 

@@ -95,7 +95,7 @@ def get_synonyms() -> Response:
 @app.get("/v1/tools")
 def tools() -> Response:
     current_tenant(app)
-    return json_response(200, {"tools": tool_definitions(), "system_prompt": MEMORY_TOOLS_SYSTEM_PROMPT})
+    return json_response(200, {"tools": tool_definitions(SearchRequest), "system_prompt": MEMORY_TOOLS_SYSTEM_PROMPT})
 
 
 @app.get("/v1/<scope_type>/<scope_id>/hot-memory")

@@ -8,7 +8,7 @@ from typing import Any, Literal, Protocol
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_memory.domain.layers import HotMemoryEntry, LogMessage
+from agent_memory.domain.layers import ExtractionJob, HotMemoryEntry, LogMessage
 from agent_memory.domain.models import (
     ExtractedMemory,
     Memory,
@@ -18,6 +18,7 @@ from agent_memory.domain.models import (
     SaveResult,
     UserRef,
 )
+from agent_memory.domain.ranking import Candidate
 from agent_memory.domain.reports import ReportDraft, WeekLog
 
 
@@ -44,16 +45,6 @@ class CandidateQuery(BaseModel):
     created_from: datetime | None = None
     created_to: datetime | None = None
     k: int = 100  # candidates per retriever (lexical, vector)
-
-
-class Candidate(BaseModel):
-    """A current memory proposed by a tier, with the raw signals it found it by."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    memory: Memory
-    lexical: float | None = None  # raw BM25 (>= 0); None = not found lexically
-    vector: float | None = None  # cosine similarity in [-1, 1]; None = not found by vector
 
 
 class SearchIndex(Protocol):
@@ -149,3 +140,9 @@ class TaskQueue(Protocol):
     """A work queue of JSON task bodies (SQS in AWS)."""
 
     def send(self, bodies: list[str]) -> None: ...
+
+
+class ExtractionQueue(Protocol):
+    def enqueue(self, jobs: list[ExtractionJob]) -> list[str]:
+        """Queue the jobs; returns the message ids that could not be queued."""
+        ...

@@ -13,7 +13,7 @@ from agent_memory.domain.placeholders import find_placeholders, resolve
 from agent_memory.domain.text import tokenize
 from agent_memory.domain.tools import tool_definitions
 from agent_memory.services.recall import IntentType, RecallRequest, analyze
-from agent_memory.services.search import summary_of
+from agent_memory.services.search import SearchRequest, summary_of
 
 T = datetime(2026, 2, 5, tzinfo=UTC)
 CMD = Memory(memory_key="mem_01kf0000000000000000000001", tenant_id="t", user_id="u", memory_type=MemoryType.FACT,
@@ -91,7 +91,7 @@ def test_bm25_prefers_rarer_terms_and_shorter_documents():
 
 
 def test_tool_definitions_are_anthropic_tools_generated_from_the_models():
-    tools = {t["name"]: t for t in tool_definitions()}
+    tools = {t["name"]: t for t in tool_definitions(SearchRequest)}
     assert set(tools) == {"search_memories", "get_memory_detail", "save_user_memory", "get_user_context"}
     search = tools["search_memories"]["input_schema"]
     assert search["required"] == ["query"]

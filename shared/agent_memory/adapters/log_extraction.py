@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_memory.domain.layers import ExtractionJob
 from agent_memory.observability import logger
-from agent_memory.services.conversation_log import ExtractionJob
 
 MAX_ENTRIES = 10
 MAX_BATCH_BYTES = 200 * 1024

@@ -15,8 +15,9 @@ import numpy as np
 
 from agent_memory.domain.bm25 import Bm25Index
 from agent_memory.domain.models import Memory, UserRef
+from agent_memory.domain.ranking import Candidate
 from agent_memory.domain.vectors import decode_vector
-from agent_memory.ports import Candidate, CandidateQuery, Embedder, MemoryStore
+from agent_memory.ports import CandidateQuery, Embedder, MemoryStore
 
 
 @dataclass

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, computed_field
 
+from agent_memory.domain.keys import ID_PATTERN
 from agent_memory.domain.models import UserRef
 
 ScopeType = Literal["users", "projects"]
@@ -159,3 +160,25 @@ def format_hot_memory(entries: list[HotMemoryEntry], *, zh: bool, project: bool,
         lines = [f"- {clean(e.key)}: {clean(hot_value_text(e.value))}" for e in chosen]
         sections.append("\n".join([title, *lines]))
     return "\n\n".join(sections)
+
+
+# ---- log-and-forget extraction ---------------------------------------------------------------------
+
+_Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
+
+
+class ExtractionJob(BaseModel):
+    """A queued log-and-forget extraction (the SQS message body)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    tenant_id: _Id
+    scope_id: Annotated[str, StringConstraints(pattern=rf"^(?:{PROJECT_PREFIX})?{ID_PATTERN[1:]}")]
+    conversation_id: _Id
+    message_id: _Id
+    user_message: str = Field(min_length=1)
+    assistant_message: str = ""  # the assistant message before it in the batch, if any
+
+    @property
+    def scope(self) -> UserRef:
+        return UserRef(tenant_id=self.tenant_id, user_id=self.scope_id)

@@ -15,11 +15,21 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from agent_memory.domain.keywords import normalize_keyword
 from agent_memory.domain.models import Memory, MemoryType
-from agent_memory.ports import Candidate
+
+
+class Candidate(BaseModel):
+    """A current memory proposed by a search tier, with the raw signals it found it by."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    memory: Memory
+    lexical: float | None = None  # raw BM25 (>= 0); None = not found lexically
+    vector: float | None = None  # cosine similarity in [-1, 1]; None = not found by vector
+
 
 SearchMode = Literal["semantic", "keyword", "hybrid"]
 

@@ -94,9 +94,8 @@ def _input_schema(model: type[BaseModel]) -> dict[str, Any]:
     return schema
 
 
-def tool_definitions() -> list[dict[str, Any]]:
-    from agent_memory.services.search import SearchRequest
-
+def tool_definitions(search_input: type[BaseModel]) -> list[dict[str, Any]]:
+    """The tools, `search_memories` taking `search_input` (the search service's request model)."""
     return [
         {
             "name": "search_memories",
@@ -105,7 +104,7 @@ def tool_definitions() -> list[dict[str, Any]]:
                 "3. 需要验证或引用之前的结论时 4. 上下文出现不明确的引用时。"
                 '示例: "还是按之前的方案处理" -> search_memories(query="处理方案", search_mode="semantic")'
             ),
-            "input_schema": _input_schema(SearchRequest),
+            "input_schema": _input_schema(search_input),
         },
         {
             "name": "get_memory_detail",

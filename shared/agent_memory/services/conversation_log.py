@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta, tzinfo
-from typing import Annotated, Any, Literal, Protocol
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
     BaseModel,
-    ConfigDict,
     Field,
     PrivateAttr,
     StringConstraints,
@@ -30,12 +29,12 @@ from pydantic_core import InitErrorDetails
 
 from agent_memory.domain.hybrid import rank_stored
 from agent_memory.domain.keys import ID_PATTERN, new_memory_key
-from agent_memory.domain.layers import PROJECT_PREFIX, LogHit, LogMessage, scope_label, week_start_of
+from agent_memory.domain.layers import ExtractionJob, LogHit, LogMessage, scope_label, week_start_of
 from agent_memory.domain.models import TimeRange, UserRef, require_utc, utcnow
 from agent_memory.domain.requests import RequestModel, max_utf8_bytes
 from agent_memory.domain.vectors import encode_vector
 from agent_memory.errors import InvalidInput
-from agent_memory.ports import ConversationTurn, Embedder
+from agent_memory.ports import ConversationTurn, Embedder, ExtractionQueue
 
 MAX_LOG_MESSAGE_BYTES = 32 * 1024
 MAX_LOG_BATCH = 100  # DynamoDB's transaction limit, shared with the batch's active-week markers
@@ -126,29 +125,6 @@ class LogSearchResult(BaseModel):
     scope: dict[str, str]
     total_found: int
     results: list[LogHit]
-
-
-class ExtractionJob(BaseModel):
-    """A queued log-and-forget extraction (the SQS message body)."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    tenant_id: Id
-    scope_id: Annotated[str, StringConstraints(pattern=rf"^(?:{PROJECT_PREFIX})?{ID_PATTERN[1:]}")]
-    conversation_id: Id
-    message_id: Id
-    user_message: str = Field(min_length=1)
-    assistant_message: str = ""  # the assistant message before it in the batch, if any
-
-    @property
-    def scope(self) -> UserRef:
-        return UserRef(tenant_id=self.tenant_id, user_id=self.scope_id)
-
-
-class ExtractionQueue(Protocol):
-    def enqueue(self, jobs: list[ExtractionJob]) -> list[str]:
-        """Queue the jobs; returns the message ids that could not be queued."""
-        ...
 
 
 class ConversationLogService:

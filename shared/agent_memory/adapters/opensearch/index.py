@@ -17,9 +17,10 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from agent_memory.domain.models import Memory, UserRef
+from agent_memory.domain.ranking import Candidate
 from agent_memory.domain.vectors import decode_vector, encode_vector
 from agent_memory.errors import AgentMemoryError, Throttled
-from agent_memory.ports import Candidate, CandidateQuery, Embedder
+from agent_memory.ports import CandidateQuery, Embedder
 
 if TYPE_CHECKING:
     from agent_memory.settings import Settings

@@ -1,0 +1,42 @@
+"""The layer's dependency rule, read from the imports themselves: domain imports only domain; ports
+import only domain; adapters never import services (so a service can be built from any adapter)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "shared" / "agent_memory"
+
+# layer -> the agent_memory modules it may not import (by prefix)
+FORBIDDEN = {
+    "domain": ("agent_memory.ports", "agent_memory.services", "agent_memory.adapters", "agent_memory.bootstrap"),
+    "ports": ("agent_memory.services", "agent_memory.adapters", "agent_memory.bootstrap"),
+    "adapters": ("agent_memory.services", "agent_memory.bootstrap"),
+}
+
+
+def imported_modules(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def files_of(layer: str) -> list[Path]:
+    if layer == "ports":
+        return [PACKAGE / "ports.py"]
+    return sorted((PACKAGE / layer).rglob("*.py"))
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
+def test_each_layer_imports_only_what_is_below_it(layer):
+    crossings = [f"{path.relative_to(PACKAGE)} imports {module}"
+                 for path in files_of(layer) for module in sorted(imported_modules(path))
+                 if module.startswith(FORBIDDEN[layer])]
+    assert crossings == []
