@@ -148,6 +148,7 @@ def build_services(
         embedder=embedder_provider,
         max_keywords=settings.memory_extraction_max_keywords,
         min_keyword_weight=settings.memory_extraction_min_keyword_weight,
+        categories=settings.memory_categories,
     )
     return Services(
         settings=settings,

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from agent_memory.domain.models import KNOWN_CATEGORIES
 
 LlmProvider = Literal["offline", "anthropic", "bedrock"]
 
@@ -61,6 +63,9 @@ class Settings(BaseSettings):
     memory_extraction_min_keyword_weight: float = Field(default=0.3, ge=0, le=1)
     memory_extraction_enable_synonym_expansion: bool = True
     memory_tools_max_results_per_search: int = Field(default=5, ge=1, le=20)
+    # The categories a memory may carry (case-insensitive; stored as written here). Comma-separated or a
+    # JSON list; the default is the immigration domain's; empty = any category.
+    memory_categories: Annotated[list[str], NoDecode] = Field(default_factory=lambda: list(KNOWN_CATEGORIES))
     # Per-container cache of a user's memories, keyed by the user's version counter.
     search_cache_users: int = Field(default=256, ge=0)
 
@@ -108,6 +113,18 @@ class Settings(BaseSettings):
 
     # Store retries when concurrent writers race on one field.
     store_max_attempts: int = Field(default=8, ge=1)
+
+    @field_validator("memory_categories", mode="before")
+    @classmethod
+    def _categories_from_text(cls, value: object) -> object:
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                import json
+
+                return json.loads(text)
+            return [part.strip() for part in text.split(",") if part.strip()]
+        return value
 
     @field_validator("llm_temperature", mode="before")
     @classmethod

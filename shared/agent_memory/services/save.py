@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -11,6 +11,7 @@ from agent_memory.domain.keywords import extract_keywords
 from agent_memory.domain.models import Memory, MemoryType, NewMemory, SaveOutcome, SaveResult, UserRef
 from agent_memory.domain.profile import slot_field
 from agent_memory.domain.vectors import encode_vector
+from agent_memory.errors import InvalidInput
 from agent_memory.ports import ConversationTurn, Embedder, MemoryExtractor, MemoryStore
 
 # Field names an extractor uses for "no particular slot": such memories are never upserted.
@@ -46,8 +47,11 @@ class SaveService:
         embedder: Callable[[], Embedder | None] = lambda: None,
         max_keywords: int = 5,
         min_keyword_weight: float = 0.3,
+        categories: Sequence[str] = (),
     ) -> None:
         self._store = store
+        # upper-cased -> as configured; empty: any category
+        self._categories = {c.upper(): c for c in categories}
         # Providers, not instances: the LLM SDK and the embedding model load on first use only.
         self._extractor = extractor
         self._embedder = embedder
@@ -85,7 +89,33 @@ class SaveService:
         self._extractor()
 
     def save(self, user: UserRef, memory: NewMemory) -> SaveResult:
+        (memory,) = self._checked_categories([memory], field="category")
         return self._store.save(user, self.enrich([memory])[0])
+
+    def _known_category(self, category: str | None) -> str | None:
+        """An extracted category in its configured spelling; one outside the configured set is left out."""
+        if category is None or not self._categories:
+            return category
+        return self._categories.get(category.strip().upper())
+
+    def _checked_categories(self, memories: list[NewMemory], *, field: str) -> list[NewMemory]:
+        """Each memory's category in its configured spelling; an unknown one is a 422 naming the item,
+        raised before anything is written. `field` names the item (`{i}` is its index)."""
+        if not self._categories:
+            return memories
+        checked, problems = [], []
+        for index, memory in enumerate(memories):
+            if memory.category is None:
+                checked.append(memory)
+                continue
+            known = self._categories.get(memory.category.strip().upper())
+            if known is None:
+                problems.append({"field": field.format(i=index), "type": "enum",
+                                 "message": f"must be one of {', '.join(self._categories.values())}"})
+            checked.append(memory.model_copy(update={"category": known}))
+        if problems:
+            raise InvalidInput(f"invalid request: {problems[0]['field']}: {problems[0]['message']}", details=problems)
+        return checked
 
     def save_batch(self, user: UserRef, memories: list[NewMemory]) -> list[SaveResult]:
         """Saves in order (a later item for the same field supersedes an earlier one).
@@ -93,6 +123,7 @@ class SaveService:
         Every item is validated before this is called, so a bad batch writes nothing. Each save
         is idempotent by content, so retrying a batch after a mid-way failure stores nothing twice.
         """
+        memories = self._checked_categories(memories, field="memories.{i}.category")
         return self._store.save_many(user, self.enrich(memories))
 
     def delete(self, user: UserRef, memory_key: str) -> Memory:
@@ -117,7 +148,7 @@ class SaveService:
             pending.append((field, NewMemory(
                 memory_type=found.memory_type,
                 content=found.content,
-                category=found.category,
+                category=self._known_category(found.category),
                 field=None if field.lower() in NON_SLOT_FIELDS else field,
                 keywords=found.keywords,
                 source="conversation",
