@@ -256,6 +256,7 @@ def _context_sources(settings: Settings, store: MemoryStore, search: SearchServi
         top_memories=settings.context_top_memories, relevant_memories=settings.context_relevant_memories,
         relevant_search_mode=settings.context_relevant_search_mode or None,
         memory_layers=memory_layers,
+        sop=retriever(settings.context_sop_url), protocol=retriever(settings.context_protocol_url),
     )
 
 

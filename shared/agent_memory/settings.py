@@ -87,6 +87,10 @@ class Settings(BaseSettings):
     # Knowledge / experience retrievers (HTTP); empty = only caller-supplied items are injected.
     context_knowledge_url: str = ""
     context_experience_url: str = ""
+    # Retrievers the intent_context block asks for a QC_TASK intent (SOPs) and a PROTOCOL_QA intent (the
+    # protocol's knowledge base); the same POST {query, user_id, tenant_id, limit} contract. Empty = none.
+    context_sop_url: str = ""
+    context_protocol_url: str = ""
     context_retriever_timeout_seconds: float = Field(default=1.0, gt=0, le=10)
     # Words that make a message worth a knowledge retrieval: empty = the seed's list, `*` = every message.
     context_knowledge_triggers: str = ""

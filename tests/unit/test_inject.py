@@ -458,3 +458,44 @@ def test_the_seeds_conditions_hold_for_caller_supplied_items_too():
         user_id=who.user_id, current_user_message="好的谢谢", similar_experiences=experiences,
         consulting_state={"currentStageId": "closing"}))
     assert "similar_experiences" not in closing.injected_contexts
+
+
+class _NoHistory:
+    """The memory layers with nothing logged and no reports."""
+
+    def context_for_prompt(self, scope: UserRef, request: Any) -> Any:
+        from types import SimpleNamespace
+
+        return SimpleNamespace(parts=[])
+
+
+class _Retriever:
+    def __init__(self, items: list[dict[str, Any]]) -> None:
+        self.items = items
+        self.queries: list[str] = []
+
+    def retrieve(self, user: UserRef, query: str, limit: int) -> list[dict[str, Any]]:
+        self.queries.append(query)
+        return self.items[:limit]
+
+
+def test_a_qc_task_gets_the_sops_and_a_protocol_question_the_protocol_knowledge_base():
+    from agent_memory.services.context_sources import IntentContextSource
+
+    sop = _Retriever([{"content": "SAE须在24小时内上报", "source": "SOP-07"}])
+    protocol = _Retriever([{"content": "访视窗口为±3天", "source": "方案v2.1 §6.2"}])
+    service = InjectService(sources=[IntentContextSource(layers=_NoHistory(), retrievers={"sop": sop,
+                                                                                             "protocol": protocol})],
+                            cache=LayeredContextCache(local=LocalContextCache(), shared=None),
+                            executor=ThreadPoolExecutor(2), summarizer=lambda: extractive_summary,
+                            limits=InjectLimits(), clock=lambda: NOW)
+    who = user("iit")
+    qc = service.inject(who, request(user_id=who.user_id, current_user_message="今天的质控任务有哪些？",
+                                     intent={"type": "QC_TASK", "query": "SAE上报"}))
+    assert "## 相关SOP\n- [SOP-07] SAE须在24小时内上报" in context_text(qc) and sop.queries == ["SAE上报"]
+    qa = service.inject(who, request(user_id=who.user_id, current_user_message="访视窗口是多少天？",
+                                     intent={"type": "PROTOCOL_QA"}))
+    assert "## 方案知识库\n- [方案v2.1 §6.2] 访视窗口为±3天" in context_text(qa)
+    assert protocol.queries == ["访视窗口是多少天？"]  # no intent query: the message
+    chat = service.inject(who, request(user_id=who.user_id, current_user_message="你好", intent={"type": "CHAT"}))
+    assert "intent_context" not in chat.injected_contexts

@@ -510,17 +510,30 @@ class HotMemorySource:
         return str(self._layers.hot_memory_text(scope, zh=zh))
 
 
+# The guide's retrieval by intent: a QC task reads the SOPs, a protocol question the protocol's knowledge
+# base (RAG), each besides hot memory; QA_QUERY reads the history book and the log (context_for_prompt).
+INTENT_RETRIEVALS: dict[str, tuple[str, str, str]] = {
+    # intent type: (retriever, zh title, en title)
+    "QC_TASK": ("sop", "## 相关SOP", "## Relevant SOPs"),
+    "PROTOCOL_QA": ("protocol", "## 方案知识库", "## Protocol knowledge base"),
+}
+
+
 class IntentContextSource:
     """The guide's getContextForPrompt without its hot-memory part (that is its own block): for a
-    question-like intent, the matching weekly reports, and the conversation log when they are thin."""
+    question-like intent, the matching weekly reports, and the conversation log when they are thin;
+    for a QC task the SOPs, for a protocol question the protocol knowledge base, from their retrievers."""
 
     type = ContextType.INTENT_CONTEXT
     priority = Priority.IMPORTANT
     ttl_seconds = 30.0
     does_io = True
 
-    def __init__(self, *, layers: Any) -> None:
+    def __init__(self, *, layers: Any, retrievers: dict[str, Retriever | None] | None = None,
+                 limit: int = 3) -> None:
         self._layers = layers
+        self._retrievers = retrievers or {}
+        self._limit = limit
 
     def build(self, ctx: FetchContext, cache: BlockCache) -> str:
         intent = ctx.request.intent
@@ -533,9 +546,25 @@ class IntentContextSource:
 
         def history() -> str:
             result = self._layers.context_for_prompt(scope, request)
-            return "\n\n".join(p.text for p in result.parts if p.layer != "hot_memory")
+            parts = [p.text for p in result.parts if p.layer != "hot_memory"]
+            return "\n\n".join(p for p in [*parts, self._retrieved(ctx, intent)] if p)
 
         return cache.get_or_build(f"{self.type}#{key}", self.ttl_seconds, history)
+
+    def _retrieved(self, ctx: FetchContext, intent: Any) -> str:
+        name, title_zh, title_en = INTENT_RETRIEVALS.get(intent.type.upper(), ("", "", ""))
+        retriever = self._retrievers.get(name)
+        if retriever is None:
+            return ""
+        query = intent.text or ctx.request.current_user_message
+        items = [KnowledgeItem.model_validate(i) for i in retriever.retrieve(ctx.user, query, self._limit)]
+        if not items:
+            return ""
+        lines = [_pick(ctx, title_zh, title_en)]
+        for item in items:
+            source = f"[{one_line(item.source, 200)}] " if item.source else ""
+            lines.append(f"- {source}{one_line(item.content, 1000)}")
+        return "\n".join(lines)
 
 
 def default_sources(
@@ -551,10 +580,13 @@ def default_sources(
     relevant_search_mode: SearchMode | None = None,
     assessment_note: str = SEED_ASSESSMENT_NOTE,
     memory_layers: Any = None,
+    sop: Retriever | None = None,
+    protocol: Retriever | None = None,
 ) -> list[Any]:
     """The registry: the seed's order, which is also the order blocks keep within a priority."""
     layered: list[Any] = [] if memory_layers is None else [
-        HotMemorySource(layers=memory_layers, store=store), IntentContextSource(layers=memory_layers)]
+        HotMemorySource(layers=memory_layers, store=store),
+        IntentContextSource(layers=memory_layers, retrievers={"sop": sop, "protocol": protocol})]
     return [
         *layered[:1],
         UserMemorySource(store=store, search=search, current_memories=current_memories, top_n=top_memories,
