@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from local.processes import die_with_parent
 from local.template import ROOT
 
 DEFAULT_DIR = ROOT / ".cache/dynamodb-local/node_modules/amplify-dynamodb-simulator/emulator"
@@ -67,6 +68,7 @@ class DynamoDBLocal:
             ["java", *heap, f"-Djava.library.path={directory / 'DynamoDBLocal_lib'}", "-jar",
              str(directory / "DynamoDBLocal.jar"), *storage, "-port", str(self.port)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True, preexec_fn=die_with_parent,
         )
         client = self.client()
         deadline = time.monotonic() + timeout

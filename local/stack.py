@@ -15,7 +15,6 @@ LOCAL_DRAIN_TIMEOUT_SECONDS, saves what is left, and prints what it did.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import fcntl
 import json
 import os
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from local import dynamodb_local
+from local.processes import die_with_parent
 from local.queues import LocalQueues
 from local.runtime import local_environment, table_names
 from local.settings import LocalSettings
@@ -45,16 +45,10 @@ class StackError(RuntimeError):
     """The stack cannot start; the message says what to do."""
 
 
-def _die_with_parent() -> None:
-    """In a child, before exec: the kernel sends it SIGTERM if the supervisor dies (even by SIGKILL)."""
-    libc = ctypes.CDLL("libc.so.6", use_errno=True)
-    libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-
-
 def _background_child() -> None:
-    """The workers: as _die_with_parent, and at a lower CPU priority, so that on a laptop's few cores the
+    """The workers: as die_with_parent, and at a lower CPU priority, so that on a laptop's few cores the
     background work (statistics, extraction, rollups) yields to the requests, as it runs apart on AWS."""
-    _die_with_parent()
+    die_with_parent()
     os.nice(WORKERS_NICENESS)
 
 
@@ -88,7 +82,7 @@ class Stack:
             self.workers = subprocess.Popen([sys.executable, "-m", "local.workers"], cwd=ROOT, env=env,
                                             start_new_session=True, preexec_fn=_background_child)
             self.api = subprocess.Popen([sys.executable, "-m", "local.api", "--port", str(self.port)], cwd=ROOT,
-                                        env=env, start_new_session=True, preexec_fn=_die_with_parent)
+                                        env=env, start_new_session=True, preexec_fn=die_with_parent)
             self._wait_for_api()
         except BaseException:
             self.stop()

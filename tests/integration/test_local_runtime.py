@@ -332,3 +332,12 @@ def test_given_writes_then_the_stream_poller_delivers_them_once_across_a_restart
         assert not first_functions.fail_once and delivered_before >= 3  # the failed record came again, once
     finally:
         second.stopping.set()
+
+
+def test_dynamodb_local_runs_in_a_session_of_its_own_so_a_terminal_ctrl_c_cannot_stop_it_early(dynamodb_local):
+    """The supervisor stops the table last, after the workers' drain: a Ctrl-C in the terminal (sent to the
+    foreground process group) must reach only the supervisor."""
+    import os
+
+    assert dynamodb_local.pid is not None
+    assert os.getsid(dynamodb_local.pid) != os.getsid(0)
