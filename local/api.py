@@ -38,6 +38,12 @@ def error_response(status: int, code: str, message: str, details: Any = None, *,
     return response
 
 
+def too_large() -> Response:
+    """The 413, answered without reading the body."""
+    return error_response(413, "payload_too_large", "request exceeds 10 MB", {"limit_bytes": MAX_REQUEST_BYTES},
+                          close=True)
+
+
 class FrontDoor:
     """The WSGI app: one request in, one function invocation, its response out."""
 
@@ -67,14 +73,12 @@ class FrontDoor:
             return error_response(400, "bad_request", "Content-Length must be a non-negative integer",
                                   {"header": "Content-Length"}, close=True)
         if declared and int(declared) > MAX_REQUEST_BYTES:
-            return error_response(413, "payload_too_large", "request exceeds 10 MB", {"limit_bytes": MAX_REQUEST_BYTES},
-                                  close=True)
+            return too_large()
         request.max_content_length = MAX_REQUEST_BYTES  # also bounds a chunked body
         try:
             body = request.get_data(cache=False)
         except RequestEntityTooLarge:
-            return error_response(413, "payload_too_large", "request exceeds 10 MB", {"limit_bytes": MAX_REQUEST_BYTES},
-                                  close=True)
+            return too_large()
         raw = urlsplit(request.environ.get("RAW_URI") or request.full_path)
         if raw.path.startswith(LOCAL_INVOKE_PREFIX):
             return self._invoke(request.method, raw.path.removeprefix(LOCAL_INVOKE_PREFIX), body)

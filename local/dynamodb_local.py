@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from local.processes import die_with_parent
+from local.processes import die_with_parent, terminate
 from local.template import ROOT
 
 DEFAULT_DIR = ROOT / ".cache/dynamodb-local/node_modules/amplify-dynamodb-simulator/emulator"
@@ -84,12 +84,7 @@ class DynamoDBLocal:
 
     def stop(self) -> None:
         if self._process is not None:
-            self._process.terminate()  # DynamoDB Local commits each write to its SQLite file as it goes
-            try:
-                self._process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait()
+            terminate(self._process, 20)  # DynamoDB Local commits each write to its SQLite file as it goes
             self._process = None
 
     def __enter__(self) -> DynamoDBLocal:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ctypes
 import signal
+import subprocess
+from typing import Any
 
 PR_SET_PDEATHSIG = 1
 
@@ -15,3 +17,12 @@ def die_with_parent() -> None:
     libc = ctypes.CDLL("libc.so.6", use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
+
+def terminate(process: subprocess.Popen[Any], timeout: float) -> None:
+    """SIGTERM, then SIGKILL if it has not exited within `timeout` seconds."""
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

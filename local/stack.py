@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from local import dynamodb_local
-from local.processes import die_with_parent
+from local.processes import die_with_parent, terminate
 from local.queues import LocalQueues
 from local.runtime import local_environment, table_names
 from local.settings import LocalSettings
@@ -146,12 +146,12 @@ class Stack:
         """Front door first, then the workers' drain, then save what is queued, then the table."""
         report: dict[str, Any] = {}
         if self.api is not None:
-            _terminate(self.api, self.settings.drain_timeout_seconds + 30)
+            terminate(self.api, self.settings.drain_timeout_seconds + 30)
             self.api = None
         if self.workers is not None:
             drain_report = self.data_dir / WORKERS_REPORT
             drain_report.unlink(missing_ok=True)
-            _terminate(self.workers, self.settings.drain_timeout_seconds + 60)
+            terminate(self.workers, self.settings.drain_timeout_seconds + 60)
             if drain_report.exists():
                 report["workers"] = json.loads(drain_report.read_text(encoding="utf-8"))
                 drain_report.unlink()
@@ -168,21 +168,12 @@ class Stack:
         return report
 
 
-def _terminate(process: subprocess.Popen[Any], timeout: float) -> None:
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
 def describe_stop(report: dict[str, Any]) -> str:
     lines = []
     workers = report.get("workers")
     if workers:
         done = sum(workers["batches"].values())
-        lines.append(f"workers: {done} batches in the last {workers['drained_in_seconds']} s of the drain")
+        lines.append(f"workers: drained in {workers['drained_in_seconds']} s ({done} batches since the start)")
     saved = {queue: n for queue, n in (report.get("saved") or {}).items() if n}
     if saved:
         listed = ", ".join(f"{n} on {queue}" for queue, n in saved.items())

@@ -41,7 +41,6 @@ class Poller:
     stopping: threading.Event
     busy: bool = False
     batches: int = 0
-    failed: int = 0
     thread: threading.Thread | None = field(default=None, repr=False)
 
     def start(self) -> None:
@@ -89,15 +88,14 @@ class Poller:
             result = self.functions.invoke(self.source.function, event) or {}
         except Exception as error:  # a function error: the whole batch comes back after its visibility timeout
             sys.stderr.write(f"{self.source.function} failed: {error!r}\n")
-            self.failed += len(messages)
             return
         failures = {f["itemIdentifier"] for f in result.get("batchItemFailures", [])}
         done = [m for m in messages if m["MessageId"] not in failures]
         for start in range(0, len(done), RECEIVE_LIMIT):
+            chunk = done[start:start + RECEIVE_LIMIT]
             self.sqs.delete_message_batch(QueueUrl=self.queue_url, Entries=[
-                {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(done[start:start + 10])])
+                {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(chunk)])
         self.batches += 1
-        self.failed += len(failures)
 
 
 class Workers:
