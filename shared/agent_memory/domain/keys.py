@@ -6,9 +6,14 @@ import re
 import secrets
 import threading
 import time
+from typing import Annotated
+
+from pydantic import StringConstraints
 
 # No '#': it separates parts of DynamoDB keys, so ids can never forge another tenant's key.
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$"
+# A request model's id field (tenant, conversation, message, author): the same alphabet as the path's ids.
+Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
 MEMORY_KEY_PATTERN = r"^mem_[0-9a-z]{26}$"
 FIELD_PATTERN = r"^[A-Za-z][A-Za-z0-9_.+-]{0,63}$"
 

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, computed_field
 
-from agent_memory.domain.keys import ID_PATTERN
+from agent_memory.domain.keys import ID_PATTERN, Id
 from agent_memory.domain.models import UserRef
 
 ScopeType = Literal["users", "projects"]
@@ -164,18 +164,16 @@ def format_hot_memory(entries: list[HotMemoryEntry], *, zh: bool, project: bool,
 
 # ---- log-and-forget extraction ---------------------------------------------------------------------
 
-_Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
-
 
 class ExtractionJob(BaseModel):
     """A queued log-and-forget extraction (the SQS message body)."""
 
     model_config = ConfigDict(extra="ignore")
 
-    tenant_id: _Id
+    tenant_id: Id
     scope_id: Annotated[str, StringConstraints(pattern=rf"^(?:{PROJECT_PREFIX})?{ID_PATTERN[1:]}")]
-    conversation_id: _Id
-    message_id: _Id
+    conversation_id: Id
+    message_id: Id
     user_message: str = Field(min_length=1)
     assistant_message: str = ""  # the assistant message before it in the batch, if any
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 
 BUILTIN_SYNONYMS: dict[str, tuple[str, ...]] = {
     "ttps": ("高才通", "高端人才通行证计划", "top talent pass scheme"),
@@ -15,7 +16,9 @@ BUILTIN_SYNONYMS: dict[str, tuple[str, ...]] = {
 BUILTIN_SIMILARITY = 0.9
 
 
+@cache
 def builtin_synonyms() -> dict[str, dict[str, float]]:
+    """term -> its synonyms and their similarity, every group symmetric. Built once: read, never change it."""
     table: dict[str, dict[str, float]] = {}
     for head, others in BUILTIN_SYNONYMS.items():
         group = (head, *others)

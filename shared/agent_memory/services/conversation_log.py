@@ -28,7 +28,7 @@ from pydantic.alias_generators import to_camel
 from pydantic_core import InitErrorDetails
 
 from agent_memory.domain.hybrid import rank_stored
-from agent_memory.domain.keys import ID_PATTERN, new_memory_key
+from agent_memory.domain.keys import Id, new_memory_key
 from agent_memory.domain.layers import ExtractionJob, LogHit, LogMessage, scope_label, week_start_of
 from agent_memory.domain.models import TimeRange, UserRef, require_utc, utcnow
 from agent_memory.domain.requests import RequestModel, max_utf8_bytes
@@ -45,7 +45,6 @@ MAX_CLOCK_SKEW = timedelta(minutes=5)
 DEFAULT_SEARCH_LIMIT = 5
 MAX_SEARCH_LIMIT = 20
 
-Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
 
 
 class LogMessageIn(RequestModel):

@@ -174,7 +174,7 @@ class RecallService:
 def expand(memories: list[MemorySearchResult], *, chinese: bool) -> str:
     """The PRD's chat-side injection: each memory's key, summary and content (as previewed)."""
     head, summary, content = ("相关历史记忆", "摘要", "内容") if chinese else ("Related memory", "Summary", "Content")
-    return "\n\n".join(f"{head} [{m.memory_key}]:\n{summary}: {m.summary}\n{content}: {m.content_preview[:500]}"
+    return "\n\n".join(f"{head} [{m.memory_key}]:\n{summary}: {m.summary}\n{content}: {m.content_preview}"
                        for m in memories)
 
 

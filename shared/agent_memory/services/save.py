@@ -108,7 +108,7 @@ class SaveService:
             if memory.category is None:
                 checked.append(memory)
                 continue
-            known = self._categories.get(memory.category.strip().upper())
+            known = self._known_category(memory.category)
             if known is None:
                 problems.append({"field": field.format(i=index), "type": "enum",
                                  "message": f"must be one of {', '.join(self._categories.values())}"})

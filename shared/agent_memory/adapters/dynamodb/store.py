@@ -118,11 +118,9 @@ _MAX_TRANSACTION_ACTIONS = 100
 _MAX_GROUP_BYTES = 2_000_000
 
 
-def _group_full(group: list[tuple[NewMemory, Memory]], memory: NewMemory) -> bool:
-    """Whether `memory` would take a group's transaction past DynamoDB's limits (with one version bump)."""
-    actions = sum(2 + len(_unique_keywords(m)) for _, m in group) + 2 + len(memory.keywords) + 1
-    size = sum(len(m.model_dump_json()) + len(m.embedding or b"") for _, m in group) + len(memory.content) * 4
-    return actions > _MAX_TRANSACTION_ACTIONS or size > _MAX_GROUP_BYTES
+def _transaction_cost(memory: Memory) -> tuple[int, int]:
+    """What creating `memory` adds to a transaction: actions (item, content marker, keywords) and bytes."""
+    return 2 + len(_unique_keywords(memory)), len(memory.model_dump_json()) + len(memory.embedding or b"")
 
 
 def _backoff(attempt: int) -> None:
@@ -189,17 +187,22 @@ class DynamoMemoryStore:
         stored = self._content_markers(user, set(digests))
         results: list[SaveResult] = []
         group: list[tuple[NewMemory, Memory]] = []
+        actions, size = 1, 0  # the group's transaction so far: its version bump, and what its memories add
         seen: set[str] = set()
         for memory, digest in zip(memories, digests, strict=True):
             creatable = not memory.field and digest not in stored and digest not in seen
             seen.add(digest)
-            if not creatable or _group_full(group, memory):
+            stored_form = new_memory_version(user, memory, new_memory_key(), None) if creatable else None
+            more_actions, more_bytes = _transaction_cost(stored_form) if stored_form else (0, 0)
+            if stored_form is None or actions + more_actions > _MAX_TRANSACTION_ACTIONS \
+                    or size + more_bytes > _MAX_GROUP_BYTES:
                 results.extend(self._create_group(user, group))
-                group = []
-            if creatable:
-                group.append((memory, new_memory_version(user, memory, new_memory_key(), None)))
-            else:
+                group, actions, size = [], 1, 0
+            if stored_form is None:
                 results.append(self.save(user, memory))
+            else:
+                group.append((memory, stored_form))
+                actions, size = actions + more_actions, size + more_bytes
         results.extend(self._create_group(user, group))
         return results
 
