@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from agent_memory.adapters.llm.offline import OfflineExtractor
 from agent_memory.domain.models import ExtractedMemory, MemoryType, is_cjk_text
+from agent_memory.extraction import OfflineExtractor
 from agent_memory.ports import ConversationTurn
 
 SEED_MESSAGE = "我今年32岁，浙大计算机硕士毕业的，现在在杭州做前端开发，工作8年了，年薪大概80万"

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 def build_extractor(settings: Settings, *, http_client: Any = None, secrets_client: Any = None) -> MemoryExtractor:
     provider = settings.effective_llm_provider
     if provider == "offline":
-        from agent_memory.adapters.llm.offline import OfflineExtractor
+        from agent_memory.extraction import OfflineExtractor
 
         return OfflineExtractor()
     from agent_memory.adapters.llm.claude import ClaudeExtractor, make_client

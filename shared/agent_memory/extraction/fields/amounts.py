@@ -1,0 +1,103 @@
+"""Money the user states: annual income (FACT), investment capacity and budget (INTENT)."""
+
+from __future__ import annotations
+
+import re
+
+from agent_memory.domain.models import ExtractedMemory
+from agent_memory.extraction.grammar import Utterance, fact, intent, matches
+from agent_memory.extraction.numbers import AMOUNT, MONTHLY_AFTER, Amount, money_text, parse_amount
+
+# annualIncome / investmentAmount
+# --------------------------------------------------------------------------------------
+
+_ZH_INCOME = re.compile(
+    r"(?:税前|税后)?(?:年薪|年收入|年包|年总包|年收|一年(?:能)?(?:赚|挣|收入))"
+    r"(?:大概|大约|约|差不多|估计|接近|将近|超过|有|在|是|为|:|能|税前|税后|\s)*"
+    + AMOUNT
+    + r"(?P<tail>左右|上下|以上|多)?",
+    re.IGNORECASE,
+)
+_EN_APPROX = (
+    r"(?:(?:about|around|roughly|approximately|approx\.?|nearly|almost|over|more than|close to|~|some)\s*)?"
+)
+_EN_INCOME_PATTERNS = (
+    re.compile(
+        r"\b(?:earn|earning|make|making|take home|get paid|paid)\s+"
+        + _EN_APPROX
+        + AMOUNT
+        + r"\s*(?:a|per|/|each|every)\s*(?:year|yr|annum)\b",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"\b(?:earn|earning|make|making)\s+" + _EN_APPROX + AMOUNT + r"\s*(?:annually|yearly)\b",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"\b(?:annual|yearly)\s+(?:salary|income|pay|compensation|package|earnings|base)\s*(?:is|of|:|=|at)?\s*"
+        + _EN_APPROX
+        + AMOUNT,
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"\b(?:salary|income|compensation|package)\s+(?:is|of|:|=|at)\s*" + _EN_APPROX + AMOUNT,
+        re.IGNORECASE,
+    ),
+)
+_ZH_INVEST = re.compile(
+    r"(?:可以|能|可|打算|准备|愿意|计划|能够)?\s*(?:投资|投入|拿出)(?:资产|金额|额度|预算|资金)?"
+    r"(?:大概|大约|约|差不多|有|在|是|为|:|左右|\s)*" + AMOUNT + r"(?P<tail>左右|上下|以上|多)?",
+    re.IGNORECASE,
+)
+_EN_INVEST_PATTERNS = (
+    re.compile(
+        r"\b(?:can|could|able to|willing to|plan to|planning to|prepared to|ready to)\s+"
+        r"invest\s+(?:up to\s+)?"
+        + _EN_APPROX
+        + AMOUNT,
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"\binvestment\s+(?:budget|capacity|amount)\s+(?:is|of|:)\s*" + _EN_APPROX + AMOUNT, re.IGNORECASE
+    ),
+)
+
+
+def _money_match(ctx: Utterance, patterns: tuple[re.Pattern[str], ...]) -> Amount | None:
+    for pattern in patterns:
+        for m in matches(pattern, ctx, future=False):
+            if MONTHLY_AFTER.match(ctx.text, m.end()) or re.search(
+                r"月", ctx.text[m.start() : m.start("num")]
+            ):
+                continue
+            amount = parse_amount(ctx, m)
+            if amount:
+                tail = m.groupdict().get("tail")
+                return Amount(amount.value, amount.currency, amount.approximate or bool(tail))
+    return None
+
+
+def annual_income(ctx: Utterance) -> ExtractedMemory | None:
+    amount = _money_match(ctx, (_ZH_INCOME, *_EN_INCOME_PATTERNS))
+    if not amount:
+        return None
+    money = money_text(ctx, amount)
+    return fact(
+        "annualIncome",
+        amount.value,
+        ctx.say(f"年薪{money}", f"Annual income {money}"),
+        metadata={"currency": amount.currency, "approximate": amount.approximate},
+    )
+
+
+def investment_amount(ctx: Utterance) -> ExtractedMemory | None:
+    amount = _money_match(ctx, (_ZH_INVEST, *_EN_INVEST_PATTERNS))
+    if not amount:
+        return None
+    money = money_text(ctx, amount)
+    return intent(
+        "investmentAmount",
+        amount.value,
+        ctx.say(f"可投资{money}", f"Can invest {money}"),
+        metadata={"currency": amount.currency, "approximate": amount.approximate},
+    )

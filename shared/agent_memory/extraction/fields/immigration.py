@@ -1,0 +1,162 @@
+"""Immigration plans: target schemes, timeline, a Hong Kong employer."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agent_memory.domain.models import ExtractedMemory
+from agent_memory.extraction.grammar import Utterance, clause_around, fact, intent, matches
+
+# --------------------------------------------------------------------------------------
+# targetCategory / immigrationTimeline / hasHongKongEmployer
+# --------------------------------------------------------------------------------------
+
+
+def _acronym(word: str) -> str:
+    """An acronym not glued to other Latin letters (CJK neighbours are fine: "申请TTPS")."""
+    return rf"(?<![A-Za-z]){word}(?![A-Za-z])"
+
+
+_CATEGORY_ALIASES = {
+    "TTPS": r"高才通(?:计划)?|高端人才通行证(?:计划)?|Top\s+Talent\s+Pass(?:\s+Scheme)?(?:\s*\(TTPS\))?|"
+    + _acronym("TTPS"),
+    "QMAS": r"优才(?:计划)?|优秀人才入境计划|Quality\s+Migrant\s+Admission\s+Scheme(?:\s*\(QMAS\))?|"
+    + _acronym("QMAS"),
+    "GEP": r"专才(?:计划)?|一般就业政策|输入内地人才计划|General\s+Employment\s+Policy(?:\s*\(GEP\))?|"
+    r"Admission\s+Scheme\s+for\s+Mainland\s+Talents(?:\s+and\s+Professionals)?|"
+    + _acronym("ASMTP")
+    + "|"
+    + _acronym("GEP"),
+    "IANG": r"非本地毕业生(?:留港/回港就业安排)?|Immigration\s+Arrangements\s+for\s+Non-local\s+Graduates"
+    r"(?:\s*\(IANG\))?|" + _acronym("IANG"),
+    "CIES": r"新?资本投资者(?:入境计划)?|投资移民"
+    r"|(?:New\s+)?Capital\s+Investment\s+Entrant\s+Scheme(?:\s*\(CIES\))?"
+    r"|investment\s+(?:migration|immigration)|" + _acronym("CIES"),
+    "TECHTAS": r"科技人才(?:入境计划)?|Technology\s+Talent\s+Admission\s+Scheme(?:\s*\(TechTAS\))?|"
+    + _acronym("TechTAS"),
+}
+_CATEGORY = re.compile(
+    "(?:" + "|".join(f"(?P<{code}>{alias})" for code, alias in _CATEGORY_ALIASES.items()) + ")"
+    r"(?:\s*(?P<cls>[A-C])\s*类|\s+(?:Category|Class|Type)\s+(?P<cls_en>[A-C])\b)?",
+    re.IGNORECASE,
+)
+_CATEGORY_INTEREST = re.compile(
+    r"感兴趣|兴趣|想|打算|考虑|倾向|准备|计划|申请|走|办|选|目标|意向|关注|了解|适合|符合|"
+    r"\b(?:interest|interested|consider|considering|plan|planning|apply|applying|want|"
+    r"looking at|looking into|"
+    r"prefer|go for|going for|target|targeting|eligible|qualify|thinking about|aim|aiming)\b",
+    re.IGNORECASE,
+)
+_CATEGORY_REJECTION = re.compile(
+    r"不感兴趣|没兴趣|没有兴趣|不考虑|不想|不打算|不适合|不申请|不走|放弃|"
+    r"\b(?:not interested|no interest|don't want|do not want|not considering|not planning|not going to|"
+    r"rule out|ruled out|won't)\b",
+    re.IGNORECASE,
+)
+
+_ZH_TIME = (
+    r"(?P<time>明年(?:年初|年底|年中|上半年|下半年|初|底)?|今年(?:年底|年内|下半年|内|底)?|后年|年底|年初|年内|下半年|"
+    r"上半年|下个月|下个?季度|近期|尽快|尽早|马上|立刻|越快越好|"
+    r"(?:\d+|[一二两三四五六七八九十半])\s*个?\s*(?:月|年|周|星期)\s*(?:之内|以内|内)|"
+    r"\d{4}\s*年(?:\d{1,2}\s*月)?(?:前|之前|底|初)?)"
+)
+_ZH_TIMELINE = re.compile(
+    r"(?P<intent>打算|计划|准备|希望|想要|想|争取|预计|要)?\s*在?\s*"
+    + _ZH_TIME
+    + r"\s*(?:就|左右|前后|之前|前)?\s*(?:开始|着手|正式)?\s*"
+    r"(?P<action>申请|办理|递交|提交|移民|办|去香港|来香港|赴港|过去|搬过去|搬|递表|拿身份)?"
+)
+_ZH_URGENT = {"尽快", "尽早", "马上", "立刻", "越快越好"}
+_EN_TIME = (
+    r"(?P<time>next\s+year|this\s+year|next\s+month|(?:by\s+)?(?:the\s+)?end\s+of\s+(?:this|next)\s+year|"
+    r"early\s+next\s+year|later\s+this\s+year|"
+    r"within\s+(?:the\s+next\s+)?(?:\d+|a|one|two|three|six|twelve|half\s+a)\s+(?:months?|years?|weeks?)|"
+    r"in\s+the\s+next\s+(?:\d+|few|couple\s+of|two|three|six)\s+(?:months?|years?)|as\s+soon\s+as\s+possible|asap|"
+    r"(?:in|by)\s+(?:early\s+|late\s+|mid-?)?20\d{2}|right\s+away|immediately)"
+)
+_EN_ACTIONS = {
+    "apply": "apply", "applying": "apply", "submit": "submit", "submitting": "submit", "move": "move",
+    "moving": "move", "relocate": "relocate", "relocating": "relocate", "immigrate": "immigrate",
+    "immigrating": "immigrate", "do it": "apply", "get it done": "apply",
+}
+_EN_TIMELINE = re.compile(
+    r"\b(?P<action>apply|applying|submit|submitting|move|moving|relocate|relocating|immigrate|immigrating|"
+    rf"do it|get it done)\b[^.;!?]{{0,40}}?\b{_EN_TIME}\b",
+    re.IGNORECASE,
+)
+
+_HK = r"(?:香港|港)(?:的|本地)?\s*"
+_HK_EMPLOYER_NONE = re.compile(
+    rf"(?:没有|没|还没有?|暂无|暂时没有|无)\s*(?:拿到|收到)?\s*{_HK}(?:公司的?)?\s*"
+    r"(?:雇主|offer|工作offer|job offer|工作机会)"
+    r"|\b(?:no|don't have an?|do not have an?|haven't got an?|without an?)\s+(?:Hong Kong|HK)(?:-based)?\s+"
+    r"(?:employer|job offer|offer|job)\b",
+    re.IGNORECASE,
+)
+_HK_EMPLOYER_SOME = re.compile(
+    rf"有\s*(?:一[个份]|个)?\s*{_HK}(?:公司的?)?\s*(?:雇主|offer|工作offer|job offer)"
+    rf"|(?:拿到|收到|获得)了?\s*(?:一[个份])?\s*{_HK}(?:公司的?)?\s*(?:offer|工作|职位|雇主)"
+    r"|香港雇主(?:已经)?(?:愿意|同意|给)"
+    r"|\b(?:have|got|received|'ve got|has)\s+(?:an?\s+)?(?:job\s+)?offer\s+(?:from|in|with)\s+"
+    r"(?:an?\s+)?(?:Hong Kong|HK)\b"
+    r"|\b(?:have|'ve got|got)\s+an?\s+(?:Hong Kong|HK)(?:-based)?\s+(?:employer|job offer|offer|job)\b"
+    r"|\bmy\s+(?:Hong Kong|HK)\s+employer\b",
+    re.IGNORECASE,
+)
+
+
+def target_category(ctx: Utterance) -> ExtractedMemory | None:
+    wanted: list[tuple[str, re.Match[str]]] = []
+    for m in _CATEGORY.finditer(ctx.text):
+        clause = clause_around(ctx.text, m.start(), m.end())
+        if _CATEGORY_INTEREST.search(clause) and not _CATEGORY_REJECTION.search(clause):
+            code = next(name for name in _CATEGORY_ALIASES if m[name])
+            wanted.append((code, m))
+    if not wanted:
+        return None
+    code, m = wanted[0]
+    phrase = m.group(0).strip()
+    metadata: dict[str, Any] = {}
+    if m["cls"] or m["cls_en"]:
+        metadata["subclass"] = (m["cls"] or m["cls_en"]).upper()
+    others = sorted({other for other, _ in wanted} - {code})
+    if others:
+        metadata["also_interested_in"] = others
+    return intent(
+        "targetCategory",
+        code,
+        ctx.say(f"对{phrase}感兴趣", f"Interested in {phrase}"),
+        category=code,
+        metadata=metadata,
+    )
+
+
+def timeline(ctx: Utterance) -> ExtractedMemory | None:
+    for m in matches(_ZH_TIMELINE, ctx, "time", future=False):
+        time = re.sub(r"\s+", "", m["time"]).replace("之内", "内").replace("以内", "内")
+        urgent = time in _ZH_URGENT
+        at_clause_end = not ctx.text[m.end() :].strip() or ctx.text[m.end()] in ",.;!?。，；！？吧"
+        if not (m["action"] or (m["intent"] and (urgent or at_clause_end)) or time == "越快越好"):
+            continue
+        value = "尽快" if urgent else time
+        action = m["action"] or "申请"
+        return intent(
+            "immigrationTimeline", value, ctx.say(f"计划{value}{action}", f"Plans to {action} {value}")
+        )
+    for m in matches(_EN_TIMELINE, ctx, "action", future=False):
+        time = re.sub(r"\s+", " ", m["time"].lower())
+        value = "as soon as possible" if time == "asap" else time
+        action = _EN_ACTIONS[re.sub(r"\s+", " ", m["action"].lower())]
+        return intent(
+            "immigrationTimeline", value, ctx.say(f"计划{value}申请", f"Plans to {action} {value}")
+        )
+    return None
+
+
+def hk_employer(ctx: Utterance) -> ExtractedMemory | None:
+    for _ in matches(_HK_EMPLOYER_NONE, ctx, negation=False, future=False):
+        return fact("hasHongKongEmployer", False, ctx.say("没有香港雇主", "Has no Hong Kong employer"))
+    for _ in matches(_HK_EMPLOYER_SOME, ctx):
+        return fact("hasHongKongEmployer", True, ctx.say("有香港雇主", "Has a Hong Kong employer"))
+    return None

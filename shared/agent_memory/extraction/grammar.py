@@ -1,0 +1,109 @@
+"""How a statement is read: clause boundaries, and the cues (per language) that make a mention
+not the user's own current fact: negation, wishes, the past, somebody else as the subject."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from agent_memory.domain.models import ExtractedMemory, MemoryType
+
+# --------------------------------------------------------------------------------------
+
+CJK = "\u4e00-\u9fff"
+
+# Where a clause ends: qualifiers (negation, "想", "my wife") only reach back to here.
+_CLAUSE_BREAK = re.compile(
+    r"[;!?。；！？\n]|[,，、](?!\d{3})|\.(?=\s|$)|\b(?:and|but|while|whereas|although)\b|但是|不过|而且|并且|另外|同时",
+    re.IGNORECASE,
+)
+
+# Negation just before a mention ("我不是硕士", "I don't have a PhD"). "差不多"/"不错" are not negations.
+_NEG_ZH = re.compile(r"没|并非|从未|(?<!差)不(?![错少久仅但过太])")
+_NEG_EN = re.compile(r"\b(?:not|no|never|neither|nor|without)\b|n't\b", re.IGNORECASE)
+_NEG_ZH_WINDOW = 6
+_NEG_EN_WINDOW = 30
+
+# Wishes and plans: "想读博", "I want to study at MIT" are not facts.
+_FUTURE_ZH = re.compile(r"想|打算|准备|计划|希望|申请|考虑|将来|以后|未来|要去|争取|梦想|考")
+_FUTURE_EN = re.compile(
+    r"\b(?:want|wants|wanted|wanna|plan|plans|planning|hope|hoping|would like|going to|gonna|intend|"
+    r"intending|apply|applying|considering|consider|dream|dreaming|aim|aiming|thinking about|might|may)\b"
+    r"|'d like",
+    re.IGNORECASE,
+)
+# Past statements: "以前在腾讯工作", "I used to work at IBM" are not current.
+_PAST_ZH = re.compile(r"以前|之前|曾经|过去|当年|原来|上一份")
+_PAST_EN = re.compile(r"\b(?:used to|previously|formerly|former|before)\b", re.IGNORECASE)
+# Somebody else is the subject: "我老婆是博士", "my son is 5 years old".
+_OTHER_ZH = re.compile(
+    r"老婆|老公|妻子|丈夫|太太|爱人|儿子|女儿|孩子|小孩|父亲|母亲|爸|妈|父母|哥哥|姐姐|弟弟|妹妹|"
+    r"朋友|同学|室友|亲戚|家人|同事|老板|领导|(?<!其)他|她|对象|男友|女友|客户|你"
+)
+_OTHER_EN = re.compile(
+    r"\b(?:my|our|his|her|their)\s+(?:wife|husband|spouse|partner|sons?|daughters?|kids?|child(?:ren)?|"
+    r"father|mother|dad|mom|mum|parents?|brother|sister|friends?|colleagues?|boss|girlfriend|boyfriend)\b"
+    r"|\b(?:he|she|they|he's|she's|they're|you|you're)\b",
+    re.IGNORECASE,
+)
+
+@dataclass(frozen=True)
+class Utterance:
+    """The user's message, NFKC-normalised (full-width digits/punctuation folded), and its language."""
+
+    text: str
+    zh: bool
+
+    def say(self, zh: str, en: str) -> str:
+        return zh if self.zh else en
+
+
+
+def _clause_prefix(text: str, pos: int) -> str:
+    start = 0
+    for m in _CLAUSE_BREAK.finditer(text, 0, pos):
+        start = m.end()
+    return text[start:pos]
+
+
+def clause_around(text: str, start: int, end: int) -> str:
+    after = _CLAUSE_BREAK.search(text, end)
+    return _clause_prefix(text, start) + text[start : after.start() if after else len(text)]
+
+
+def stated(
+    ctx: Utterance, pos: int, *, negation: bool = True, future: bool = True, other: bool = True, past: bool = False
+) -> bool:
+    """True when the mention at `pos` is the user's own, current, affirmative statement."""
+    prefix = _clause_prefix(ctx.text, pos)
+    if negation and (_NEG_ZH.search(prefix[-_NEG_ZH_WINDOW:]) or _NEG_EN.search(prefix[-_NEG_EN_WINDOW:])):
+        return False
+    if future and (_FUTURE_ZH.search(prefix) or _FUTURE_EN.search(prefix)):
+        return False
+    if other and (_OTHER_ZH.search(prefix) or _OTHER_EN.search(prefix)):
+        return False
+    return not (past and (_PAST_ZH.search(prefix) or _PAST_EN.search(prefix)))
+
+
+def matches(
+    pattern: re.Pattern[str], ctx: Utterance, group: str | int = 0, **checks: bool
+) -> Iterator[re.Match[str]]:
+    """Matches of `pattern` whose `group` passes `stated`."""
+    for m in pattern.finditer(ctx.text):
+        if stated(ctx, m.start(group), **checks):
+            yield m
+
+
+def fact(field: str, value: Any, content: str, **extra: Any) -> ExtractedMemory:
+    return ExtractedMemory(memory_type=MemoryType.FACT, field=field, value=value, content=content, **extra)
+
+
+def intent(field: str, value: Any, content: str, **extra: Any) -> ExtractedMemory:
+    return ExtractedMemory(memory_type=MemoryType.INTENT, field=field, value=value, content=content, **extra)
+
+
+def alternation(words: list[str] | tuple[str, ...] | dict[str, Any]) -> str:
+    """A regex alternation, longest first so that "上海交大" wins over "上交"."""
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
