@@ -11,7 +11,7 @@ SAM := $(SAM_VENV)/bin/sam
 PORT ?= 3000
 export PYTHONPATH := $(CURDIR)/shared:$(CURDIR)
 
-.PHONY: help install prerequisites dynamodb-local run reset rollup invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval bench-inject bench-log bench-local reindex clean
+.PHONY: help install prerequisites dynamodb-local run reset rollup invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval bench-inject bench-log bench-local bench-extract reindex clean
 
 help:
 	@echo "make run      serve the API on http://127.0.0.1:$(PORT) (DynamoDB Local, data in .data/; offline LLM; PORT= overrides)"
@@ -23,6 +23,7 @@ help:
 	@echo "make bench    latency benchmarks (printed table + benchmarks/results/latency.json)"
 	@echo "make bench-retrieval   LoCoMo + MADial retrieval quality (benchmarks/results/retrieval.json)"
 	@echo "make bench-inject      context injection latency, cache hit rate, LoCoMo tokens (benchmarks/results/inject.json)"
+	@echo "make bench-extract     extraction precision/recall per type and field on the labelled turns (benchmarks/results/extraction.json)"
 	@echo "make bench-log         conversation log write and search latency (benchmarks/results/log_write.json)"
 	@echo "make bench-local       \`make run\` over HTTP: import, whole-stack RSS, search (START=1 starts one; benchmarks/results/local_stack.json)"
 
@@ -128,6 +129,11 @@ bench-retrieval: $(VENV)/.installed $(DDB_LOCAL)/.installed
 # Context injection: latency, cache hit rate, LoCoMo token footprint (a few minutes).
 bench-inject: $(VENV)/.installed $(DDB_LOCAL)/.installed
 	$(PY) -m benchmarks.inject $(if $(BACKEND),--backend $(BACKEND))
+
+# Extraction quality: precision and recall on tests/data (dev and held-out sets). PROVIDER=claude RECORDED=file
+# replays Claude's recorded responses.
+bench-extract: $(VENV)/.installed
+	$(PY) -m benchmarks.extraction $(if $(PROVIDER),--provider $(PROVIDER)) $(if $(RECORDED),--recorded $(RECORDED))
 
 # The conversation log (L1): write latency of 1 and 10 messages, search over 1,000.
 bench-log: $(VENV)/.installed $(DDB_LOCAL)/.installed

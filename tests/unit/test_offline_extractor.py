@@ -432,7 +432,7 @@ def test_given_a_scheme_mentioned_without_interest_when_extracting_then_no_targe
         ("我想尽快", "尽快", "计划尽快申请"),
         ("I plan to apply next year", "next year", "Plans to apply next year"),
         ("I want to apply within 6 months", "within 6 months", "Plans to apply within 6 months"),
-        ("We hope to move as soon as possible", "as soon as possible", "Plans to move as soon as possible"),
+        ("We plan to move as soon as possible", "as soon as possible", "Plans to move as soon as possible"),
     ],
 )
 def test_given_a_timeline_when_extracting_then_immigration_timeline_is_an_intent(message, expected, content):
@@ -589,3 +589,103 @@ def test_given_the_same_message_twice_when_extracting_then_results_are_identical
 
 def test_given_full_width_digits_when_extracting_then_they_are_read_as_numbers():
     assert values("我今年３２岁")["age"] == 32
+
+
+# --------------------------------------------------------------------------------------
+# Preferences, the fields added to the seed's list, and answers to the assistant's questions
+# --------------------------------------------------------------------------------------
+
+
+def kinds(user_message: str, **turn: Any) -> dict[str, tuple[str, Any]]:
+    return {field: (m.memory_type.value, m.value) for field, m in extract(user_message, **turn).items()}
+
+
+def test_given_the_seeds_pace_wish_when_extracting_then_it_is_a_timeline_preference_not_an_intent():
+    assert kinds("希望尽快办理,时间越短越好") == {"immigrationTimeline": ("PREFERENCE", "尽快")}
+
+
+def test_given_a_concrete_plan_when_extracting_then_the_timeline_stays_an_intent():
+    assert kinds("我打算明年申请")["immigrationTimeline"] == ("INTENT", "明年")
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("我更喜欢文字交流，回复简短一点", {"communicationChannel": "文字", "responseStyle": "简短"}),
+        ("I'd rather communicate by email", {"communicationChannel": "email"}),
+        ("I prefer window seats", {"preference": "window seats"}),
+        ("Could you reply in Mandarin from now on?", {"preferredLanguage": "Chinese"}),
+        ("有事打电话给我就行", {"communicationChannel": "电话"}),
+        ("我吃素", {"preference": "吃素"}),
+    ],
+)
+def test_given_a_stated_preference_when_extracting_then_a_preference_is_kept(message, expected):
+    found = kinds(message)
+    assert {field: value for field, (_, value) in found.items()} == expected
+    assert {kind for kind, _ in found.values()} == {"PREFERENCE"}
+
+
+@pytest.mark.parametrize(
+    "message", ["你喜欢什么颜色？", "Do you prefer email or phone?", "我老婆更喜欢打电话", "I don't like long emails"]
+)
+def test_given_a_question_or_someone_elses_liking_when_extracting_then_no_preference(message):
+    assert not [m for m in OfflineExtractor().extract(ConversationTurn(user_message=message))
+                if m.memory_type is MemoryType.PREFERENCE]
+
+
+def test_given_a_choice_between_schemes_when_extracting_then_the_chosen_one_is_the_preference():
+    assert kinds("比起优才我更倾向高才通")["targetCategory"] == ("PREFERENCE", "TTPS")
+    assert kinds("Between TTPS and QMAS, I lean towards TTPS")["targetCategory"] == ("PREFERENCE", "TTPS")
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("I'm 29, I live in Berlin and work as a nurse",
+         {"age": 29, "currentLocation": "Berlin", "currentJobTitle": "nurse"}),
+        ("I'm married with two kids and we're thinking about applying for the Top Talent Pass next spring",
+         {"maritalStatus": "married", "hasChildren": True, "targetCategory": "TTPS",
+          "immigrationTimeline": "next spring"}),
+        ("I'm from Germany", {"nationality": "Germany"}),
+        ("我是中国国籍", {"nationality": "中国"}),
+        ("我有科技背景", {"hasTechBackground": True}),
+        ("家人都很支持", {"familySupport": "支持"}),
+        ("预算大概300万人民币", {"budget": 3_000_000}),
+        ("I'm fluent in English and Cantonese", {"languageSkills": "fluent in English and Cantonese"}),
+    ],
+)
+def test_given_a_fact_the_offline_rules_used_to_miss_when_extracting_then_it_is_found(message, expected):
+    assert {field: value for field, (_, value) in kinds(message).items()} == expected
+
+
+def test_given_a_hypothetical_question_when_extracting_then_nothing_is_stored():
+    assert kinds("如果我有硕士学位的话，能申请高才通吗？") == {}
+    assert kinds("If I had a master's degree, would I qualify for QMAS?") == {}
+
+
+def test_given_a_relatives_sentence_when_extracting_then_nothing_is_the_users():
+    assert kinds("My brother lives in Hong Kong and works at HSBC.") == {}
+    assert kinds("我表哥在香港做律师") == {}
+
+
+def test_given_a_terse_answer_to_the_assistants_questions_when_extracting_then_the_asked_fields_are_filled():
+    found = kinds("32，在深圳腾讯", assistant_message="请问您今年多大年纪？在哪里工作？")
+    assert found == {"age": ("FACT", 32), "currentLocation": ("FACT", "深圳"), "currentCompany": ("FACT", "腾讯")}
+
+
+@pytest.mark.parametrize(
+    ("assistant", "user", "expected"),
+    [
+        ("您在香港有雇主吗？", "没有", {"hasHongKongEmployer": False}),
+        ("What's your highest degree?", "a master's, from Imperial",
+         {"education": "Master's", "university": "Imperial College London"}),
+        ("Which language would you like me to reply in?", "English please", {"preferredLanguage": "English"}),
+        ("您家人对移民香港怎么看？", "还在犹豫", {"familySupport": "犹豫"}),
+    ],
+)
+def test_given_an_answer_when_extracting_then_it_means_what_was_asked(assistant, user, expected):
+    assert {field: value for field, (_, value) in kinds(user, assistant_message=assistant).items()} == expected
+
+
+def test_given_the_assistants_own_statement_when_extracting_then_it_is_not_the_users_fact():
+    assert kinds("好的，谢谢", assistant_message="您32岁，在杭州工作，年薪80万。") == {}

@@ -25,7 +25,7 @@ def test_profile_uses_only_current_memories_and_the_newest_value():
     assert profile.user_profile["basic"]["age"] == "33岁"
     # saved straight to the store under one slot, the newer value supersedes the older one
     assert profile.user_profile["immigration"]["targetCategories"] == ["QMAS"]
-    assert profile.completeness.score == round(100 * 2 / 18)
+    assert profile.completeness.score == round(100 * 2 / 20)
     assert "用户33岁" in template_narrative(profile)
 
 

@@ -12,53 +12,96 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable
 
-from agent_memory.domain.models import ExtractedMemory, is_cjk_text
-from agent_memory.extraction.fields.amounts import annual_income, investment_amount
-from agent_memory.extraction.fields.career import company, industry, job_title, years_of_experience
+from agent_memory.domain.models import ExtractedMemory, MemoryType, is_cjk_text
+from agent_memory.extraction.dialogue import answer_segments, asked_questions, statements
+from agent_memory.extraction.fields.amounts import annual_income, budget, investment_amount
+from agent_memory.extraction.fields.career import company, industry, job_title, tech_background, years_of_experience
 from agent_memory.extraction.fields.education import education, major, university
-from agent_memory.extraction.fields.family import has_children, marital_status
+from agent_memory.extraction.fields.family import family_support, has_children, marital_status
 from agent_memory.extraction.fields.immigration import hk_employer, target_category, timeline
-from agent_memory.extraction.fields.location import location
-from agent_memory.extraction.fields.personal import age
-from agent_memory.extraction.grammar import Utterance
+from agent_memory.extraction.fields.location import CITY_PREFIX_RE, location
+from agent_memory.extraction.fields.personal import age, language_skills, nationality
+from agent_memory.extraction.fields.preferences import general_preference, pace_preference, topic_preferences
+from agent_memory.extraction.grammar import Utterance, without_questions
 from agent_memory.ports import ConversationTurn
 
-# --------------------------------------------------------------------------------------
-# The extractor
-# --------------------------------------------------------------------------------------
+Rule = Callable[[Utterance], ExtractedMemory | None]
 
-# One rule per profile field (the seed's field names), in the order memories are reported.
-_FIELD_RULES: tuple[Callable[[Utterance], ExtractedMemory | None], ...] = (
-    age,
-    education,
-    university,
-    major,
-    job_title,
-    company,
-    industry,
-    years_of_experience,
-    annual_income,
-    location,
-    marital_status,
-    has_children,
-    target_category,
-    timeline,
-    hk_employer,
-    investment_amount,
-)
+# One rule per profile field, in the order memories are reported.
+FIELD_RULES: dict[str, Rule] = {
+    "age": age,
+    "nationality": nationality,
+    "languageSkills": language_skills,
+    "education": education,
+    "university": university,
+    "major": major,
+    "currentJobTitle": job_title,
+    "currentCompany": company,
+    "currentIndustry": industry,
+    "totalYearsOfExperience": years_of_experience,
+    "hasTechBackground": tech_background,
+    "annualIncome": annual_income,
+    "currentLocation": location,
+    "maritalStatus": marital_status,
+    "hasChildren": has_children,
+    "familySupport": family_support,
+    "targetCategory": target_category,
+    "immigrationTimeline": timeline,
+    "hasHongKongEmployer": hk_employer,
+    "investmentAmount": investment_amount,
+    "budget": budget,
+}
+_URGENT = {"尽快", "as soon as possible"}
+
+
+def _field_memories(ctx: Utterance, fields: dict[str, Rule]) -> list[ExtractedMemory]:
+    return [memory for rule in fields.values() if (memory := rule(ctx)) is not None]
+
+
+def _preferences(ctx: Utterance, facts: list[ExtractedMemory]) -> list[ExtractedMemory]:
+    """Preferences, replacing an intent they restate: "希望尽快办理" is a wish about pace, not a plan."""
+    found = topic_preferences(ctx)
+    pace = pace_preference(ctx)
+    if pace is not None:
+        facts[:] = [m for m in facts if not (m.field == "immigrationTimeline" and m.value in _URGENT)]
+        if not any(m.field == "immigrationTimeline" for m in facts):
+            found.append(pace)
+    covered = {m.field or "" for m in found} | {m.field or "" for m in facts if m.memory_type is MemoryType.PREFERENCE}
+    general = general_preference(ctx, covered)
+    if general is not None and not facts:
+        found.append(general)
+    return found
+
+
+def _answers(turn: ConversationTurn, ctx: Utterance, found: set[str]) -> list[ExtractedMemory]:
+    """Fields a terse reply fills because the assistant asked for them ("32，在深圳腾讯")."""
+    questions = asked_questions(unicodedata.normalize("NFKC", turn.assistant_message or ""))
+    answers: list[ExtractedMemory] = []
+    for segment in answer_segments(ctx.text) if questions else []:
+        for question in questions:
+            wanted = {f: FIELD_RULES[f] for f in question.fields if f in FIELD_RULES and f not in found}
+            for statement in statements(question, segment, zh=ctx.zh, city_prefix=CITY_PREFIX_RE):
+                for memory in _field_memories(Utterance(text=statement, zh=ctx.zh), wanted):
+                    if memory.field not in found:
+                        found.add(memory.field or "")
+                        answers.append(memory)
+    return answers
 
 
 class OfflineExtractor:
     """Deterministic regex/dictionary extractor: the MemoryExtractor used without an LLM.
 
-    Reads only `turn.user_message` (the assistant's reply is not the user's statement) and
-    returns at most one memory per field. It does not filter `turn.existing_info`: the caller
-    skips known fields and reports them as skipped.
+    Facts come from `turn.user_message` only. The assistant's message is read for its questions
+    alone, so that a terse answer means what it answers. At most one memory per field. It does
+    not filter `turn.existing_info`: the caller skips known fields and reports them as skipped.
     """
 
     def extract(self, turn: ConversationTurn) -> list[ExtractedMemory]:
-        text = unicodedata.normalize("NFKC", turn.user_message or "").strip()
+        text = without_questions(unicodedata.normalize("NFKC", turn.user_message or "").strip())
         if not text:
             return []
         ctx = Utterance(text=text, zh=is_cjk_text(turn.user_message))
-        return [memory for rule in _FIELD_RULES if (memory := rule(ctx)) is not None]
+        memories = _field_memories(ctx, FIELD_RULES)
+        memories += _preferences(ctx, memories)
+        memories += _answers(turn, ctx, {m.field or "" for m in memories})
+        return memories

@@ -49,7 +49,14 @@ _ZH_INVEST = re.compile(
     r"(?:大概|大约|约|差不多|有|在|是|为|:|左右|\s)*" + AMOUNT + r"(?P<tail>左右|上下|以上|多)?",
     re.IGNORECASE,
 )
+_ZH_INVEST_MORE = (
+    re.compile(r"有\s*(?:大概|大约|约|差不多)?\s*" + AMOUNT + r"[^,，。;；]{0,8}?(?:可以|能)(?:拿来|用来|用于|拿出来)?投资"),
+    re.compile(r"可(?:以)?(?:用于|用来)?投资的(?:资金|资产|钱)(?:大概|大约|约|在|有|是|\s)*" + AMOUNT + r"(?P<tail>以上|左右|多)?"),
+)
 _EN_INVEST_PATTERNS = (
+    re.compile(_EN_APPROX + AMOUNT + r"\s+(?:available\s+|set aside\s+)?(?:for|to)\s+invest(?:ment)?\b", re.IGNORECASE),
+    re.compile(r"\binvestable\s+(?:assets|funds|capital|wealth)\s+(?:are|is|of|total)\s*" + _EN_APPROX + AMOUNT,
+               re.IGNORECASE),
     re.compile(
         r"\b(?:can|could|able to|willing to|plan to|planning to|prepared to|ready to)\s+"
         r"invest\s+(?:up to\s+)?"
@@ -63,9 +70,9 @@ _EN_INVEST_PATTERNS = (
 )
 
 
-def _money_match(ctx: Utterance, patterns: tuple[re.Pattern[str], ...]) -> Amount | None:
+def _money_match(ctx: Utterance, patterns: tuple[re.Pattern[str], ...], *, negation: bool = True) -> Amount | None:
     for pattern in patterns:
-        for m in matches(pattern, ctx, future=False):
+        for m in matches(pattern, ctx, future=False, negation=negation):
             if MONTHLY_AFTER.match(ctx.text, m.end()) or re.search(
                 r"月", ctx.text[m.start() : m.start("num")]
             ):
@@ -91,7 +98,7 @@ def annual_income(ctx: Utterance) -> ExtractedMemory | None:
 
 
 def investment_amount(ctx: Utterance) -> ExtractedMemory | None:
-    amount = _money_match(ctx, (_ZH_INVEST, *_EN_INVEST_PATTERNS))
+    amount = _money_match(ctx, (_ZH_INVEST, *_ZH_INVEST_MORE, *_EN_INVEST_PATTERNS))
     if not amount:
         return None
     money = money_text(ctx, amount)
@@ -99,5 +106,40 @@ def investment_amount(ctx: Utterance) -> ExtractedMemory | None:
         "investmentAmount",
         amount.value,
         ctx.say(f"可投资{money}", f"Can invest {money}"),
+        metadata={"currency": amount.currency, "approximate": amount.approximate},
+    )
+
+
+_ZH_BUDGET = re.compile(
+    r"(?<!投资)(?:总)?预算(?:大概|大约|约|差不多|有|在|是|为|:|控制在|左右|\s)*" + AMOUNT + r"(?P<tail>左右|上下|以内|以下|多)?",
+    re.IGNORECASE,
+)
+_ZH_BUDGET_MORE = (
+    re.compile(r"(?<!投资)预算(?:的话)?[,，]?\s*[\u4e00-\u9fff]{0,6}?(?:大概|大约|约|有|在|是|为|控制在|最多|不超过|\s)*"
+               + AMOUNT + r"(?P<tail>以内|左右|以下)?"),
+    re.compile(r"(?:花|花费|开销)\s*(?:最多|顶多|不超过|控制在)\s*" + AMOUNT),
+    re.compile(r"(?:最多|顶多|不超过)\s*花\s*" + AMOUNT),
+)
+_EN_BUDGET_PATTERNS = (
+    re.compile(r"\bbudget\b[^.;!?]{0,30}?\b(?:is|of|around|about|:)\s+(?:up to\s+)?" + _EN_APPROX + AMOUNT, re.IGNORECASE),
+    re.compile(r"\bspare\s+(?:up to\s+)?" + _EN_APPROX + AMOUNT, re.IGNORECASE),
+    re.compile(r"\bspend\s+(?:more than|over|above)\s+" + AMOUNT, re.IGNORECASE),
+    re.compile(r"\b(?:my|our)\s+budget\s+(?:is|of|:|would be|will be)\s*(?:up to\s+)?" + _EN_APPROX + AMOUNT,
+               re.IGNORECASE),
+    re.compile(r"\bbudget\s+of\s+(?:up to\s+)?" + _EN_APPROX + AMOUNT, re.IGNORECASE),
+    re.compile(r"\b(?:can|could|willing to|able to|happy to)\s+spend\s+(?:up to\s+)?" + _EN_APPROX + AMOUNT,
+               re.IGNORECASE),
+)
+
+
+def budget(ctx: Utterance) -> ExtractedMemory | None:
+    amount = _money_match(ctx, (_ZH_BUDGET, *_ZH_BUDGET_MORE, *_EN_BUDGET_PATTERNS), negation=False)
+    if not amount:
+        return None
+    money = money_text(ctx, amount)
+    return intent(
+        "budget",
+        amount.value,
+        ctx.say(f"预算{money}", f"Budget {money}"),
         metadata={"currency": amount.currency, "approximate": amount.approximate},
     )

@@ -63,7 +63,7 @@ _ZH_COMPANY_PATTERNS = (
     ),
     (
         re.compile(
-            rf"(?:是|在|加入了?)\s*(?P<company>{alternation(_ZH_COMPANIES)})(?=的|,|，|$|做|当|工作|上班)"
+            rf"(?:是|在|加入了?)\s*(?:{CITY_ZH_RE.pattern})?\s*(?P<company>{alternation(_ZH_COMPANIES)})(?=\s*(?:的|,|，|$|做|当|工作|上班))"
         ),
         True,
     ),
@@ -84,6 +84,8 @@ _EN_JOB_WORDS = re.compile(
 _EN_TITLE = r"(?:\d{1,2}[\s-]*years?[\s-]*old\s+)?(?P<title>[A-Za-z][A-Za-z/&+ -]{1,60})"
 _EN_JOB_PATTERNS = (
     re.compile(rf"\bI\s+work\s+as\s+(?:an?\s+|the\s+)?{_EN_TITLE}", re.IGNORECASE),
+    re.compile(rf"\bwork(?:s|ed)?\s+(?:[a-z]+\s+){{0,4}}?as\s+(?:an?\s+|the\s+)?{_EN_TITLE}", re.IGNORECASE),
+    re.compile(rf"\b(?:year|annum|annually)\s+as\s+(?:an?\s+|the\s+)?{_EN_TITLE}", re.IGNORECASE),
     re.compile(rf"\bworking\s+as\s+(?:an?\s+|the\s+)?{_EN_TITLE}", re.IGNORECASE),
     re.compile(
         rf"\bmy\s+(?:job\s+title|title|position|role|job)\s+is\s+(?:an?\s+|the\s+)?{_EN_TITLE}", re.IGNORECASE
@@ -105,6 +107,30 @@ _EN_COMPANY_AFTER_TITLE = re.compile(rf"\s+(?:at|for|with)\s+{_EN_CAP_NAME}")
 _ZH_INDUSTRY_PATTERNS = (
     re.compile(rf"(?P<industry>(?:(?![{ZH_NAME_STOP}做事干属所])[{CJK}A-Za-z/]){{2,8}}?)行业"),
     re.compile(rf"行业(?:是|为|:)\s*(?P<industry>[{CJK}A-Za-z/]{{2,8}}?)(?=[,.;!?。，；！？\s]|$|的|行业)"),
+)
+# Industries a user names without the word "行业"/"industry": "做外贸", "I'm in marketing".
+INDUSTRIES_ZH = (
+    "外贸", "金融", "互联网", "医疗器械", "医疗", "医药", "生物医药", "教育", "房地产", "地产", "保险", "制造业", "零售",
+    "电商", "物流", "咨询", "法律", "新能源汽车", "新能源", "芯片设计", "芯片", "半导体", "广告", "传媒", "媒体", "餐饮",
+    "建筑", "汽车", "游戏", "投行", "投资银行", "私募", "基金", "审计", "会计", "人工智能", "AI", "IT", "航空", "能源",
+    "化工", "快消", "时尚", "影视", "体育", "旅游", "酒店", "农业", "航运", "贸易", "供应链", "区块链", "金融科技",
+)
+INDUSTRIES_EN = (
+    "fintech", "finance", "financial services", "banking", "investment banking", "private equity", "asset management",
+    "healthcare", "health care", "pharma", "pharmaceuticals", "biotech", "marketing", "advertising", "education",
+    "consulting", "law", "legal", "tech", "technology", "IT", "software", "real estate", "property", "insurance",
+    "manufacturing", "retail", "e-commerce", "ecommerce", "logistics", "shipping", "media", "journalism", "hospitality",
+    "construction", "semiconductors", "semiconductor", "gaming", "energy", "oil and gas", "oil", "accounting",
+    "trading", "crypto", "blockchain", "aviation", "telecoms", "telecom", "automotive", "fashion", "food and beverage",
+)
+_ZH_INDUSTRY_KNOWN = re.compile(
+    rf"(?:做|从事|搞|干|在)(?P<industry>{alternation(INDUSTRIES_ZH)})(?=行业|生意|相关|领域|这块|的|工作|方面|,|，|。|$|\s)"
+    rf"|(?:一家|家)(?P<industry2>{alternation(INDUSTRIES_ZH)})(?:公司|企业|机构)"
+)
+_EN_INDUSTRY_KNOWN = re.compile(
+    r"\b(?:work(?:s|ing|ed)?|experience|career|background|years|I'm|I am|employed)\s+in\s+(?:the\s+)?"
+    rf"(?P<industry>{alternation(INDUSTRIES_EN)})(?![A-Za-z-])(?!\s+(?:industry|sector))",
+    re.IGNORECASE,
 )
 _ZH_INDUSTRY_GENERIC = re.compile(r"^(?:这个|那个|哪个|什么|同一|整个|各个|相关|一个|本)")
 _EN_INDUSTRY_PATTERNS = (
@@ -149,6 +175,7 @@ def company(ctx: Utterance) -> ExtractedMemory | None:
     for pattern, needs_evidence in _ZH_COMPANY_PATTERNS:
         for m in matches(pattern, ctx, "company", past=True):
             company = m["company"].rpartition("的")[2]  # "香港的汇丰银行" -> "汇丰银行"
+            company = CITY_PREFIX_RE.sub("", company) if len(CITY_PREFIX_RE.sub("", company)) >= 2 else company
             if len(company) < 2 or _ZH_COMPANY_GENERIC.match(company) or is_city(company):
                 continue
             if company.startswith(("做", "搞", "从事")) or company.endswith("行业"):
@@ -179,7 +206,10 @@ def industry(ctx: Utterance) -> ExtractedMemory | None:
                 return fact(
                     "currentIndustry", industry, ctx.say(f"所在行业：{industry}", f"Industry: {industry}")
                 )
-    for pattern in _EN_INDUSTRY_PATTERNS:
+    for m in matches(_ZH_INDUSTRY_KNOWN, ctx, past=True):
+        industry = m["industry"] or m["industry2"]
+        return fact("currentIndustry", industry, ctx.say(f"所在行业：{industry}", f"Industry: {industry}"))
+    for pattern in (*_EN_INDUSTRY_PATTERNS, _EN_INDUSTRY_KNOWN):
         for m in matches(pattern, ctx, "industry", past=True):
             industry = m["industry"].strip()
             if industry and len(industry.split()) <= 3:
@@ -199,7 +229,7 @@ _YEARS_NUM = (
 )
 _ZH_YEARS_PATTERNS = (
     re.compile(
-        rf"(?:工作年限|工龄|从业|工作)(?:了|有|已经|已|:|是)*\s*{_YEARS_NUM}(?!前|后|以前|以后|之前|之后)"
+        rf"(?:工作年限|工龄|从业|工作)(?:经验|经历)?(?:了|有|已经|已|:|是)*\s*{_YEARS_NUM}(?!前|后|以前|以后|之前|之后)"
     ),
     re.compile(rf"(?P<num>{SMALL_NUM})\s*(?P<more>多|几|来)?\s*年(?:的)?(?:工作|从业)?(?:经验|经历)"),
     re.compile(rf"(?:干了|做了|从事[{CJK}A-Za-z]{{0,8}}?)\s*{_YEARS_NUM}(?!前|后|以前|以后|之前|之后)"),
@@ -212,7 +242,13 @@ _EN_YEARS_PATTERNS = (
         re.IGNORECASE,
     ),
     re.compile(
-        r"\b(?:been\s+working|(?:have|'ve)\s+(?:been\s+)?work(?:ed|ing))\s+(?:for\s+)?"
+        rf"\b(?P<num>\d{{1,2}}|{EN_NUM})\s*(?P<more>\+|plus)?\s*(?:years?|yrs?)\s+in\s+(?:the\s+)?(?:industry|field|sector|"
+        r"business|finance|banking|tech|IT|consulting|marketing)\b(?P<qual>)",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"\b(?:been\s+working|(?:have|'ve)\s+(?:been\s+)?work(?:ed|ing)|(?:have|'ve)\s+(?:run|owned|been\s+running)\s+"
+        r"(?:my\s+own|a)\s+(?:business|company|firm))(?:\s+in\s+[\w -]{2,30}?)?\s+(?:for\s+)?"
         rf"(?P<qual>about|around|over|nearly|almost|more than|roughly)?\s*(?P<num>\d{{1,2}}|{EN_NUM})\s*"
         r"(?P<more>\+|plus)?\s*(?:years?|yrs?)\b",
         re.IGNORECASE,
@@ -241,3 +277,36 @@ def years_of_experience(ctx: Utterance) -> ExtractedMemory | None:
 
 
 # --------------------------------------------------------------------------------------
+
+
+# --------------------------------------------------------------------------------------
+# hasTechBackground
+# --------------------------------------------------------------------------------------
+
+_TECH_ZH = r"(?:科技|技术|IT|互联网|理工科?|工科|计算机|软件|工程|STEM|AI|人工智能)"
+_TECH_ZH_NONE = re.compile(rf"(?:没有|没|不是|并非|无)\s*(?:什么)?\s*{_TECH_ZH}(?:相关)?(?:的)?(?:背景|出身)", re.I)
+_TECH_ZH_SOME = re.compile(
+    rf"有\s*(?:一定的|多年的?|很强的|扎实的)?\s*{_TECH_ZH}(?:相关)?(?:的)?背景|{_TECH_ZH}(?:背景|出身)|搞技术的|做技术的",
+    re.IGNORECASE,
+)
+_TECH_EN = r"(?:tech|technical|technology|engineering|STEM|computer science|CS|IT|software|science)"
+_TECH_EN_NONE = re.compile(
+    rf"\b(?:no|don't have an?|do not have an?|without an?|not from an?)\s+{_TECH_EN}\s+background\b"
+    r"|\bI'?m not (?:very )?technical\b|\bnot a tech person\b",
+    re.IGNORECASE,
+)
+_TECH_EN_SOME = re.compile(
+    rf"\b(?:have|'ve got|with|from|come from)\s+an?\s+(?:strong\s+|solid\s+)?{_TECH_EN}\s+background\b"
+    rf"|\bmy\s+background\s+is\s+(?:in\s+)?{_TECH_EN}\b|\bI'?m\s+(?:a\s+)?(?:techie|tech person)\b",
+    re.IGNORECASE,
+)
+
+
+def tech_background(ctx: Utterance) -> ExtractedMemory | None:
+    for pattern in (_TECH_ZH_NONE, _TECH_EN_NONE):
+        for _ in matches(pattern, ctx, negation=False, future=False):
+            return fact("hasTechBackground", False, ctx.say("没有科技背景", "Has no technical background"))
+    for pattern in (_TECH_ZH_SOME, _TECH_EN_SOME):
+        for _ in matches(pattern, ctx, future=False):
+            return fact("hasTechBackground", True, ctx.say("有科技背景", "Has a technical background"))
+    return None

@@ -31,7 +31,7 @@ _MARITAL_PATTERNS = (
         re.compile(
             r"已婚|结婚了|已经结婚|刚结婚|成家了|结婚(?:\d+|[一二两三四五六七八九十]+)年|"
             r"我(?:的)?(?:老婆|妻子|太太|老公|丈夫|爱人)|"
-            r"\b(?:I'm|I am|I've been|I have been|I got|we're|we are|we got|happily|recently|just got)\s+"
+            r"^\s*married\b(?=\s*[,;.]|\s+with)|\b(?:I'm|I am|I've been|I have been|I got|we're|we are|we got|happily|recently|just got)\s+"
             r"(?:\w+\s+)?married\b|\bmarried\s+with\b|\bmy\s+(?:wife|husband)\b",
             re.IGNORECASE,
         ),
@@ -42,13 +42,20 @@ _MARITAL_LABELS = {"divorced": "离异", "widowed": "丧偶", "single": "未婚"
 
 _ZH_KID = r"(?:孩子|小孩|子女|娃|儿子|女儿|宝宝|男孩|女孩)"
 _CHILDREN_NONE = re.compile(
-    r"没有?(?:孩子|小孩|子女|娃)|还没(?:有|要|生)?(?:孩子|小孩|娃)|无子女|丁克|没要(?:孩子|小孩)|没生(?:孩子|小孩)"
+    r"没有?(?:孩子|小孩|子女|娃)|无(?:小孩|孩子|子女|娃)|还没(?:有|要|生)?(?:孩子|小孩|娃)|无子女|丁克|没要(?:孩子|小孩)|没生(?:孩子|小孩)"
     r"|\b(?:no|don't have any|do not have any|don't have|do not have|haven't got any|have no)\s+"
     r"(?:kids|children|child)\b"
     r"|\bchildless\b|\bchild-free\b",
     re.IGNORECASE,
 )
 _CHILDREN_SOME = (
+    re.compile(r"带着?(?:一个|两个)?(?:儿子|女儿|孩子|小孩)"),
+    re.compile(
+        r"\b(?:with|have|has|'ve got)\s+(?P<n>a|an|one|two|three|four|five|\d)\s+(?:young\s+|little\s+|small\s+|teenage\s+|"
+        r"grown-up\s+|adult\s+|baby\s+|toddler\s+)?(?:kids?|children|child|sons?|daughters?|boys?|girls?)\b",
+        re.IGNORECASE,
+    ),
+    re.compile(r"(?:^|[,;]\s*)(?P<n>one|two|three|\d)\s+(?:kids?|children|sons?|daughters?)\b", re.IGNORECASE),
     re.compile(rf"(?:有|生了|养了)\s*(?P<n>\d|[一两二三四五])?\s*(?P<ge>个)?\s*{_ZH_KID}"),
     re.compile(rf"(?P<n>\d|[一两二三四五])\s*个\s*{_ZH_KID}"),
     re.compile(r"(?P<pair>一儿一女|儿女双全)"),
@@ -92,4 +99,36 @@ def has_children(ctx: Utterance) -> ExtractedMemory | None:
                 text = ctx.say(f"有{count}个孩子", f"Has {count} {noun}")
                 return fact("hasChildren", True, text, metadata={"count": count})
             return fact("hasChildren", True, ctx.say("有孩子", "Has children"))
+    return None
+
+
+# --------------------------------------------------------------------------------------
+# familySupport
+# --------------------------------------------------------------------------------------
+
+# The family are the subject here, so the "somebody else" check does not apply.
+_ZH_FAMILY = r"(?:家人|家里人?|全家|父母|爸妈|老婆|老公|太太|妻子|丈夫|爱人|另一半|孩子们?)"
+_FAMILY_STANCES = (  # (value zh, value en, Chinese words, English words); order: negated forms first
+    ("反对", "against", r"反对|不同意|不支持|不太支持|不愿意|不想让我", r"against|oppos\w+|not supportive|don't support|"
+     r"doesn't support|won't support|don't want me to|doesn't want me to|not on board"),
+    ("犹豫", "undecided", r"犹豫|有顾虑|还在考虑|不太确定|拿不定主意|有点担心", r"hesitant|unsure|not sure|undecided|"
+     r"on the fence|have doubts|has doubts|worried|(?:hasn't|haven't) made up (?:their|his|her) minds?"),
+    ("支持", "supportive", r"支持|赞成|同意|鼓励|很期待|都愿意", r"support(?:s|ive)?|on board|behind (?:me|us|it|the move)|"
+     r"encourag\w+|all for it|agree[sd]?"),
+)
+_FAMILY_PATTERNS = tuple(
+    (zh, en, re.compile(
+        rf"{_ZH_FAMILY}(?:都|也|们)?(?:还在|还是|一直|很|非常|挺|比较|十分|特别|还)?(?:{zh_words})"
+        rf"|\bmy\s+(?:family|wife|husband|partner|spouse|parents|kids)\b[^.;!?]{{0,25}}?\b(?:{en_words})",
+        re.IGNORECASE,
+    ))
+    for zh, en, zh_words, en_words in _FAMILY_STANCES
+)
+
+
+def family_support(ctx: Utterance) -> ExtractedMemory | None:
+    for zh, en, pattern in _FAMILY_PATTERNS:
+        for _ in matches(pattern, ctx, negation=False, other=False, future=False):
+            value = ctx.say(zh, en)
+            return fact("familySupport", value, ctx.say(f"家人态度：{value}", f"Family's stance on the move: {en}"))
     return None

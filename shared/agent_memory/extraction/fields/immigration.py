@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agent_memory.domain.models import ExtractedMemory
+from agent_memory.domain.models import ExtractedMemory, MemoryType
 from agent_memory.extraction.grammar import Utterance, clause_around, fact, intent, matches
 
 # --------------------------------------------------------------------------------------
@@ -32,7 +32,7 @@ _CATEGORY_ALIASES = {
     r"(?:\s*\(IANG\))?|" + _acronym("IANG"),
     "CIES": r"新?资本投资者(?:入境计划)?|投资移民"
     r"|(?:New\s+)?Capital\s+Investment\s+Entrant\s+Scheme(?:\s*\(CIES\))?"
-    r"|investment\s+(?:migration|immigration)|" + _acronym("CIES"),
+    r"|investment\s+(?:migration|immigration|route|scheme|visa)|" + _acronym("CIES"),
     "TECHTAS": r"科技人才(?:入境计划)?|Technology\s+Talent\s+Admission\s+Scheme(?:\s*\(TechTAS\))?|"
     + _acronym("TechTAS"),
 }
@@ -44,8 +44,13 @@ _CATEGORY = re.compile(
 _CATEGORY_INTEREST = re.compile(
     r"感兴趣|兴趣|想|打算|考虑|倾向|准备|计划|申请|走|办|选|目标|意向|关注|了解|适合|符合|"
     r"\b(?:interest|interested|consider|considering|plan|planning|apply|applying|want|"
-    r"looking at|looking into|"
+    r"looking at|looking into|under|sponsor\w*|lean|leaning|"
     r"prefer|go for|going for|target|targeting|eligible|qualify|thinking about|aim|aiming)\b",
+    re.IGNORECASE,
+)
+_CATEGORY_PREFERENCE = re.compile(
+    r"更倾向|倾向于|比较倾向|更喜欢|更想走|更想申请|比起|相比|宁愿|宁可|"
+    r"\b(?:prefer|prefers|preferred|rather|lean(?:ing)? towards?|go with|better fit)\b",
     re.IGNORECASE,
 )
 _CATEGORY_REJECTION = re.compile(
@@ -56,7 +61,7 @@ _CATEGORY_REJECTION = re.compile(
 )
 
 _ZH_TIME = (
-    r"(?P<time>明年(?:年初|年底|年中|上半年|下半年|初|底)?|今年(?:年底|年内|下半年|内|底)?|后年|年底|年初|年内|下半年|"
+    r"(?P<time>(?:明年|今年)?(?:春天|夏天|秋天|冬天|春季|夏季|秋季|冬季)|明年(?:年初|年底|年中|上半年|下半年|初|底)?|今年(?:年底|年内|下半年|内|底)?|后年|年底|年初|年内|下半年|"
     r"上半年|下个月|下个?季度|近期|尽快|尽早|马上|立刻|越快越好|"
     r"(?:\d+|[一二两三四五六七八九十半])\s*个?\s*(?:月|年|周|星期)\s*(?:之内|以内|内)|"
     r"\d{4}\s*年(?:\d{1,2}\s*月)?(?:前|之前|底|初)?)"
@@ -69,7 +74,7 @@ _ZH_TIMELINE = re.compile(
 )
 _ZH_URGENT = {"尽快", "尽早", "马上", "立刻", "越快越好"}
 _EN_TIME = (
-    r"(?P<time>next\s+year|this\s+year|next\s+month|(?:by\s+)?(?:the\s+)?end\s+of\s+(?:this|next)\s+year|"
+    r"(?P<time>(?:next|this|in\s+the)\s+(?:spring|summer|autumn|fall|winter)|next\s+year|this\s+year|next\s+month|(?:by\s+)?(?:the\s+)?end\s+of\s+(?:this|next)\s+year|"
     r"early\s+next\s+year|later\s+this\s+year|"
     r"within\s+(?:the\s+next\s+)?(?:\d+|a|one|two|three|six|twelve|half\s+a)\s+(?:months?|years?|weeks?)|"
     r"in\s+the\s+next\s+(?:\d+|few|couple\s+of|two|three|six)\s+(?:months?|years?)|as\s+soon\s+as\s+possible|asap|"
@@ -88,6 +93,7 @@ _EN_TIMELINE = re.compile(
 
 _HK = r"(?:香港|港)(?:的|本地)?\s*"
 _HK_EMPLOYER_NONE = re.compile(
+    r"在香港没有(?:工作|雇主)|"
     rf"(?:没有|没|还没有?|暂无|暂时没有|无)\s*(?:拿到|收到)?\s*{_HK}(?:公司的?)?\s*"
     r"(?:雇主|offer|工作offer|job offer|工作机会)"
     r"|\b(?:no|don't have an?|do not have an?|haven't got an?|without an?)\s+(?:Hong Kong|HK)(?:-based)?\s+"
@@ -95,6 +101,11 @@ _HK_EMPLOYER_NONE = re.compile(
     re.IGNORECASE,
 )
 _HK_EMPLOYER_SOME = re.compile(
+    r"在(?:一家|家)?香港(?:本地)?的?(?:公司|企业|银行|机构)(?:上班|工作|任职)|"
+    r"香港(?:这边|那边|本地)?的?(?:公司|雇主|老板)[^,，。]{0,6}(?:担保|同意|愿意|给了?我)|"
+    r"在香港(?:的)?[\u4e00-\u9fffA-Za-z]{2,8}?(?:做|上班|工作|任职)(?!过)|"
+    r"\bemployed\s+by\s+an?\s+(?:Hong Kong|HK)(?:-based)?\s+(?:firm|company|employer|bank)\b|"
+    r"\bmy\s+employer\s+in\s+(?:Hong Kong|HK)\b|"
     rf"有\s*(?:一[个份]|个)?\s*{_HK}(?:公司的?)?\s*(?:雇主|offer|工作offer|job offer)"
     rf"|(?:拿到|收到|获得)了?\s*(?:一[个份])?\s*{_HK}(?:公司的?)?\s*(?:offer|工作|职位|雇主)"
     r"|香港雇主(?:已经)?(?:愿意|同意|给)"
@@ -106,6 +117,17 @@ _HK_EMPLOYER_SOME = re.compile(
 )
 
 
+def _preferred(ctx: Utterance, wanted: list[tuple[str, re.Match[str]]]) -> tuple[str, re.Match[str]]:
+    """The scheme the user picks: the first one named after the last preference word ("比起优才我更倾向高才通",
+    "I lean towards TTPS"), else the first one named."""
+    cues = [c for c in _CATEGORY_PREFERENCE.finditer(ctx.text) if c.group(0) not in ("比起", "相比")]
+    if cues:
+        after = [(code, m) for code, m in wanted if m.start() >= cues[-1].end()]
+        if after:
+            return after[0]
+    return wanted[0]
+
+
 def target_category(ctx: Utterance) -> ExtractedMemory | None:
     wanted: list[tuple[str, re.Match[str]]] = []
     for m in _CATEGORY.finditer(ctx.text):
@@ -115,7 +137,7 @@ def target_category(ctx: Utterance) -> ExtractedMemory | None:
             wanted.append((code, m))
     if not wanted:
         return None
-    code, m = wanted[0]
+    code, m = _preferred(ctx, wanted)
     phrase = m.group(0).strip()
     metadata: dict[str, Any] = {}
     if m["cls"] or m["cls_en"]:
@@ -123,6 +145,11 @@ def target_category(ctx: Utterance) -> ExtractedMemory | None:
     others = sorted({other for other, _ in wanted} - {code})
     if others:
         metadata["also_interested_in"] = others
+    if _CATEGORY_PREFERENCE.search(clause_around(ctx.text, m.start(), m.end())):
+        # Choosing one route over another is a preference; being interested in one is an intent.
+        return ExtractedMemory(memory_type=MemoryType.PREFERENCE, field="targetCategory", value=code,
+                               content=ctx.say(f"更倾向{phrase}", f"Prefers {phrase}"), category=code,
+                               metadata=metadata)
     return intent(
         "targetCategory",
         code,

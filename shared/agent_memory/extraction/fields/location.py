@@ -25,12 +25,14 @@ _CITIES_EN = (
     "Wuhan", "Xi'an", "Tianjin", "Chongqing", "Xiamen", "Macau", "Taipei", "Singapore", "Tokyo", "Seoul",
     "London", "Manchester", "New York", "San Francisco", "Bay Area", "Silicon Valley", "Los Angeles",
     "Seattle", "Boston", "Chicago", "Toronto", "Vancouver", "Montreal", "Sydney", "Melbourne", "Auckland",
-    "Paris", "Berlin", "Munich", "Amsterdam", "Dubai", "Kuala Lumpur", "Bangkok", "Zurich", "Dublin",
+    "Paris", "Berlin", "Munich", "Amsterdam", "Dubai", "Kuala Lumpur", "Bangkok", "Zurich", "Dublin", "Basel",
+    "Geneva", "Frankfurt", "Madrid", "Barcelona", "Milan", "Rome", "Stockholm", "Copenhagen", "Oslo", "Edinburgh",
+    "Jakarta", "Manila", "Mumbai", "Bangalore", "Delhi", "Perth", "Brisbane", "Calgary", "Austin", "Washington",
 )
 CITY_ZH_RE = re.compile(alternation(_CITIES_ZH))
 CITY_PREFIX_RE = re.compile(rf"^(?:{alternation(_CITIES_ZH)})")
 _CITY_FOLLOW = (
-    r"(?=工作|上班|生活|定居|做|当|从事|读书|上学|发展|打工|创业|任职|就职|住|这边|那边|呢|了|,|\.|。|，|;|；|!|！|\?|？"
+    r"(?=工作|上班|生活|定居|做|当|从事|读|上学|发展|打工|创业|任职|就职|住|这边|那边|呢|了|一家|的|,|\.|。|，|;|；|!|！|\?|？"
     r"|\s|$)"
 )
 _ZH_LOCATION_PATTERNS = (
@@ -43,8 +45,23 @@ _ZH_LOCATION_PATTERNS = (
         rf"(?:住在|定居在|定居于|现居(?:住)?(?:在|于)?|生活在|坐标)\s*(?P<city>[{CJK}]{{2,4}}?)市?"
         r"(?=[,.;!?。，；！？\s]|$|工作|生活)"
     ),
+    # "在深圳华为做硬件工程师", "搬到深圳了": the city, then a place of work or a verb of work.
+    re.compile(
+        rf"在\s*(?P<city>{alternation(_CITIES_ZH)})(?![^,.;!?。，；！？]*(?:的时候|那年|期间))(?!大学|师范|理工|交通|科技大学)"
+        r"[^,.;!?。，；！？]{1,12}?(?:工作|上班|做|当|任职|就职|干|读)"
+    ),
+    re.compile(rf"(?:搬到|搬去|来到|调到|落户)了?\s*(?P<city>{alternation(_CITIES_ZH)})"),
 )
 _EN_LOCATION_PATTERNS = (
+    re.compile(
+        r"\b(?:remotely|currently|now)\s+from\s+"
+        rf"(?P<city>{alternation(_CITIES_EN)})\b"
+    ),
+    re.compile(
+        r"\b(?:engineer|manager|developer|analyst|scientist|pharmacist|nurse|doctor|teacher|lawyer|consultant|"
+        r"designer|accountant|banker|director|officer|researcher|CFO|CEO|CTO)\b[^.;!?]{0,30}?\bin\s+"
+        rf"(?P<city>{alternation(_CITIES_EN)})\b"
+    ),
     re.compile(
         r"\b(?:live|living|lives|based|located|reside|residing|work|working|stay|staying|settled|moved|"
         r"I'm|I am)\b"

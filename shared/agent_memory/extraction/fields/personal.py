@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from agent_memory.domain.models import ExtractedMemory
-from agent_memory.extraction.grammar import Utterance, clause_around, fact, matches
+from agent_memory.extraction.grammar import Utterance, alternation, clause_around, fact, matches, stated
 from agent_memory.extraction.numbers import EN_NUM, EN_TENS, parse_number
 
 # --------------------------------------------------------------------------------------
@@ -19,6 +19,9 @@ _ZH_AGE = re.compile(
     r"(?!那年|时|的时候|就|开始|以前|之前|前|以后|之后|后|起)"
 )
 _ZH_AGE_EARLY = re.compile(r"(?P<num>[二三四五六七八九]十|[2-9]0)\s*(?:出头|多岁)")
+_ZH_AGE_THIS_YEAR = re.compile(r"今年\s*(?P<num>[1-9]\d)\s*(?:了|啦)")
+_EN_AGE_TERSE = re.compile(r"\b(?:I'?m|I am)\s+(?:\w+\s+and\s+)?(?P<num>[1-9]\d)\b(?![\s-]*(?:%|k\b|years? of|million))",
+                           re.IGNORECASE)
 _ZH_AGE_LABEL = re.compile(r"(?:年龄|年纪)\s*(?:是|:|有)?\s*(?P<num>\d{1,3})")
 _EN_AGE = re.compile(
     rf"\bI(?:'m| am)\s+(?:about\s+|around\s+|almost\s+|nearly\s+)?(?P<num>\d{{1,2}}|{EN_NUM})"
@@ -32,7 +35,7 @@ _EN_AGE_OLD = re.compile(
 _EN_AGE_LABEL = re.compile(r"\b(?:my age is|I'm aged|I am aged|aged)\s+(?P<num>\d{1,2})\b", re.IGNORECASE)
 _EN_DECADES = {"twenties": 20, "thirties": 30, "forties": 40, "fifties": 50, "sixties": 60}
 _EN_AGE_DECADE = re.compile(
-    r"\bin\s+my\s+(?:early\s+|mid\s+|mid-|late\s+)?(?P<decade>twenties|thirties|forties|fifties|sixties|[2-6]0'?s)\b"
+    r"\b(?:I'm|I am|I’m)\s+(?:now\s+|still\s+)?in\s+my\s+(?:early\s+|mid\s+|mid-|late\s+)?(?P<decade>twenties|thirties|forties|fifties|sixties|[2-6]0'?s)\b"
     r"|\b(?P<decade2>twenty|thirty|forty|fifty|sixty|[2-6]0)[\s-]something\b",
     re.IGNORECASE,
 )
@@ -69,7 +72,7 @@ def age(ctx: Utterance) -> ExtractedMemory | None:
         n = _age_number(m["num"])
         if n and not re.search(r"薪|收入|万|元|块|月", clause_around(ctx.text, m.start(), m.end())):
             return _age_memory(ctx, f"{n}+")
-    for pattern in (_ZH_AGE_LABEL, _EN_AGE, _EN_AGE_OLD, _EN_AGE_LABEL):
+    for pattern in (_ZH_AGE_LABEL, _ZH_AGE_THIS_YEAR, _EN_AGE, _EN_AGE_OLD, _EN_AGE_LABEL, _EN_AGE_TERSE):
         for m in matches(pattern, ctx, "num"):
             n = _age_number(m["num"])
             if n is not None:
@@ -78,4 +81,98 @@ def age(ctx: Utterance) -> ExtractedMemory | None:
         word = (m["decade"] or m["decade2"]).lower()
         decade = _EN_DECADES.get(word) or EN_TENS.get(word) or int(word[:2])
         return _age_memory(ctx, f"{decade}+")
+    return None
+
+
+# --------------------------------------------------------------------------------------
+# nationality
+# --------------------------------------------------------------------------------------
+
+# Country -> (Chinese name, English name, English demonym).
+COUNTRIES = {
+    "CN": ("中国", "China", "Chinese"), "HK": ("中国香港", "Hong Kong", "Hongkonger"),
+    "TW": ("中国台湾", "Taiwan", "Taiwanese"), "US": ("美国", "the United States", "American"),
+    "GB": ("英国", "the United Kingdom", "British"), "CA": ("加拿大", "Canada", "Canadian"),
+    "AU": ("澳大利亚", "Australia", "Australian"), "NZ": ("新西兰", "New Zealand", "New Zealander"),
+    "DE": ("德国", "Germany", "German"), "FR": ("法国", "France", "French"), "IT": ("意大利", "Italy", "Italian"),
+    "ES": ("西班牙", "Spain", "Spanish"), "NL": ("荷兰", "the Netherlands", "Dutch"),
+    "IE": ("爱尔兰", "Ireland", "Irish"), "CH": ("瑞士", "Switzerland", "Swiss"),
+    "SE": ("瑞典", "Sweden", "Swedish"), "JP": ("日本", "Japan", "Japanese"), "KR": ("韩国", "South Korea", "Korean"),
+    "SG": ("新加坡", "Singapore", "Singaporean"), "MY": ("马来西亚", "Malaysia", "Malaysian"),
+    "IN": ("印度", "India", "Indian"), "PH": ("菲律宾", "the Philippines", "Filipino"),
+    "VN": ("越南", "Vietnam", "Vietnamese"), "TH": ("泰国", "Thailand", "Thai"),
+    "ID": ("印度尼西亚", "Indonesia", "Indonesian"), "RU": ("俄罗斯", "Russia", "Russian"),
+    "BR": ("巴西", "Brazil", "Brazilian"), "MX": ("墨西哥", "Mexico", "Mexican"),
+    "PK": ("巴基斯坦", "Pakistan", "Pakistani"), "NG": ("尼日利亚", "Nigeria", "Nigerian"),
+    "ZA": ("南非", "South Africa", "South African"), "PL": ("波兰", "Poland", "Polish"),
+    "UA": ("乌克兰", "Ukraine", "Ukrainian"), "TR": ("土耳其", "Turkey", "Turkish"),
+}
+_ZH_COUNTRY = {zh: code for code, (zh, _, _) in COUNTRIES.items()} | {"大陆": "CN", "内地": "CN", "香港": "HK"}
+_EN_COUNTRY = {en.removeprefix("the "): code for code, (_, en, _) in COUNTRIES.items()} | {
+    "the UK": "GB", "UK": "GB", "Britain": "GB", "England": "GB", "the US": "US", "USA": "US", "the USA": "US",
+    "America": "US", "Korea": "KR", "mainland China": "CN", "Holland": "NL",
+}
+_EN_DEMONYM = {demonym: code for code, (_, _, demonym) in COUNTRIES.items()} | {"English": "GB"}
+_ZH_NATIONALITY = re.compile(
+    rf"(?:国籍(?:是|为|:)?\s*(?P<c1>{alternation(_ZH_COUNTRY)})"
+    rf"|(?P<c2>{alternation(_ZH_COUNTRY)})(?:国籍|公民|护照|籍)"
+    rf"|我是\s*(?P<c3>{alternation(_ZH_COUNTRY)})人"
+    rf"|(?:持|拿)(?:有|的是)?\s*(?P<c4>{alternation(_ZH_COUNTRY)})护照)"
+)
+_EN_NATIONALITY = re.compile(
+    rf"\bI(?:'m| am)\s+(?:originally\s+)?from\s+(?P<c1>{alternation(_EN_COUNTRY)})\b"
+    rf"|\b(?:my\s+)?nationality\s+is\s+(?P<c2>{alternation(_EN_COUNTRY | _EN_DEMONYM)})\b"
+    rf"|\bI(?:'m| am)\s+(?:an?\s+)?(?P<c3>{alternation(_EN_DEMONYM)})\s+(?:citizen|national|passport holder)\b"
+    rf"|\bI(?:'m| am)\s+(?:an?\s+)?(?P<c4>{alternation(_EN_DEMONYM)})(?=\s*(?:[,.;!?]|$|\band\b|\bby\b|\bbut\b|working|living|"
+    r"based|here))"
+    rf"|\b(?P<c7>{alternation(_EN_DEMONYM)})\s+(?:passport\s+holder|citizen|national)\b"
+    rf"|\bI\s+(?:hold|have)\s+an?\s+(?P<c5>{alternation(_EN_DEMONYM)})\s+passport\b"
+    rf"|\bcitizen\s+of\s+(?P<c6>{alternation(_EN_COUNTRY)})\b"
+)
+
+
+def nationality(ctx: Utterance) -> ExtractedMemory | None:
+    for pattern, names in ((_ZH_NATIONALITY, _ZH_COUNTRY), (_EN_NATIONALITY, _EN_COUNTRY | _EN_DEMONYM)):
+        for m in pattern.finditer(ctx.text):
+            group = next(name for name, value in m.groupdict().items() if value)
+            if not stated(ctx, m.start(group), past=True):
+                continue
+            zh, en, _ = COUNTRIES[names[m[group]]]
+            country = ctx.say(zh, en.removeprefix("the "))
+            return fact("nationality", country, ctx.say(f"国籍：{country}", f"Nationality: {country}"))
+    return None
+
+
+# --------------------------------------------------------------------------------------
+# languageSkills
+# --------------------------------------------------------------------------------------
+
+_LANGUAGES_ZH = "英语|英文|粤语|广东话|普通话|日语|韩语|法语|德语|西班牙语"
+_LANGUAGES_EN = "English|Cantonese|Mandarin|Chinese|Japanese|Korean|French|German|Spanish|Italian|Portuguese|Hindi"
+_LEVEL_ZH = "不太好|不好|不太行|很差|比较差|流利|很流利|非常流利|熟练|很好|不错|还行|一般|很一般|母语水平|母语|精通|日常交流没问题|可以日常交流"
+_ZH_LANGUAGE = re.compile(
+    rf"(?P<skill>(?:{_LANGUAGES_ZH})(?:水平|口语)?(?:很|非常|还|比较|挺)?(?:{_LEVEL_ZH})"
+    rf"|(?:会说|能说|会讲|能讲|精通)(?:{_LANGUAGES_ZH})"
+    r"|(?:雅思|IELTS)\s*(?:考了|是|:)?\s*\d(?:\.5)?\s*分?|(?:托福|TOEFL)\s*(?:考了|是|:)?\s*\d{2,3}\s*分?"
+    r"|英语(?:四级|六级|专四|专八)|CET-?[46])",
+    re.IGNORECASE,
+)
+_EN_LANGUAGE = re.compile(
+    rf"(?P<skill>\b(?:fluent|native|proficient|conversational|bilingual)\s+in\s+(?:{_LANGUAGES_EN})"
+    rf"(?:\s+and\s+(?:{_LANGUAGES_EN}))?"
+    rf"|\bI\s+speak\s+(?:fluent\s+|native\s+|good\s+|basic\s+|some\s+)?(?:{_LANGUAGES_EN})"
+    rf"(?:(?:,\s*|\s+and\s+)(?:{_LANGUAGES_EN}))*"
+    rf"|\bnative\s+(?:{_LANGUAGES_EN})\s+speaker"
+    rf"|\bmy\s+(?:{_LANGUAGES_EN})\s+is\s+(?:pretty\s+|quite\s+|fairly\s+|really\s+|very\s+)?(?:fluent|good|very good|excellent|decent|basic|native|okay|ok)"
+    rf"|\b(?:{_LANGUAGES_EN})\s+is\s+my\s+(?:native|first|mother)\s+(?:language|tongue)"
+    r"|\bIELTS\s+(?:score\s+)?(?:of\s+|is\s+)?\d(?:\.5)?|\bTOEFL\s+(?:score\s+)?(?:of\s+|is\s+)?\d{2,3})",
+    re.IGNORECASE,
+)
+
+
+def language_skills(ctx: Utterance) -> ExtractedMemory | None:
+    for pattern in (_ZH_LANGUAGE, _EN_LANGUAGE):  # "英语不太好" is a level, not a negation
+        for m in matches(pattern, ctx, "skill", negation=False):
+            skill = re.sub(r"\s+", " ", m["skill"]).strip()
+            return fact("languageSkills", skill, ctx.say(f"语言能力：{skill}", f"Language skills: {skill}"))
     return None

@@ -1,0 +1,62 @@
+"""The extraction benchmark's scoring, and the offline rules' quality floor on the labelled turns."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_memory.domain.models import ExtractedMemory, MemoryType
+from agent_memory.extraction import OfflineExtractor
+from agent_memory.ports import ConversationTurn
+from benchmarks.extraction import EVAL_SETS, TARGETS, evaluate, load_turns, value_matches
+
+TURNS = [
+    {"id": "a", "lang": "zh", "user_message": "我32岁", "expected": [
+        {"memory_type": "FACT", "field": "age", "value": 32},
+        {"memory_type": "FACT", "field": "currentLocation", "value": "杭州"}]},
+    {"id": "b", "lang": "en", "user_message": "thanks", "expected": []},
+]
+
+
+def fixed(*memories: ExtractedMemory):
+    return lambda turn: list(memories) if turn.user_message == "我32岁" else [
+        ExtractedMemory(memory_type=MemoryType.FACT, field="age", value=40, content="40")]
+
+
+def test_given_one_hit_one_miss_and_one_spurious_then_precision_and_recall_count_type_field_pairs():
+    report = evaluate(TURNS, fixed(ExtractedMemory(memory_type=MemoryType.FACT, field="age", value=33, content="x")))
+
+    assert report["overall"] | {} == {"precision": 0.5, "recall": 0.5, "f1": 0.5, "value_accuracy": 0.0,
+                                      "tp": 1, "fp": 1, "fn": 1}
+    assert report["negatives"] == {"turns": 1, "nothing_extracted": 0}
+    assert {e["kind"] for e in report["errors"]} == {"wrong value", "missed", "spurious"}
+
+
+def test_given_the_right_type_but_another_field_then_it_is_both_a_miss_and_a_spurious_prediction():
+    report = evaluate(TURNS[:1], fixed(ExtractedMemory(memory_type=MemoryType.INTENT, field="age", value=32,
+                                                       content="x")))
+    assert (report["overall"]["tp"], report["overall"]["fp"], report["overall"]["fn"]) == (0, 1, 2)
+
+
+@pytest.mark.parametrize(("expected", "predicted", "same"), [
+    (32, 32, True), (800000, 800000.0, True), (True, 1, False), ("浙大", "浙大", True),
+    ("Master's", "master's", True), ("seats", "window seats", True), ("杭州", "", False),
+])
+def test_values_compare_numbers_exactly_and_text_folded(expected, predicted, same):
+    assert value_matches(expected, predicted) is same
+
+
+def test_given_the_labelled_dev_turns_then_the_offline_rules_meet_the_quality_targets():
+    turns = load_turns(EVAL_SETS["dev"])
+    assert len(turns) >= 150
+
+    overall = evaluate(turns, OfflineExtractor().extract)["overall"]
+
+    assert overall["precision"] >= TARGETS["precision"] and overall["recall"] >= TARGETS["recall"], overall
+
+
+def test_given_every_labelled_turn_then_the_labels_use_the_known_fields_and_types():
+    known = {"FACT", "PREFERENCE", "INTENT"}
+    for path in EVAL_SETS.values():
+        for turn in load_turns(path):
+            ConversationTurn(user_message=turn["user_message"], assistant_message=turn.get("assistant_message", ""))
+            assert {e["memory_type"] for e in turn["expected"]} <= known, turn["id"]
