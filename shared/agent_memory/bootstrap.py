@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
+from agent_memory.domain.models import ExtractedMemory
 from agent_memory.domain.ranking import RankingWeights
-from agent_memory.ports import Embedder, MemoryExtractor, MemoryStore, SearchIndex
+from agent_memory.ports import ConversationTurn, Embedder, MemoryExtractor, MemoryStore, SearchIndex
 from agent_memory.services.conversation_log import ConversationLogService, LogExtractionWorker
 from agent_memory.services.inject import InjectLimits, InjectService
 from agent_memory.services.load import LoadService
@@ -41,6 +42,19 @@ class Services:
     rollup: Any = None  # L3 weekly rollup: schedule fan-out, worker tasks, LLM hot-memory refresh
     conversation_log: Any = None  # L1: append, search
     log_extraction: Any = None  # L1 log and forget: the queued extractions' worker
+
+
+def read_fields(text: str) -> list[ExtractedMemory]:
+    """The profile fields a directly saved memory states, read by the offline rules: deterministic and free,
+    whichever LLM extracts conversation turns (a direct save never waits for a model)."""
+    return _offline_rules().extract(ConversationTurn(user_message=text))
+
+
+@cache
+def _offline_rules() -> Any:
+    from agent_memory.extraction import OfflineExtractor
+
+    return OfflineExtractor()
 
 
 def ranking_weights(settings: Settings) -> RankingWeights:
@@ -149,6 +163,7 @@ def build_services(
         max_keywords=settings.memory_extraction_max_keywords,
         min_keyword_weight=settings.memory_extraction_min_keyword_weight,
         categories=settings.memory_categories,
+        field_reader=read_fields,
     )
     return Services(
         settings=settings,

@@ -232,11 +232,11 @@ def test_summarize_follows_the_seed_scenario(api):
     assert profile["basic"]["age"] == "32岁" and profile["basic"]["university"] == "浙江大学"
     assert profile["basic"]["location"] == "杭州" and profile["career"]["jobTitle"] == "前端开发"
     assert profile["career"]["yearsOfExperience"] == "8年" and "80万" in profile["career"]["annualIncome"]
-    assert profile["immigration"]["targetCategories"] == ["TTPS"]
+    assert profile["immigration"]["targetCategories"] == ["TTPS"] and profile["immigration"]["timeline"] == "尽快"
     completeness = body["completeness"]
     assert {"age", "education", "jobTitle", "targetCategories"} <= set(completeness["filled_fields"])
     assert {"nationality", "maritalStatus", "hasChildren"} <= set(completeness["missing_fields"])
-    assert completeness["score"] == round(100 * len(completeness["filled_fields"]) / 18)
+    assert completeness["score"] == round(100 * len(completeness["filled_fields"]) / 20)
     assert "32岁" in body["narrative_summary"] and "杭州" in body["narrative_summary"]
     assert api.call("POST", f"{USER}/profile/summarize", raw_body=b"{bad").status == 400
 

@@ -139,9 +139,19 @@ def format_number(value: float, chinese: bool) -> str:
     return f"{value:,.2f}".rstrip("0").rstrip(".")
 
 
+def _field_views(memory: Memory) -> list[Memory]:
+    """The memory, and one view of it per further field its text states (`inferred_fields`)."""
+    extra = memory.metadata.get("inferred_fields")
+    if not isinstance(extra, dict):
+        return [memory]
+    return [memory] + [memory.model_copy(update={"field": field, "metadata": {**memory.metadata, "value": value}})
+                       for field, value in extra.items()]
+
+
 def build_profile(memories: list[Memory], schema: ProfileSchema = DEFAULT_PROFILE_SCHEMA) -> Profile:
     """Current memories only; the newest memory of a slot wins; a list slot collects all of them."""
-    current = sorted((m for m in memories if m.is_current), key=lambda m: (m.created_at, m.memory_key))
+    current = sorted((view for m in memories if m.is_current for view in _field_views(m)),
+                     key=lambda m: (m.created_at, m.memory_key))
     chinese = is_cjk_text("".join(m.content for m in current)) if current else True
     profile: dict[str, dict[str, Any]] = {section: {} for section in schema.sections()}
     filled, missing = [], []

@@ -8,11 +8,22 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agent_memory.domain.keywords import extract_keywords
-from agent_memory.domain.models import Memory, MemoryType, NewMemory, SaveOutcome, SaveResult, UserRef
+from agent_memory.domain.models import (
+    ExtractedMemory,
+    Memory,
+    MemoryType,
+    NewMemory,
+    SaveOutcome,
+    SaveResult,
+    UserRef,
+)
 from agent_memory.domain.profile import slot_field
 from agent_memory.domain.vectors import encode_vector
 from agent_memory.errors import InvalidInput
 from agent_memory.ports import ConversationTurn, Embedder, MemoryExtractor, MemoryStore
+
+# Reads a memory's text for the profile fields it states ("用户35岁" -> age 35), as extraction does.
+FieldReader = Callable[[str], list[ExtractedMemory]]
 
 # Field names an extractor uses for "no particular slot": such memories are never upserted.
 NON_SLOT_FIELDS = frozenset({"", "other", "note", "misc"})
@@ -48,8 +59,10 @@ class SaveService:
         max_keywords: int = 5,
         min_keyword_weight: float = 0.3,
         categories: Sequence[str] = (),
+        field_reader: FieldReader | None = None,
     ) -> None:
         self._store = store
+        self._field_reader = field_reader
         # upper-cased -> as configured; empty: any category
         self._categories = {c.upper(): c for c in categories}
         # Providers, not instances: the LLM SDK and the embedding model load on first use only.
@@ -90,7 +103,35 @@ class SaveService:
 
     def save(self, user: UserRef, memory: NewMemory) -> SaveResult:
         (memory,) = self._checked_categories([memory], field="category")
-        return self._store.save(user, self.enrich([memory])[0])
+        return self._store.save(user, self.enrich(self._with_fields([memory]))[0])
+
+    def _with_fields(self, memories: list[NewMemory]) -> list[NewMemory]:
+        """A memory saved without `field` gets the field its text states, so that it reaches the profile and a
+        newer statement of the same field supersedes it. Turns of a conversation transcript (with a
+        conversation_id) are records of what was said and keep no field: one turn must not retire another.
+        A text that states several fields ("本科毕业于浙江大学") keeps the others in `inferred_fields`."""
+        if self._field_reader is None:
+            return memories
+        completed = []
+        for memory in memories:
+            if memory.field or memory.conversation_id:
+                completed.append(memory)
+                continue
+            found = [f for f in self._field_reader(memory.content) if f.field]
+            if not found:
+                completed.append(memory)
+                continue
+            primary = next((f for f in found if f.memory_type is memory.memory_type), found[0])
+            metadata = dict(memory.metadata)
+            metadata.setdefault("value", primary.value)
+            metadata["field_inferred"] = True
+            others = {f.field: f.value for f in found if f is not primary and f.field != primary.field}
+            if others:
+                metadata["inferred_fields"] = others
+            category = memory.category or self._known_category(primary.category)
+            completed.append(memory.model_copy(update={"field": primary.field, "metadata": metadata,
+                                                       "category": category}))
+        return completed
 
     def _known_category(self, category: str | None) -> str | None:
         """An extracted category in its configured spelling; one outside the configured set is left out."""
@@ -124,7 +165,7 @@ class SaveService:
         is idempotent by content, so retrying a batch after a mid-way failure stores nothing twice.
         """
         memories = self._checked_categories(memories, field="memories.{i}.category")
-        return self._store.save_many(user, self.enrich(memories))
+        return self._store.save_many(user, self.enrich(self._with_fields(memories)))
 
     def delete(self, user: UserRef, memory_key: str) -> Memory:
         return self._store.delete(user, memory_key)
