@@ -81,3 +81,14 @@ def test_batch_limit():
     assert len(BatchRequest.model_validate({"memories": [item] * 100}).memories) == 100
     with pytest.raises(ValidationError):
         BatchRequest.model_validate({"memories": [item] * 101})
+
+
+def test_given_a_long_chinese_clause_then_keywords_are_its_core_concepts_at_most_five_and_weighted():
+    from agent_memory.domain.keywords import extract_keywords
+
+    keywords = extract_keywords("我在上海一家外资银行担任风险管理总监")
+
+    assert [k.term for k in keywords] == ["上海", "外资银行", "风险管理总监", "担任"]
+    assert keywords[0].weight == 1.0 and keywords[-1].weight < keywords[2].weight
+    assert [k.term for k in extract_keywords("浙江大学计算机硕士毕业")][:3] == ["浙江大学", "计算机", "硕士"]
+    assert len(extract_keywords("从事前端开发工作8年，在杭州一家互联网公司，年薪约80万人民币，已婚有两个孩子")) <= 5

@@ -16,9 +16,18 @@ from agent_memory.domain.text import STOPWORDS
 # Function characters and words that end a Chinese keyword phrase.
 _ZH_BREAKS = re.compile(
     r"(?:我们|你们|他们|她们|它们|这个|那个|什么|因为|所以|但是|而且|如果|已经|非常|比较|可以|需要|希望|觉得|"
-    r"大概|目前|现在|用户|一个|一些|还是|或者|以及|关于|对于|"
-    r"[的了是在我你他她它和与及或也都就还把被给对从到向于很太会能要想说着过吗呢吧啊呀哦嗯有没不这那约为])"
+    r"大概|目前|现在|用户|一个|一些|还是|或者|以及|关于|对于|一家|一名|一位|一所|一份|一直|非常|特别|左右|"
+    r"[的了是在我你他她它和与及或也都就还把被给对从到向于很太会能要想说着过吗呢吧啊呀哦嗯有没不这那约为已])"
 )
+# Core concepts inside a run of characters: degrees and verbs stand alone ("硕士", "担任"), and an
+# institution's name ends at its kind ("浙江大学|计算机"). Verbs are kept, weighing less than the nouns.
+_ZH_VERBS = (
+    "担任|从事|负责|毕业|就读|就职|任职|工作|申请|办理|准备|打算|计划|感兴趣|喜欢|递交|提交|拿到|获得|移民|居住|生活|学习"
+)
+_ZH_STANDALONE = re.compile(rf"(博士后|博士|硕士|本科|学士|大专|{_ZH_VERBS})")
+_ZH_VERB = re.compile(rf"^(?:{_ZH_VERBS})$")
+_ZH_INSTITUTION_END = re.compile(r"(?<=大学|学院|银行|公司|集团|医院|中学)")
+VERB_WEIGHT = 0.6
 _ZH_PHRASE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+(?:[A-Za-z0-9]+[\u3400-\u4dbf\u4e00-\u9fff]*)?")
 _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9+#.\-']*[A-Za-z0-9+#]|[A-Za-z]{2,}")
 
@@ -32,9 +41,11 @@ def extract_keywords(content: str, *, max_keywords: int = 5, min_weight: float =
     scores: dict[str, float] = {}
     position = 0
     for match in _ZH_PHRASE.finditer(text):
-        for phrase in _ZH_BREAKS.split(match.group()):
+        for phrase in _concepts(match.group()):
             if 2 <= len(phrase) <= 16:
-                scores[phrase.casefold()] = scores.get(phrase.casefold(), 0.0) + _score(len(phrase), position, 2.0)
+                weight = VERB_WEIGHT if _ZH_VERB.match(phrase) else 1.0
+                scores[phrase.casefold()] = scores.get(phrase.casefold(), 0.0) + weight * _score(
+                    len(phrase), position, 2.0)
                 position += 1
     for match in _LATIN.finditer(text):
         word = match.group().casefold().strip("'.-")
@@ -47,6 +58,19 @@ def extract_keywords(content: str, *, max_keywords: int = 5, min_weight: float =
     best = top[0][1]
     keywords = [Keyword(term=term, weight=round(score / best, 3)) for term, score in top]
     return [k for k in keywords if k.weight >= min_weight]
+
+
+def _concepts(run: str) -> list[str]:
+    """A run of Chinese split into the units a person would search for:
+    "上海一家外资银行担任风险管理总监" -> 上海, 外资银行, 担任, 风险管理总监."""
+    pieces = []
+    for part in _ZH_STANDALONE.split(run):
+        if _ZH_STANDALONE.fullmatch(part):
+            pieces.append(part)
+            continue
+        for phrase in _ZH_BREAKS.split(part):
+            pieces += [p for p in _ZH_INSTITUTION_END.split(phrase) if p]
+    return pieces
 
 
 def _score(length: int, position: int, length_unit: float) -> float:
