@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent_memory.domain.models import ExtractedMemory, MemoryType
+from agent_memory.errors import LlmUnavailable
 from agent_memory.extraction import OfflineExtractor
 from agent_memory.ports import ConversationTurn
 from benchmarks.extraction import EVAL_SETS, TARGETS, evaluate, load_turns, value_matches
@@ -60,3 +61,31 @@ def test_given_every_labelled_turn_then_the_labels_use_the_known_fields_and_type
         for turn in load_turns(path):
             ConversationTurn(user_message=turn["user_message"], assistant_message=turn.get("assistant_message", ""))
             assert {e["memory_type"] for e in turn["expected"]} <= known, turn["id"]
+
+
+def test_given_recorded_claude_responses_then_the_replay_runs_the_real_sdk_and_extractor_offline(tmp_path):
+    import json
+
+    import httpx2
+
+    from benchmarks.extraction import _claude, _replayer
+
+    seen: list[str] = []
+
+    def capture(request: httpx2.Request) -> httpx2.Response:
+        seen.append(json.loads(request.content)["messages"][0]["content"])
+        return httpx2.Response(500, json={"type": "error", "error": {"type": "api_error", "message": "x"}})
+
+    turn = ConversationTurn(user_message="我今年32岁")
+    with pytest.raises(LlmUnavailable):  # only the prompt the extractor sends is wanted here
+        _claude({"anthropic_api_key": "replay", "llm_max_retries": 0}, capture).extract(turn)
+    response = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-haiku-4-5",
+                "content": [{"type": "tool_use", "id": "toolu_1", "name": "save_user_memory",
+                             "input": {"memoryType": "FACT", "content": "用户32岁", "field": "age", "value": 32}}],
+                "stop_reason": "tool_use", "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}
+    recording = tmp_path / "claude.json"
+    recording.write_text(json.dumps({seen[0]: response}, ensure_ascii=False), encoding="utf-8")
+
+    replayed = _claude({"anthropic_api_key": "replay"}, _replayer(recording)).extract(turn)
+
+    assert [(m.memory_type, m.field, m.content) for m in replayed] == [(MemoryType.FACT, "age", "用户32岁")]
