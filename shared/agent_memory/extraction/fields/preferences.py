@@ -144,11 +144,17 @@ def _own_statement(ctx: Utterance, start: int, end: int) -> bool:
     return not _QUESTION.search(clause) and stated(ctx, start, future=False)
 
 
+# Each topic's words compiled once, with the choice each word names.
+_TOPIC_MATCHERS = tuple(
+    (topic, topic.pattern(), {word.casefold(): choice for choice in topic.choices for word in choice.words})
+    for topic in TOPICS
+)
+
+
 def topic_preferences(ctx: Utterance) -> list[ExtractedMemory]:
     found: list[ExtractedMemory] = []
-    for topic in TOPICS:
-        index = {word.casefold(): choice for choice in topic.choices for word in choice.words}
-        for m in topic.pattern().finditer(ctx.text):
+    for topic, pattern, index in _TOPIC_MATCHERS:
+        for m in pattern.finditer(ctx.text):
             # A short message is one thought: "detailed, please" has its cue across the comma.
             clause = ctx.text if len(ctx.text) <= 40 else clause_around(ctx.text, m.start(), m.end())
             if not topic.cue.search(clause) or not _own_statement(ctx, m.start(), m.end()):
