@@ -328,8 +328,8 @@ def log(message: str) -> None:
 def run_latency(args: argparse.Namespace, client: Any, table: str, fresh: Callable[[], Any], enricher: Any,
                 texts: Sequence[str], queries: Sequence[str],
                 fresh_keyword: Callable[[], Any] | None = None) -> dict[str, Any]:
+    from agent_memory.api.inject_models import InjectionRequest
     from agent_memory.domain.models import MemoryType, NewMemory, UserRef
-    from agent_memory.services.inject import InjectionRequest
 
     user = UserRef(tenant_id=TENANT, user_id=f"inject-{args.memories}")
     memories = [NewMemory(memory_type=MemoryType.FACT, content=t, source="benchmark")
@@ -468,10 +468,10 @@ def completed_turn(done: list[dict[str, Any]], turn: int, message: str, calls: i
 
 def run_locomo(args: argparse.Namespace, client: Any, table: str, services: Any, enricher: Any,
                dataset: Any) -> dict[str, Any]:
+    from agent_memory.api.inject_models import InjectionRequest
     from agent_memory.domain.context import one_line
     from agent_memory.domain.models import UserRef
     from agent_memory.domain.tokens import estimate_message_tokens
-    from agent_memory.services.inject import InjectionRequest
     from benchmarks.retrieval import fit_query, to_new_memory
 
     rows: dict[str, dict[str, Any]] = {}

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import threading
-from datetime import datetime
+import time
+from datetime import UTC, date, datetime
+from typing import Any
 
-from agent_memory.domain.keys import new_memory_key
+from agent_memory.domain.keys import active_shard, new_memory_key, partition_key
+from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogMessage, WeeklyReport
 from agent_memory.domain.models import (
     ExtractedMemory,
     Memory,
@@ -18,6 +21,7 @@ from agent_memory.domain.models import (
     content_hash,
     new_memory_version,
     superseded_by,
+    utcnow,
 )
 from agent_memory.errors import NotFound
 from agent_memory.ports import ConversationTurn
@@ -110,3 +114,158 @@ class FakeExtractor:
     def extract(self, turn: ConversationTurn) -> list[ExtractedMemory]:
         self.turns.append(turn)
         return list(self.memories)
+
+
+class FakeLayerStore:
+    """The LayerStore port in memory, with the DynamoDB store's semantics (the layer-store contract runs
+    on both): expiry is checked on read, a lease can be taken over once it lapses, reports are written
+    once, and active-scope markers are kept per week and shard."""
+
+    def __init__(self, shards: int = 16, fail: Exception | None = None) -> None:
+        self.shards = shards
+        self.fail = fail  # raised by every write, to test what a failing store leaves behind
+        self._log: dict[tuple[UserRef, str], LogMessage] = {}  # (scope, sort key) -> message
+        self._claims: dict[tuple[UserRef, str], tuple[str, float]] = {}  # -> (status, lease until)
+        self._hot: dict[tuple[UserRef, str, str], HotMemoryEntry] = {}
+        self._reports: dict[tuple[UserRef, date], tuple[WeeklyReport, str]] = {}  # -> (report, stage)
+        self._active: dict[tuple[date, int], dict[str, UserRef]] = {}
+        self.versions: dict[UserRef, int] = {}
+        self._lock = threading.Lock()
+
+    def _write(self) -> None:
+        if self.fail is not None:
+            raise self.fail
+
+    # L1
+    def append_messages(self, scope: UserRef, messages: list[LogMessage], weeks: set[date]) -> None:
+        self._write()
+        with self._lock:
+            for message in messages:
+                self._log[(scope, f"{message.created_at.astimezone(UTC).isoformat()}#{message.message_id}")] = message
+            if messages:
+                for week in weeks:
+                    self._active.setdefault((week, active_shard(scope, self.shards)), {})[partition_key(scope)] = scope
+
+    def _unexpired(self, scope: UserRef, now: datetime | None) -> list[LogMessage]:
+        cutoff = now or utcnow()
+        return [m for (s, _), m in sorted(self._log.items(), key=lambda kv: kv[0][1])
+                if s == scope and m.expires_at > cutoff]
+
+    def log_messages(self, scope: UserRef, *, start: datetime | None = None, end: datetime | None = None,
+                     now: datetime | None = None) -> list[LogMessage]:
+        return [m for m in self._unexpired(scope, now)
+                if (start is None or m.created_at >= start) and (end is None or m.created_at < end)]
+
+    def recent_log(self, scope: UserRef, *, limit: int, now: datetime | None = None) -> list[LogMessage]:
+        return self._unexpired(scope, now)[-limit:] if limit > 0 else []
+
+    def delete_expired_log(self, scope: UserRef, now: datetime) -> int:
+        self._write()
+        expired = [key for key, m in self._log.items() if key[0] == scope and m.expires_at <= now]
+        for key in expired:
+            del self._log[key]
+        return len(expired)
+
+    def claim_extraction(self, scope: UserRef, message_id: str, lease_seconds: int = 300) -> bool:
+        self._write()
+        now = time.time()
+        with self._lock:
+            status, until = self._claims.get((scope, message_id), ("", 0.0))
+            if status == "done" or (status == "running" and until >= now):
+                return False
+            self._claims[(scope, message_id)] = ("running", now + lease_seconds)
+            return True
+
+    def finish_extraction(self, scope: UserRef, message_id: str, saved: int) -> None:
+        self._write()
+        self._claims[(scope, message_id)] = ("done", 0.0)
+
+    def release_extraction(self, scope: UserRef, message_id: str) -> None:
+        self._write()
+        self._claims.pop((scope, message_id), None)
+
+    # L2
+    def put_hot(self, scope: UserRef, entry: HotMemoryEntry) -> HotMemoryEntry:
+        self._write()
+        with self._lock:
+            slot = (scope, entry.type.value, entry.key)
+            existing = self._hot.get(slot)
+            stored = entry.model_copy(update={"created_at": existing.created_at}) if existing else entry
+            self._hot[slot] = stored
+            self.versions[scope] = self.versions.get(scope, 0) + 1
+        return stored
+
+    def hot_memory(self, scope: UserRef) -> list[HotMemoryEntry]:
+        entries = [e for (s, _, _), e in self._hot.items() if s == scope]
+        return sorted(entries, key=lambda e: (-e.priority, -e.updated_at.timestamp(), e.type, e.key))
+
+    def delete_hot(self, scope: UserRef, type_: HotMemoryType, key: str) -> None:
+        self._write()
+        with self._lock:
+            if self._hot.pop((scope, type_.value, key), None) is None:
+                raise NotFound(f"no hot memory {type_.value}/{key}")
+            self.versions[scope] = self.versions.get(scope, 0) + 1
+
+    # L3
+    def put_report_if_absent(self, scope: UserRef, report: WeeklyReport) -> bool:
+        self._write()
+        with self._lock:
+            if (scope, report.week_start) in self._reports:
+                return False
+            self._reports[(scope, report.week_start)] = (report, "written")
+            return True
+
+    def report_stage(self, scope: UserRef, week_start: date) -> str | None:
+        found = self._reports.get((scope, week_start))
+        return found[1] if found else None
+
+    def mark_report_stage(self, scope: UserRef, week_start: date, stage: str) -> None:
+        self._write()
+        if (scope, week_start) not in self._reports:
+            raise NotFound(f"no report for the week of {week_start}")
+        self._reports[(scope, week_start)] = (self._reports[(scope, week_start)][0], stage)
+
+    def reports(self, scope: UserRef) -> list[WeeklyReport]:
+        return [r for (s, _), (r, _) in sorted(self._reports.items(), key=lambda kv: kv[0][1], reverse=True)
+                if s == scope]
+
+    # the rollup's fan-out
+    def active_weeks(self, scope: UserRef) -> set[date]:
+        """The weeks the scope is marked active in (for tests)."""
+        return {week for (week, _), scopes in self._active.items() if partition_key(scope) in scopes}
+
+    def active_scopes(self, week_start: date, shard: int, *, cursor: dict[str, Any] | None = None,
+                      limit: int = 500) -> tuple[list[UserRef], dict[str, Any] | None]:
+        marked = sorted(self._active.get((week_start, shard), {}).items())
+        after = (cursor or {}).get("after", "")
+        page = [(pk, scope) for pk, scope in marked if pk > after][:limit]
+        more = len(page) == limit and page[-1][0] < marked[-1][0]
+        return [scope for _, scope in page], ({"after": page[-1][0]} if more else None)
+
+
+class FakeSqs:
+    """SendMessageBatch of an SQS client: records each call's entries; can be unreachable for the first
+    `fail_calls` calls, refuse some entry ids on every call (`refuse_ids`) or on the first call only
+    (`refuse_once`), as a sender's or the service's fault."""
+
+    def __init__(self, *, fail_calls: int = 0, refuse_ids: set[str] | None = None,
+                 refuse_once: set[str] | None = None, sender_fault: bool = False) -> None:
+        self.calls: list[list[dict[str, str]]] = []
+        self._fail_calls = fail_calls
+        self._refuse = set(refuse_ids or ())
+        self._refuse_once = set(refuse_once or ())
+        self._sender_fault = sender_fault
+
+    @property
+    def bodies(self) -> list[list[str]]:
+        return [[entry["MessageBody"] for entry in call] for call in self.calls]
+
+    def send_message_batch(self, *, QueueUrl: str, Entries: list[dict[str, str]]) -> dict[str, Any]:
+        self.calls.append(Entries)
+        if len(self.calls) <= self._fail_calls:
+            raise ConnectionError("SQS unreachable")
+        refused = self._refuse | self._refuse_once
+        self._refuse_once = set()
+        failed = [{"Id": e["Id"], "Code": "InternalError", "SenderFault": self._sender_fault}
+                  for e in Entries if e["Id"] in refused]
+        return {"Successful": [{"Id": e["Id"]} for e in Entries if e["Id"] not in refused], "Failed": failed}

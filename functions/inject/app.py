@@ -10,9 +10,9 @@ from agent_memory.api.http import (
     parse_body,
     warm_before_snapshot,
 )
+from agent_memory.api.inject_models import InjectionRequest
 from agent_memory.api.schemas import MAX_INJECT_BODY_BYTES
 from agent_memory.bootstrap import get_services
-from agent_memory.services.inject import InjectionRequest
 
 app = new_resolver()
 

@@ -254,7 +254,8 @@ def _conversation_log(settings: Settings, layers: Any, embedder: Any) -> Convers
 
 def _context_sources(settings: Settings, store: MemoryStore, search: SearchService, memories: Any,
                      memory_layers: Any) -> list[Any]:
-    from agent_memory.services.context_sources import SEED_KNOWLEDGE_TRIGGERS, default_sources
+    from agent_memory.services.blocks.registry import default_sources
+    from agent_memory.services.blocks.retrieved import DEFAULT_KNOWLEDGE_TRIGGERS
 
     def retriever(url: str) -> Any:
         if not url:
@@ -267,7 +268,7 @@ def _context_sources(settings: Settings, store: MemoryStore, search: SearchServi
     return default_sources(
         store=store, search=search, current_memories=memories,
         knowledge=retriever(settings.context_knowledge_url), experiences=retriever(settings.context_experience_url),
-        knowledge_triggers=SEED_KNOWLEDGE_TRIGGERS if triggers is None else triggers,
+        knowledge_triggers=DEFAULT_KNOWLEDGE_TRIGGERS if triggers is None else triggers,
         top_memories=settings.context_top_memories, relevant_memories=settings.context_relevant_memories,
         relevant_search_mode=settings.context_relevant_search_mode or None,
         memory_layers=memory_layers,

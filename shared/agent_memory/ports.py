@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Literal, Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_memory.domain.layers import ExtractionJob, HotMemoryEntry, LogMessage
+from agent_memory.domain.layers import ExtractionJob, HotMemoryEntry, HotMemoryType, LogMessage, WeeklyReport
 from agent_memory.domain.models import (
     ExtractedMemory,
     Memory,
@@ -146,3 +146,62 @@ class ExtractionQueue(Protocol):
     def enqueue(self, jobs: list[ExtractionJob]) -> list[str]:
         """Queue the jobs; returns the message ids that could not be queued."""
         ...
+
+
+class LayerStore(Protocol):
+    """The three layers of a scope (L1 conversation log, L2 hot memory, L3 weekly reports) and the
+    rollup's record of which scopes were active in a week. Everything lives in the scope's partition."""
+
+    shards: int  # how many shards the active-scope markers are spread over
+
+    # L1: the conversation log
+    def append_messages(self, scope: UserRef, messages: list[LogMessage], weeks: set[date]) -> None:
+        """All or nothing, with the scope's active-week markers; the same id and time overwrites itself."""
+        ...
+
+    def log_messages(self, scope: UserRef, *, start: datetime | None = None, end: datetime | None = None,
+                     now: datetime | None = None) -> list[LogMessage]:
+        """Unexpired messages in [start, end), oldest first."""
+        ...
+
+    def recent_log(self, scope: UserRef, *, limit: int, now: datetime | None = None) -> list[LogMessage]:
+        """The newest `limit` unexpired messages, oldest first."""
+        ...
+
+    def delete_expired_log(self, scope: UserRef, now: datetime) -> int: ...
+
+    def claim_extraction(self, scope: UserRef, message_id: str, lease_seconds: int = 300) -> bool:
+        """True = this delivery may extract the message (no done marker, no other live lease)."""
+        ...
+
+    def finish_extraction(self, scope: UserRef, message_id: str, saved: int) -> None: ...
+
+    def release_extraction(self, scope: UserRef, message_id: str) -> None: ...
+
+    # L2: hot memory
+    def put_hot(self, scope: UserRef, entry: HotMemoryEntry) -> HotMemoryEntry:
+        """Upsert by (scope, type, key), keeping the first created_at."""
+        ...
+
+    def hot_memory(self, scope: UserRef) -> list[HotMemoryEntry]:
+        """Highest priority first, then most recently updated."""
+        ...
+
+    def delete_hot(self, scope: UserRef, type_: HotMemoryType, key: str) -> None:
+        """NotFound when there is no such entry."""
+        ...
+
+    # L3: weekly reports
+    def put_report_if_absent(self, scope: UserRef, report: WeeklyReport) -> bool: ...
+
+    def report_stage(self, scope: UserRef, week_start: date) -> str | None: ...
+
+    def mark_report_stage(self, scope: UserRef, week_start: date, stage: str) -> None: ...
+
+    def reports(self, scope: UserRef) -> list[WeeklyReport]:
+        """Newest week first."""
+        ...
+
+    # the rollup's fan-out
+    def active_scopes(self, week_start: date, shard: int, *, cursor: dict[str, Any] | None = None,
+                      limit: int = 500) -> tuple[list[UserRef], dict[str, Any] | None]: ...

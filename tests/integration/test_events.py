@@ -49,7 +49,7 @@ EXPECTED = {
 # Run after a memory exists, with its key put into the path (events carry a placeholder key).
 NEEDS_MEMORY = {"load-get-memory.json", "save-delete-memory.json", "load-resolve-placeholders.json"}
 # SQS events (not HTTP): tested below, each through its worker.
-SQS_EVENTS = {"extract-worker-sqs.json", "rollup-worker-sqs.json"}
+SQS_EVENTS = {"extract-worker-sqs.json", "rollup-worker-sqs.json", "access-stats-sqs.json"}
 # Run after the hot-memory entry the put event writes exists.
 NEEDS_HOT_MEMORY = {"save-delete-hot-memory.json"}
 
@@ -114,3 +114,20 @@ def test_sqs_event_through_the_extraction_worker(api):
     again = api.functions.invoke("ExtractWorkerFunction", event)  # a redelivery
 
     assert first == again == {"batchItemFailures": []}
+
+
+def test_sqs_event_through_the_access_stats_worker(api):
+    event = load_event("access-stats-sqs.json")
+
+    assert api.functions.invoke("AccessStatsFunction", event) == {"batchItemFailures": []}
+
+
+def test_given_an_access_record_with_a_forged_id_then_only_it_fails_and_nothing_is_written(api):
+    event = load_event("access-stats-sqs.json")
+    good = event["Records"][0]
+    forged = {**good, "messageId": "forged-1",
+              "body": json.dumps({**json.loads(good["body"]), "user_id": "u-123#MEM#mem_x"})}
+
+    result = api.functions.invoke("AccessStatsFunction", {"Records": [good, forged]})
+
+    assert result == {"batchItemFailures": [{"itemIdentifier": "forged-1"}]}

@@ -10,10 +10,10 @@ from typing import Any, ClassVar
 
 import pytest
 
-from agent_memory.adapters.dynamodb.context_cache import cache_partition
 from agent_memory.adapters.retriever_http import HttpRetriever
 from agent_memory.bootstrap import build_services
 from agent_memory.domain.conversation import validate_messages
+from agent_memory.domain.keys import cache_partition_key
 from agent_memory.domain.models import UserRef
 from agent_memory.settings import Settings, get_settings
 
@@ -52,7 +52,7 @@ def test_the_cache_is_shared_through_the_table_across_containers(api, lambda_env
 
     items = lambda_env.query(
         TableName=get_settings().memory_table_name, KeyConditionExpression="pk = :pk",
-        ExpressionAttributeValues={":pk": {"S": cache_partition(UserRef(tenant_id="acme", user_id="u-inject"))}},
+        ExpressionAttributeValues={":pk": {"S": cache_partition_key(UserRef(tenant_id="acme", user_id="u-inject"))}},
     )["Items"]
     parts = sorted(i["sk"]["S"].split("#")[1] for i in items if i["sk"]["S"].startswith("user_memory#"))
     assert parts == ["rel", "top"]  # user_memory's two parts
@@ -66,7 +66,7 @@ def test_the_cache_is_shared_through_the_table_across_containers(api, lambda_env
 
 
 def _request(body: dict[str, Any]) -> Any:
-    from agent_memory.services.inject import InjectionRequest
+    from agent_memory.api.inject_models import InjectionRequest
 
     return InjectionRequest.model_validate(body)
 

@@ -12,7 +12,6 @@ import pytest
 from pydantic import ValidationError
 
 from agent_memory.adapters.log_extraction import MAX_ENTRIES, SqsExtractionQueue
-from agent_memory.domain.layers import LogMessage
 from agent_memory.domain.models import UserRef
 from agent_memory.domain.vectors import decode_vector
 from agent_memory.errors import InvalidInput, Throttled
@@ -22,27 +21,10 @@ from agent_memory.services.conversation_log import (
     ExtractionJob,
     LogSearchRequest,
 )
+from tests.fakes import FakeLayerStore, FakeSqs
 
 NOW = datetime(2026, 2, 4, 12, 0, tzinfo=UTC)  # a Wednesday
 SCOPE = UserRef(tenant_id="acme", user_id="project/p-1")
-
-
-class FakeLayers:
-    def __init__(self, fail: Exception | None = None) -> None:
-        self.fail = fail
-        self.log: list[LogMessage] = []
-        self.weeks: list[set[date]] = []
-
-    def append_messages(self, scope: UserRef, messages: list[LogMessage], weeks: set[date]) -> None:
-        if self.fail:
-            raise self.fail
-        self.log += messages
-        self.weeks.append(weeks)
-
-    def log_messages(self, scope: UserRef, *, start: datetime | None = None, end: datetime | None = None,
-                     now: datetime | None = None) -> list[LogMessage]:
-        return [m for m in self.log if m.expires_at > (now or NOW) and (start is None or m.created_at >= start)
-                and (end is None or m.created_at < end)]
 
 
 class FakeQueue:
@@ -79,7 +61,7 @@ class FakeEmbedder:
 
 
 def service(layers: Any = None, queue: Any = None, embedder: Any = None, ttl_days: int = 30) -> ConversationLogService:
-    return ConversationLogService(layers=layers if layers is not None else FakeLayers(), embedder=lambda: embedder,
+    return ConversationLogService(layers=layers if layers is not None else FakeLayerStore(), embedder=lambda: embedder,
                                   queue=lambda: queue, ttl_days=ttl_days, timezone=ZoneInfo("Asia/Shanghai"),
                                   clock=lambda: NOW)
 
@@ -102,7 +84,7 @@ def test_given_one_message_or_a_batch_then_both_parse_to_a_list_and_errors_name_
 
 
 def test_given_a_batch_when_appended_then_one_embedding_call_one_write_and_weeks_in_the_rollup_timezone():
-    layers, embedder = FakeLayers(), FakeEmbedder()
+    layers, embedder = FakeLayerStore(), FakeEmbedder()
     sunday_night_utc = datetime(2026, 2, 1, 17, 0, tzinfo=UTC)  # already Monday 01:00 in Shanghai
 
     result = service(layers, embedder=embedder).append(SCOPE, "c1", request({"messages": [
@@ -112,12 +94,13 @@ def test_given_a_batch_when_appended_then_one_embedding_call_one_write_and_weeks
     ]}))
 
     assert embedder.batches == [["first", "second", "third"]]
-    assert layers.weeks == [{date(2026, 1, 26), date(2026, 2, 2)}]
-    assert [m.embedding_model for m in layers.log] == ["fake-embedder"] * 3
-    assert np.allclose(decode_vector(layers.log[0].embedding or b""), embedder._vector("first"), atol=1e-3)
-    assert layers.log[2].created_at == NOW and result.messages[2].expires_at == NOW + timedelta(days=30)
+    assert layers.active_weeks(SCOPE) == {date(2026, 1, 26), date(2026, 2, 2)}
+    logged = layers.log_messages(SCOPE, now=NOW)
+    assert [m.embedding_model for m in logged] == ["fake-embedder"] * 3
+    assert np.allclose(decode_vector(logged[0].embedding or b""), embedder._vector("first"), atol=1e-3)
+    assert logged[2].created_at == NOW and result.messages[2].expires_at == NOW + timedelta(days=30)
     assert result.expires_at == datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
-    assert result.stored_count == 3 and result.message_ids == [m.message_id for m in layers.log]
+    assert result.stored_count == 3 and result.message_ids == [m.message_id for m in logged]
 
 
 def test_given_extract_when_appended_then_user_messages_are_queued_with_the_assistant_message_before_them():
@@ -137,19 +120,19 @@ def test_given_the_store_fails_when_appended_then_nothing_is_queued():
     queue = FakeQueue()
 
     with pytest.raises(Throttled):
-        service(FakeLayers(fail=Throttled("slow down")), queue=queue).append(
+        service(FakeLayerStore(fail=Throttled("slow down")), queue=queue).append(
             SCOPE, "c1", request({"role": "user", "content": "x", "extract": True}))
 
     assert queue.jobs == []
 
 
 def test_given_sqs_refuses_a_job_when_appended_then_the_message_is_stored_and_reported_unqueued():
-    layers = FakeLayers()
+    layers = FakeLayerStore()
 
     result = service(layers, queue=FakeQueue(refuse={"refused"})).append(SCOPE, "c1", request({
         "extract": True, "messages": [{"role": "user", "content": "refused"}, {"role": "user", "content": "ok"}]}))
 
-    assert len(layers.log) == 2
+    assert len(layers.log_messages(SCOPE, now=NOW)) == 2
     assert result.failed_extractions == [result.message_ids[0]]
     assert result.queued_extractions == [result.message_ids[1]]
 
@@ -161,12 +144,12 @@ def test_given_sqs_refuses_a_job_when_appended_then_the_message_is_stored_and_re
      "messages.1.createdAt"),
 ])
 def test_given_times_the_clock_refuses_when_appended_then_invalid_input_names_the_field(data, field):
-    layers = FakeLayers()
+    layers = FakeLayerStore()
 
     with pytest.raises(InvalidInput) as raised:
         service(layers).append(SCOPE, "c1", request(data))
 
-    assert raised.value.details[0]["field"] == field and layers.log == []
+    assert raised.value.details[0]["field"] == field and layers.log_messages(SCOPE, now=NOW) == []
 
 
 def test_given_a_small_clock_skew_when_appended_then_it_is_accepted():
@@ -202,7 +185,7 @@ def test_given_logged_messages_when_searched_then_hybrid_similarity_in_unit_rang
 
 
 def test_given_vectors_of_another_model_when_searched_then_they_are_ranked_lexically():
-    layers = FakeLayers()
+    layers = FakeLayerStore()
     service(layers, embedder=FakeEmbedder()).append(SCOPE, "c1", request({"role": "user", "content": "alpha beta"}))
     other = FakeEmbedder()
     other.model_id = "another-model"
@@ -213,21 +196,6 @@ def test_given_vectors_of_another_model_when_searched_then_they_are_ranked_lexic
 
 
 # ---- the SQS producer -------------------------------------------------------------------------------
-
-class FakeSqs:
-    def __init__(self, fail_calls: int = 0, refuse_ids: set[str] | None = None) -> None:
-        self.calls: list[list[dict[str, str]]] = []
-        self.fail_calls = fail_calls
-        self.refuse_ids = refuse_ids or set()
-
-    def send_message_batch(self, *, QueueUrl: str, Entries: list[dict[str, str]]) -> dict[str, Any]:
-        self.calls.append(Entries)
-        if len(self.calls) <= self.fail_calls:
-            raise ConnectionError("SQS unreachable")
-        failed = [{"Id": e["Id"], "Code": "InternalError", "SenderFault": False} for e in Entries
-                  if e["Id"] in self.refuse_ids]
-        return {"Successful": [], "Failed": failed}
-
 
 def job(index: int, text: str = "hi") -> ExtractionJob:
     return ExtractionJob(tenant_id="acme", scope_id="u-1", conversation_id="c1", message_id=f"m-{index}",

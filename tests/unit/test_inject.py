@@ -11,15 +11,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
+from agent_memory.api.inject_models import InjectionRequest
 from agent_memory.bootstrap import build_services
 from agent_memory.domain.context import ContextType, Priority, neutralize
-from agent_memory.domain.conversation import extractive_summary, validate_messages
+from agent_memory.domain.conversation import validate_messages
 from agent_memory.domain.models import MemoryType, NewMemory, UserRef
+from agent_memory.domain.summary import extractive_summary
 from agent_memory.errors import InvalidInput
-from agent_memory.services.inject import BlockCache, FetchContext, InjectionRequest, InjectLimits, InjectService
+from agent_memory.services.blocks.base import BlockCache, FetchContext
+from agent_memory.services.inject import InjectLimits, InjectService
 from agent_memory.settings import Settings
 from tests.fakes import InMemoryMemoryStore
-from tests.unit.test_conversation import _conversation
+from tests.unit.test_compaction import _conversation
 
 NOW = 1_795_309_200.0  # 2026-11-22T01:00:00Z
 
@@ -463,7 +466,7 @@ def test_the_seeds_conditions_hold_for_caller_supplied_items_too():
 class _NoHistory:
     """The memory layers with nothing logged and no reports."""
 
-    def context_for_prompt(self, scope: UserRef, request: Any) -> Any:
+    def context_for_prompt(self, scope: UserRef, request: Any, *, hot_memory: bool = True) -> Any:
         from types import SimpleNamespace
 
         return SimpleNamespace(parts=[])
@@ -480,7 +483,7 @@ class _Retriever:
 
 
 def test_a_qc_task_gets_the_sops_and_a_protocol_question_the_protocol_knowledge_base():
-    from agent_memory.services.context_sources import IntentContextSource
+    from agent_memory.services.blocks.layers import IntentContextSource
 
     sop = _Retriever([{"content": "SAE须在24小时内上报", "source": "SOP-07"}])
     protocol = _Retriever([{"content": "访视窗口为±3天", "source": "方案v2.1 §6.2"}])

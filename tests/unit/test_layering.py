@@ -15,7 +15,10 @@ FORBIDDEN = {
     "domain": ("agent_memory.ports", "agent_memory.services", "agent_memory.adapters", "agent_memory.bootstrap"),
     "ports": ("agent_memory.services", "agent_memory.adapters", "agent_memory.bootstrap"),
     "adapters": ("agent_memory.services", "agent_memory.bootstrap"),
+    "extraction": ("agent_memory.services", "agent_memory.adapters", "agent_memory.bootstrap"),
 }
+# A file in the layer holds one job; past this many lines it is doing several.
+MAX_LINES = 450
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -40,3 +43,9 @@ def test_each_layer_imports_only_what_is_below_it(layer):
                  for path in files_of(layer) for module in sorted(imported_modules(path))
                  if module.startswith(FORBIDDEN[layer])]
     assert crossings == []
+
+
+def test_no_file_in_the_layer_grows_past_the_line_bound():
+    too_long = {str(path.relative_to(PACKAGE)): n for path in sorted(PACKAGE.rglob("*.py"))
+                if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert too_long == {}

@@ -13,6 +13,7 @@ from agent_memory.domain.models import is_cjk_text
 from agent_memory.domain.reports import REPORT_MAX_CHARS, ExtractiveReportWriter, WeekLog, rollup_week, week_metrics
 from agent_memory.errors import QueueUnavailable
 from agent_memory.services.rollup import ScheduleRequest, ScopeTask, ShardTask, parse_task
+from tests.fakes import FakeSqs
 
 WEEK = date(2026, 11, 16)  # a Monday
 
@@ -140,23 +141,6 @@ def test_given_an_english_week_then_the_report_is_english():
 
 # ---- the task queue -----------------------------------------------------------------------------
 
-class FakeSqs:
-    """SendMessageBatch that refuses the given entry ids on the first call (a transient failure)."""
-
-    def __init__(self, refuse_once: set[str] | None = None, sender_fault: bool = False) -> None:
-        self.calls: list[list[str]] = []
-        self._refuse = set(refuse_once or ())
-        self._sender_fault = sender_fault
-
-    def send_message_batch(self, *, QueueUrl: str, Entries: list[dict[str, str]]) -> dict:
-        self.calls.append([e["MessageBody"] for e in Entries])
-        failed = [{"Id": e["Id"], "Code": "InternalError", "SenderFault": self._sender_fault}
-                  for e in Entries if e["Id"] in self._refuse]
-        self._refuse = set()
-        return {"Successful": [{"Id": e["Id"]} for e in Entries if e["Id"] not in {f["Id"] for f in failed}],
-                "Failed": failed}
-
-
 def test_given_23_tasks_then_they_go_10_per_call():
     client = FakeSqs()
     SqsTaskQueue(queue_url="q", client=client).send([str(i) for i in range(23)])
@@ -166,7 +150,7 @@ def test_given_23_tasks_then_they_go_10_per_call():
 def test_given_refused_entries_then_only_they_are_sent_again():
     client = FakeSqs(refuse_once={"1", "4"})
     SqsTaskQueue(queue_url="q", client=client, backoff_seconds=0).send(["a", "b", "c", "d", "e"])
-    assert client.calls == [["a", "b", "c", "d", "e"], ["b", "e"]]
+    assert client.bodies == [["a", "b", "c", "d", "e"], ["b", "e"]]
 
 
 def test_given_a_sender_fault_then_the_queue_raises():

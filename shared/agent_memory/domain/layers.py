@@ -13,15 +13,14 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from agent_memory.domain.keys import ID_PATTERN, Id
+from agent_memory.domain.keys import PROJECT_PREFIX, Id, ScopeId
 from agent_memory.domain.models import UserRef
 
 ScopeType = Literal["users", "projects"]
-PROJECT_PREFIX = "project/"
 
 
 def scope_ref(tenant_id: str, scope_type: ScopeType, scope_id: str) -> UserRef:
@@ -171,7 +170,7 @@ class ExtractionJob(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     tenant_id: Id
-    scope_id: Annotated[str, StringConstraints(pattern=rf"^(?:{PROJECT_PREFIX})?{ID_PATTERN[1:]}")]
+    scope_id: ScopeId
     conversation_id: Id
     message_id: Id
     user_message: str = Field(min_length=1)

@@ -11,6 +11,8 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from agent_memory.domain.keys import Id, ScopeId
+
 
 class MemoryType(StrEnum):
     """The seed's memory types. Add a member (and its default importance) to extend the set."""
@@ -36,12 +38,14 @@ def utcnow() -> datetime:
 
 
 class UserRef(BaseModel):
-    """Who a memory belongs to. Tenant and user together are the isolation boundary."""
+    """Who a memory belongs to: a tenant's user, or a tenant's project (`project/<id>`). Tenant and scope
+    together are the isolation boundary; every entry point (HTTP, queues, the scheduler) builds one of
+    these, so every id is checked against the id alphabet here."""
 
     model_config = ConfigDict(frozen=True)
 
-    tenant_id: str
-    user_id: str
+    tenant_id: Id
+    user_id: ScopeId
 
 
 class Keyword(BaseModel):

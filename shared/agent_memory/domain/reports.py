@@ -1,4 +1,4 @@
-"""The weekly report's deterministic parts (the guide's rollupWeeklyMemory): the week a rollup covers,
+"""The weekly report's deterministic parts (the weekly memory rollup): the week a rollup covers,
 the week's metrics, and the offline writer. Pure: no I/O, no clock, no SDK.
 
 Metrics are always counted here, never by the LLM: an LLM writes the prose (summary, key events)
@@ -14,11 +14,11 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_memory.domain.conversation import extractive_summary
 from agent_memory.domain.layers import LogMessage, previous_week
 from agent_memory.domain.models import is_cjk_text
+from agent_memory.domain.summary import extractive_summary
 
-REPORT_MAX_CHARS = 500  # the guide's "不超过500字"
+REPORT_MAX_CHARS = 500  # a report is at most 500 characters ("不超过500字")
 MAX_KEY_EVENTS = 8
 KEY_EVENT_MAX_CHARS = 160
 

@@ -34,7 +34,8 @@ from agent_memory.domain.models import TimeRange, UserRef, require_utc, utcnow
 from agent_memory.domain.requests import RequestModel, max_utf8_bytes
 from agent_memory.domain.vectors import encode_vector
 from agent_memory.errors import InvalidInput
-from agent_memory.ports import ConversationTurn, Embedder, ExtractionQueue
+from agent_memory.ports import ConversationTurn, Embedder, ExtractionQueue, LayerStore
+from agent_memory.services.save import SaveService
 
 MAX_LOG_MESSAGE_BYTES = 32 * 1024
 MAX_LOG_BATCH = 100  # DynamoDB's transaction limit, shared with the batch's active-week markers
@@ -130,7 +131,7 @@ class ConversationLogService:
     def __init__(
         self,
         *,
-        layers: Any,
+        layers: LayerStore,
         embedder: Callable[[], Embedder | None],
         queue: Callable[[], ExtractionQueue | None] = lambda: None,
         ttl_days: int = 30,
@@ -272,7 +273,7 @@ class LogExtractionWorker:
     by content, so a crash between saving and `finish` stores nothing twice either.
     """
 
-    def __init__(self, *, layers: Any, save: Any, lease_seconds: int = 300) -> None:
+    def __init__(self, *, layers: LayerStore, save: SaveService, lease_seconds: int = 300) -> None:
         self._layers = layers
         self._save = save
         self._lease = lease_seconds

@@ -22,6 +22,7 @@ from agent_memory.domain.models import UserRef, is_cjk_text, utcnow
 from agent_memory.domain.requests import OpenRequestModel, RequestModel
 from agent_memory.domain.tokens import estimate_tokens
 from agent_memory.errors import InvalidInput
+from agent_memory.ports import Embedder, LayerStore
 from agent_memory.services.conversation_log import ConversationLogService, LogSearchRequest
 
 MAX_HOT_VALUE_BYTES = 4 * 1024
@@ -112,9 +113,9 @@ class MemoryLayersService:
     def __init__(
         self,
         *,
-        layers: Any,
+        layers: LayerStore,
         log: ConversationLogService,
-        embedder: Callable[[], Any],
+        embedder: Callable[[], Embedder | None],
         question_intents: frozenset[str],
         max_tokens: int = 2000,
         clock: Callable[[], datetime] = utcnow,
@@ -166,10 +167,12 @@ class MemoryLayersService:
 
     # ---- intent-driven context -----------------------------------------------------------------
 
-    def context_for_prompt(self, scope: UserRef, request: IntentContextRequest) -> IntentContext:
+    def context_for_prompt(self, scope: UserRef, request: IntentContextRequest, *,
+                           hot_memory: bool = True) -> IntentContext:
         """The guide's getContextForPrompt: hot memory always; for a question about the past, the history
         book, and the conversation log too when the history book is thin; all under a token budget
-        (hot memory first, whole parts only)."""
+        (hot memory first, whole parts only). `hot_memory=False` leaves hot memory out, neither read nor
+        charged to the budget (inject has it as its own block)."""
         budget = request.max_tokens or self._max_tokens
         intent = request.intent
         query = intent.text
@@ -178,7 +181,7 @@ class MemoryLayersService:
         parts: list[ContextPart] = []
         skipped: list[str] = []
 
-        hot = self.hot_memory_text(scope, zh=zh)
+        hot = self.hot_memory_text(scope, zh=zh) if hot_memory else ""
         if hot:
             parts.append(ContextPart(layer="hot_memory", items=hot.count("\n- ") + 1, tokens=estimate_tokens(hot),
                                      text=hot))

@@ -22,8 +22,8 @@ from zoneinfo import ZoneInfo
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, TypeAdapter
 
+from agent_memory.domain.keys import PROJECT_PREFIX, Id, ScopeId
 from agent_memory.domain.layers import (
-    PROJECT_PREFIX,
     HotMemoryEntry,
     LogMessage,
     WeeklyReport,
@@ -35,7 +35,7 @@ from agent_memory.domain.reports import ReportDraft, WeekLog, rollup_week, week_
 from agent_memory.domain.vectors import encode_vector
 from agent_memory.errors import InvalidInput
 from agent_memory.observability import logger
-from agent_memory.ports import Embedder, HotMemoryRefresher, TaskQueue, WeeklyReportWriter
+from agent_memory.ports import Embedder, HotMemoryRefresher, LayerStore, TaskQueue, WeeklyReportWriter
 
 STAGE_WRITTEN = "written"
 STAGE_COMPLETE = "complete"
@@ -58,8 +58,8 @@ class ScopeTask(BaseModel):
 
     kind: Literal["scope"] = "scope"
     week: date
-    tenant_id: str = Field(min_length=1)
-    scope_id: str = Field(min_length=1)
+    tenant_id: Id
+    scope_id: ScopeId
 
     @property
     def scope(self) -> UserRef:
@@ -135,7 +135,7 @@ class RollupService:
     def __init__(
         self,
         *,
-        layers: Any,
+        layers: LayerStore,
         queue: Callable[[], TaskQueue],
         writer: Callable[[], WeeklyReportWriter],
         refresher: Callable[[], HotMemoryRefresher | None],

@@ -12,17 +12,15 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from agent_memory.domain.keys import cache_partition_key
 from agent_memory.domain.models import UserRef
 from agent_memory.observability import logger
 from agent_memory.ports import CachedContext
 
-CACHE_PARTITION_PREFIX = "CTX#"
 # A block body is small; anything near DynamoDB's 400 KB item limit is not worth caching.
 MAX_CACHED_BYTES = 300_000
 
 
-def cache_partition(user: UserRef) -> str:
-    return f"{CACHE_PARTITION_PREFIX}T#{user.tenant_id}#U#{user.user_id}"
 
 
 class DynamoContextCache:
@@ -35,7 +33,7 @@ class DynamoContextCache:
     def get(self, user: UserRef, key: str, *, now: float) -> CachedContext | None:
         try:
             item = self._client.get_item(
-                TableName=self._table, Key={"pk": {"S": cache_partition(user)}, "sk": {"S": key}},
+                TableName=self._table, Key={"pk": {"S": cache_partition_key(user)}, "sk": {"S": key}},
             ).get("Item")
         except ClientError as error:
             logger.warning("context cache read failed", error_code=error.response["Error"]["Code"])
@@ -50,7 +48,7 @@ class DynamoContextCache:
         if len(entry.content.encode("utf-8")) > MAX_CACHED_BYTES:
             return
         item = {
-            "pk": {"S": cache_partition(user)}, "sk": {"S": key}, "kind": {"S": "context"},
+            "pk": {"S": cache_partition_key(user)}, "sk": {"S": key}, "kind": {"S": "context"},
             "content": {"S": entry.content}, "created_at": {"N": repr(entry.created_at)},
             "expires_at_precise": {"N": repr(entry.expires_at)},
             "expires_at": {"N": str(math.ceil(entry.expires_at))},  # the table's TTL attribute

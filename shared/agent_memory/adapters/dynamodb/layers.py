@@ -18,7 +18,6 @@ caches keyed on it (inject's context blocks) are invalidated with no call.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Iterator
@@ -30,6 +29,7 @@ from botocore.exceptions import ClientError
 
 from agent_memory.adapters.dynamodb.batch import write_all
 from agent_memory.adapters.dynamodb.store import raise_domain_error
+from agent_memory.domain.keys import active_shard, partition_key
 from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogMessage, WeeklyReport
 from agent_memory.domain.models import UserRef, utcnow
 from agent_memory.errors import NotFound
@@ -42,8 +42,6 @@ ACTIVE_MARKER_DAYS = 60
 MAX_TRANSACTION_ITEMS = 100
 
 
-def _partition(scope: UserRef) -> str:
-    return f"T#{scope.tenant_id}#U#{scope.user_id}"
 
 
 def _item(values: dict[str, Any]) -> dict[str, Any]:
@@ -63,11 +61,6 @@ def _epoch(moment: datetime) -> int:
     return int(moment.timestamp())
 
 
-def active_shard(scope: UserRef, shards: int = ACTIVE_SHARDS) -> int:
-    digest = hashlib.sha256(_partition(scope).encode()).digest()
-    return int.from_bytes(digest[:4], "big") % shards
-
-
 def active_partition(week_start: date, shard: int) -> str:
     return f"ACTIVE#{week_start.isoformat()}#{shard:02d}"
 
@@ -85,7 +78,7 @@ class DynamoLayerStore:
         message written again with the same id and time (a client retry) overwrites itself."""
         if not messages:
             return
-        pk = _partition(scope)
+        pk = partition_key(scope)
         actions: list[dict[str, Any]] = [{"Put": {"TableName": self._table, "Item": self._log_item(pk, m)}}
                                          for m in messages]
         marker_expiry = _epoch(utcnow()) + ACTIVE_MARKER_DAYS * 86400
@@ -119,12 +112,12 @@ class DynamoLayerStore:
         items = self._query(
             KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
             FilterExpression="expires_at > :now",
-            ExpressionAttributeValues=_item({":pk": _partition(scope), ":low": low, ":high": high, ":now": cutoff}))
+            ExpressionAttributeValues=_item({":pk": partition_key(scope), ":low": low, ":high": high, ":now": cutoff}))
         return [_log_from_item(i) for i in items if i["sk"]["S"] < high]
 
     def recent_log(self, scope: UserRef, *, limit: int, now: datetime | None = None) -> list[LogMessage]:
         """The newest `limit` unexpired messages (the guide's refreshHotMemory reads 50), oldest first."""
-        values = _item({":pk": _partition(scope), ":log": "LOG#", ":now": _epoch(now or utcnow())})
+        values = _item({":pk": partition_key(scope), ":log": "LOG#", ":now": _epoch(now or utcnow())})
         pages = self._pages(
             KeyConditionExpression="pk = :pk AND begins_with(sk, :log)", FilterExpression="expires_at > :now",
             ScanIndexForward=False, Limit=max(limit, 25), ExpressionAttributeValues=values)
@@ -140,7 +133,7 @@ class DynamoLayerStore:
         expired = self._query(
             KeyConditionExpression="pk = :pk AND begins_with(sk, :log)", FilterExpression="expires_at <= :now",
             ProjectionExpression="pk, sk",
-            ExpressionAttributeValues=_item({":pk": _partition(scope), ":log": "LOG#", ":now": _epoch(now)}))
+            ExpressionAttributeValues=_item({":pk": partition_key(scope), ":log": "LOG#", ":now": _epoch(now)}))
         self._batch_delete([{"pk": i["pk"], "sk": i["sk"]} for i in expired])
         return len(expired)
 
@@ -151,7 +144,7 @@ class DynamoLayerStore:
         try:
             self._client.put_item(
                 TableName=self._table,
-                Item=_item({"pk": _partition(scope), "sk": f"LOGX#{message_id}", "kind": "extraction",
+                Item=_item({"pk": partition_key(scope), "sk": f"LOGX#{message_id}", "kind": "extraction",
                             "status": "running", "lease_until": now + lease_seconds,
                             "expires_at": now + 40 * 86400}),
                 ConditionExpression="attribute_not_exists(pk) OR (#status = :running AND lease_until < :now)",
@@ -165,20 +158,20 @@ class DynamoLayerStore:
 
     def finish_extraction(self, scope: UserRef, message_id: str, saved: int) -> None:
         self._client.update_item(
-            TableName=self._table, Key=_item({"pk": _partition(scope), "sk": f"LOGX#{message_id}"}),
+            TableName=self._table, Key=_item({"pk": partition_key(scope), "sk": f"LOGX#{message_id}"}),
             UpdateExpression="SET #status = :done, saved = :saved", ExpressionAttributeNames={"#status": "status"},
             ExpressionAttributeValues=_item({":done": "done", ":saved": saved}))
 
     def release_extraction(self, scope: UserRef, message_id: str) -> None:
         """A failed extraction lets the next delivery try again at once."""
         self._client.delete_item(TableName=self._table,
-                                 Key=_item({"pk": _partition(scope), "sk": f"LOGX#{message_id}"}))
+                                 Key=_item({"pk": partition_key(scope), "sk": f"LOGX#{message_id}"}))
 
     # ---- L2: hot memory ------------------------------------------------------------------------
 
     def put_hot(self, scope: UserRef, entry: HotMemoryEntry) -> HotMemoryEntry:
         """Upsert by (scope, type, key), keeping the first created_at; bumps the scope's version."""
-        pk = _partition(scope)
+        pk = partition_key(scope)
         key = _item({"pk": pk, "sk": f"HOT#{entry.type.value}#{entry.key}"})
         try:
             existing = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True).get("Item")
@@ -199,12 +192,12 @@ class DynamoLayerStore:
     def hot_memory(self, scope: UserRef) -> list[HotMemoryEntry]:
         """Highest priority first (the guide's orderBy priority desc), then most recently updated."""
         items = self._query(KeyConditionExpression="pk = :pk AND begins_with(sk, :hot)",
-                            ExpressionAttributeValues=_item({":pk": _partition(scope), ":hot": "HOT#"}))
+                            ExpressionAttributeValues=_item({":pk": partition_key(scope), ":hot": "HOT#"}))
         entries = [_hot_from_item(i) for i in items]
         return sorted(entries, key=lambda e: (-e.priority, -e.updated_at.timestamp(), e.type, e.key))
 
     def delete_hot(self, scope: UserRef, type_: HotMemoryType, key: str) -> None:
-        pk = _partition(scope)
+        pk = partition_key(scope)
         try:
             self._client.transact_write_items(TransactItems=[
                 {"Delete": {"TableName": self._table, "Key": _item({"pk": pk, "sk": f"HOT#{type_.value}#{key}"}),
@@ -221,7 +214,7 @@ class DynamoLayerStore:
     def put_report_if_absent(self, scope: UserRef, report: WeeklyReport) -> bool:
         """One report per (scope, week): False when the week already has one (a re-run, a redelivery)."""
         values = report.model_dump(mode="json", exclude={"embedding", "metrics", "key_events"}, exclude_none=True)
-        item = _item({"pk": _partition(scope), "sk": f"REPORT#{report.week_start.isoformat()}", "kind": "report",
+        item = _item({"pk": partition_key(scope), "sk": f"REPORT#{report.week_start.isoformat()}", "kind": "report",
                       "metrics_json": json.dumps(report.metrics, ensure_ascii=False),
                       "key_events": report.key_events or None, **values})
         if report.embedding:
@@ -237,7 +230,7 @@ class DynamoLayerStore:
     def report_stage(self, scope: UserRef, week_start: date) -> str | None:
         """None = the week has no report yet; else how far its rollup got: "written" (the report), then
         "complete" (hot memory refreshed too). A re-run or a redelivery resumes from there."""
-        key = _item({"pk": _partition(scope), "sk": f"REPORT#{week_start.isoformat()}"})
+        key = _item({"pk": partition_key(scope), "sk": f"REPORT#{week_start.isoformat()}"})
         try:
             item = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True,
                                          ProjectionExpression="sk, rollup_stage").get("Item")
@@ -250,7 +243,8 @@ class DynamoLayerStore:
     def mark_report_stage(self, scope: UserRef, week_start: date, stage: str) -> None:
         try:
             self._client.update_item(
-                TableName=self._table, Key=_item({"pk": _partition(scope), "sk": f"REPORT#{week_start.isoformat()}"}),
+                TableName=self._table,
+                Key=_item({"pk": partition_key(scope), "sk": f"REPORT#{week_start.isoformat()}"}),
                 UpdateExpression="SET rollup_stage = :stage", ConditionExpression="attribute_exists(pk)",
                 ExpressionAttributeValues=_item({":stage": stage}))
         except ClientError as error:
@@ -259,7 +253,7 @@ class DynamoLayerStore:
     def reports(self, scope: UserRef) -> list[WeeklyReport]:
         """Newest week first."""
         items = self._query(KeyConditionExpression="pk = :pk AND begins_with(sk, :report)",
-                            ExpressionAttributeValues=_item({":pk": _partition(scope), ":report": "REPORT#"}),
+                            ExpressionAttributeValues=_item({":pk": partition_key(scope), ":report": "REPORT#"}),
                             ScanIndexForward=False)
         return [_report_from_item(i) for i in items]
 

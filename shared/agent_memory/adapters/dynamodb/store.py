@@ -28,7 +28,7 @@ from typing import Any
 from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
 
-from agent_memory.domain.keys import is_valid_memory_key, new_memory_key
+from agent_memory.domain.keys import is_valid_memory_key, new_memory_key, partition_key
 from agent_memory.domain.keywords import normalize_keyword
 from agent_memory.domain.models import (
     Keyword,
@@ -54,8 +54,6 @@ _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
 
 
-def _partition(user: UserRef | Memory) -> str:
-    return f"T#{user.tenant_id}#U#{user.user_id}"
 
 
 def _to_item(values: dict[str, Any]) -> dict[str, Any]:
@@ -74,7 +72,7 @@ def _memory_to_item(memory: Memory) -> dict[str, Any]:
     values["metadata_json"] = json.dumps(values.pop("metadata", {}), ensure_ascii=False)
     if memory.embedding:
         values["embedding"] = Binary(memory.embedding)
-    return _to_item({"pk": _partition(memory), "sk": f"MEM#{memory.memory_key}", "kind": "memory", **values})
+    return _to_item({"pk": partition_key(memory), "sk": f"MEM#{memory.memory_key}", "kind": "memory", **values})
 
 
 def _memory_from_item(item: dict[str, Any]) -> Memory:
@@ -222,7 +220,7 @@ class DynamoMemoryStore:
 
     def _content_markers(self, user: UserRef, digests: set[str]) -> set[str]:
         """Which of these contents the user's memories hold now (strongly consistent)."""
-        pk = _partition(user)
+        pk = partition_key(user)
         found: set[str] = set()
         keys = [_to_item({"pk": pk, "sk": f"HASH#{digest}"}) for digest in sorted(digests)]
         for start in range(0, len(keys), 100):
@@ -248,7 +246,7 @@ class DynamoMemoryStore:
         memory = self.get(user, memory_key)
         if memory is None:
             raise NotFound(f"memory {memory_key} not found")
-        pk = _partition(user)
+        pk = partition_key(user)
         actions: list[dict[str, Any]] = [
             {"Delete": {"TableName": self._table, "Key": _to_item({"pk": pk, "sk": f"MEM#{memory_key}"}),
                         "ConditionExpression": "attribute_exists(pk)"}},
@@ -274,7 +272,7 @@ class DynamoMemoryStore:
             try:
                 self._client.update_item(
                     TableName=self._table,
-                    Key=_to_item({"pk": _partition(user), "sk": f"MEM#{memory_key}"}),
+                    Key=_to_item({"pk": partition_key(user), "sk": f"MEM#{memory_key}"}),
                     UpdateExpression="ADD access_count :one SET last_accessed_at = :at",
                     ConditionExpression="attribute_exists(pk)",
                     ExpressionAttributeValues=_to_item({":one": 1, ":at": accessed_at.isoformat()}),
@@ -289,7 +287,7 @@ class DynamoMemoryStore:
         try:
             response = self._client.get_item(
                 TableName=self._table,
-                Key=_to_item({"pk": _partition(user), "sk": f"MEM#{memory_key}"}),
+                Key=_to_item({"pk": partition_key(user), "sk": f"MEM#{memory_key}"}),
                 ConsistentRead=True,
             )
         except ClientError as error:
@@ -331,7 +329,7 @@ class DynamoMemoryStore:
     def user_version(self, user: UserRef) -> int:
         try:
             response = self._client.get_item(
-                TableName=self._table, Key=_to_item({"pk": _partition(user), "sk": "META"}), ConsistentRead=True
+                TableName=self._table, Key=_to_item({"pk": partition_key(user), "sk": "META"}), ConsistentRead=True
             )
         except ClientError as error:
             raise_domain_error(error)
@@ -346,12 +344,12 @@ class DynamoMemoryStore:
         params: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
-            "ExpressionAttributeValues": _to_item({":pk": _partition(user), ":prefix": "MEM#"}),
+            "ExpressionAttributeValues": _to_item({":pk": partition_key(user), ":prefix": "MEM#"}),
             "ScanIndexForward": not newest_first,
             "ConsistentRead": True,
         }
         if start_after:
-            params["ExclusiveStartKey"] = _to_item({"pk": _partition(user), "sk": f"MEM#{start_after}"})
+            params["ExclusiveStartKey"] = _to_item({"pk": partition_key(user), "sk": f"MEM#{start_after}"})
         while True:
             try:
                 response = self._client.query(**params)
@@ -365,7 +363,7 @@ class DynamoMemoryStore:
 
     def _read_slots(self, user: UserRef, digest: str, field: str | None) -> tuple[str | None, str | None]:
         """One consistent round trip: who holds this content now, and which memory is the field's current."""
-        pk = _partition(user)
+        pk = partition_key(user)
         gets = [{"Get": {"TableName": self._table, "Key": _to_item({"pk": pk, "sk": f"HASH#{digest}"})}}]
         if field:
             gets.append({"Get": {"TableName": self._table, "Key": _to_item({"pk": pk, "sk": f"FIELD#{field}"})}})
@@ -377,7 +375,7 @@ class DynamoMemoryStore:
         return found[0], (found[1] if field else None)
 
     def _save_actions(self, user: UserRef, new: Memory, previous: Memory | None) -> list[dict[str, Any]]:
-        pk = _partition(user)
+        pk = partition_key(user)
         now = new.updated_at.isoformat()
         # Order matters: CancellationReasons are read by position (index 1 = content marker).
         actions: list[dict[str, Any]] = [
@@ -436,7 +434,7 @@ class DynamoMemoryStore:
     def _bump_version(self, user: UserRef, by: int = 1) -> dict[str, Any]:
         return {"Update": {
             "TableName": self._table,
-            "Key": _to_item({"pk": _partition(user), "sk": "META"}),
+            "Key": _to_item({"pk": partition_key(user), "sk": "META"}),
             "UpdateExpression": "ADD version :by SET updated_at = :now, kind = :kind",
             "ExpressionAttributeValues": _to_item({":by": by, ":now": utcnow().isoformat(), ":kind": "meta"}),
         }}

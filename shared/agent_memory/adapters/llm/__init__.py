@@ -40,7 +40,7 @@ def build_narrator(settings: Settings, *, http_client: Any = None, secrets_clien
 
 def build_conversation_summarizer(settings: Settings, *, http_client: Any = None, secrets_client: Any = None) -> Any:
     """Compaction's early-turn summary: Claude when a provider is configured, else extractive (offline)."""
-    from agent_memory.domain.conversation import extractive_summary
+    from agent_memory.domain.summary import extractive_summary
 
     if settings.effective_llm_provider == "offline":
         return extractive_summary

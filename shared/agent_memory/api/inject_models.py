@@ -1,0 +1,116 @@
+"""Context injection's request and result: what a caller sends to /v1/context/inject and gets back.
+
+The caller's conversation state (consulting state, device, agent calls) is the domain's
+`caller_state`; the items a caller or a retriever supplies are validated here.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, StringConstraints, field_validator, model_validator
+
+from agent_memory.domain.caller_state import AgentExecutionRecord, ConsultingState, DeviceInfo
+from agent_memory.domain.context_placement import Placement
+from agent_memory.domain.conversation import Message
+from agent_memory.domain.requests import RequestModel
+from agent_memory.services.memory_layers import Intent
+
+MAX_MESSAGES = 5000
+MAX_AGENT_RECORDS = 200
+MAX_CALLER_ITEMS = 50
+
+
+class MessageParam(RequestModel):
+    role: Literal["user", "assistant"]
+    content: str | Annotated[list[dict[str, Any]], Field(min_length=1)]
+
+    @field_validator("content")
+    @classmethod
+    def _blocks_have_types(cls, value: str | list[dict[str, Any]]) -> str | list[dict[str, Any]]:
+        if isinstance(value, list):
+            for i, block in enumerate(value):
+                if not isinstance(block.get("type"), str):
+                    raise ValueError(f"content[{i}] needs a string 'type' (text, image, tool_use, tool_result, ...)")
+        return value
+
+
+class KnowledgeItem(RequestModel):
+    """A retrieved item, as a caller or a retriever gives it: `{content, source, similarity, category}`."""
+
+    content: Annotated[str, StringConstraints(min_length=1, max_length=20_000)]
+    source: str | None = None
+    similarity: float | None = None
+    category: str | None = None
+
+
+class ExperienceItem(KnowledgeItem):
+    content: Annotated[str, StringConstraints(min_length=1, max_length=5_000)]
+
+
+class InjectionRequest(RequestModel):
+    user_id: str
+    conversation_id: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=128)]
+    messages: Annotated[list[MessageParam], Field(max_length=MAX_MESSAGES)] = Field(default_factory=list)
+    current_user_message: Annotated[str, StringConstraints(max_length=100_000)] = ""
+    consulting_state: ConsultingState | None = None
+    device_info: DeviceInfo | None = None
+    agent_history: Annotated[list[AgentExecutionRecord], Field(max_length=MAX_AGENT_RECORDS)] | None = None
+    max_context_tokens: int = Field(default=180_000, ge=1_000, le=2_000_000)
+    placement: Placement = "pair"
+    # The caller's own system prompt: the `system` placement puts the context after it.
+    system: str | list[dict[str, Any]] | None = None
+    # Caller-supplied knowledge and experiences; without them, a configured retriever is asked.
+    relevant_knowledge: Annotated[list[KnowledgeItem], Field(max_length=MAX_CALLER_ITEMS)] | None = None
+    similar_experiences: Annotated[list[ExperienceItem], Field(max_length=MAX_CALLER_ITEMS)] | None = None
+    conversation_started_at: datetime | None = None
+    # A project whose hot memory is injected besides the user's, and the intent of the current message
+    # (question-like intents bring the weekly reports and the conversation log).
+    project_id: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9._:@-]{1,128}$")] | None = None
+    intent: Intent | None = None
+
+    @model_validator(mode="after")
+    def _ends_with_the_user(self) -> InjectionRequest:
+        last = self.messages[-1] if self.messages else None
+        if not self.current_user_message.strip() and (last is None or last.role != "user"):
+            raise ValueError("current_user_message: required when messages is empty or ends with an assistant turn")
+        if self.conversation_started_at is not None and self.conversation_started_at.tzinfo is None:
+            raise ValueError("conversation_started_at: must include a timezone, e.g. 2026-02-05T10:00:00Z")
+        return self
+
+
+class InjectedBlock(BaseModel):
+    type: str
+    priority: str  # P0 | P1 | P2
+    tokens: int
+    cache_ttl_seconds: float
+    cached: bool
+
+
+class TokenUsage(BaseModel):
+    available: int  # max_context_tokens - reserved output - reserved system
+    messages_before: int
+    messages_after: int
+    context: int  # the injected blocks with their frame
+    counted_by: Literal["estimate", "anthropic"]
+
+
+class FailedBlock(BaseModel):
+    type: str
+    priority: str
+    reason: str  # the error's kind, never its text (it may carry user data)
+
+
+class InjectionResult(BaseModel):
+    messages: list[Message]
+    system: list[dict[str, Any]] | None = None  # the `system` placement's blocks, or the caller's own, echoed
+    injected_contexts: list[str]
+    dropped_contexts: list[str]
+    # Blocks whose source failed: their content is missing from this context (a retry may bring it).
+    failed_contexts: list[FailedBlock] = Field(default_factory=list)
+    total_context_tokens: int
+    compacted: bool
+    compaction_steps: list[str]
+    blocks: list[InjectedBlock]
+    token_usage: TokenUsage

@@ -1,0 +1,105 @@
+"""What every block source shares: the facts of one request it may read (`FetchContext`), the context
+cache as it sees it (`BlockCache`), and the shapes of a source and of a retriever."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from agent_memory.api.inject_models import InjectionRequest
+from agent_memory.domain.context import Locale, Priority
+from agent_memory.domain.conversation import Message
+from agent_memory.domain.models import UserRef
+from agent_memory.domain.request_blocks import pick
+from agent_memory.ports import CachedContext, ContextCache
+
+
+@dataclass(frozen=True)
+class FetchContext:
+    """What a block source may read: the request, who asks, and facts derived once."""
+
+    request: InjectionRequest
+    user: UserRef
+    locale: Locale
+    now: float  # epoch seconds
+    turn_number: int  # 1 = the conversation's first user message
+    # The Messages array about to be sent, before compaction: the request's, ending with the current message.
+    messages: Sequence[Message] = field(compare=False, repr=False)
+    # Version counters read during this request: sources that key on the same scope's version (user
+    # memory, hot memory) share one read instead of each doing a consistent GetItem.
+    _versions: dict[UserRef, int] = field(default_factory=dict, compare=False, repr=False)
+    _versions_lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
+
+    def user_version(self, scope: UserRef, read: Callable[[UserRef], int]) -> int:
+        with self._versions_lock:
+            if scope not in self._versions:
+                self._versions[scope] = read(scope)
+            return self._versions[scope]
+
+    def message_hash(self) -> str:
+        return hashlib.sha256(self.request.current_user_message.strip().encode()).hexdigest()[:16]
+
+    def pick(self, zh: str, en: str) -> str:
+        """The text in the request's locale."""
+        return pick(self.locale, zh, en)
+
+
+class BlockCache:
+    """The context cache as one source sees it: `get_or_build` serves a fresh entry or builds and
+    stores one. A source may cache its block in parts (user_memory: the top memories by version,
+    the relevant ones by version and message); lookups and hits are counted for the hit-rate metric."""
+
+    def __init__(self, cache: ContextCache, user: UserRef, now: float) -> None:
+        self._cache = cache
+        self._user = user
+        self._now = now
+        self.lookups = 0
+        self.hits = 0
+
+    def get_or_build(self, key: str, ttl_seconds: float, build: Callable[[], str]) -> str:
+        self.lookups += 1
+        entry = self._cache.get(self._user, key, now=self._now)
+        if entry is not None:
+            self.hits += 1
+            return entry.content
+        content = build()
+        self._cache.put(self._user, key, CachedContext(content=content, created_at=self._now,
+                                                       expires_at=self._now + ttl_seconds))
+        return content
+
+    @property
+    def all_hits(self) -> bool:
+        return self.lookups > 0 and self.hits == self.lookups
+
+
+class BlockSource(Protocol):
+    """One block type. Register a new one in `registry.default_sources`."""
+
+    @property
+    def type(self) -> str: ...
+
+    @property
+    def priority(self) -> Priority: ...
+
+    @property
+    def ttl_seconds(self) -> float:
+        """0 = real time; CONVERSATION_LIFETIME; else seconds (use `cache` to honour it)."""
+        ...
+
+    @property
+    def does_io(self) -> bool:
+        """Fetched on the thread pool, concurrently with the other I/O sources."""
+        ...
+
+    def build(self, ctx: FetchContext, cache: BlockCache) -> str:
+        """The block's body, without its tags; "" = nothing to inject."""
+        ...
+
+
+class Retriever(Protocol):
+    """A pluggable knowledge, experience, SOP or protocol source (e.g. the HTTP retriever)."""
+
+    def retrieve(self, user: UserRef, query: str, limit: int) -> list[dict[str, Any]]: ...

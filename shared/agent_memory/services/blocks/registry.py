@@ -1,0 +1,62 @@
+"""The block sources inject fetches, in the order blocks keep within a priority."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from agent_memory.domain.models import Memory, UserRef
+from agent_memory.domain.request_blocks import DEFAULT_ASSESSMENT_NOTE
+from agent_memory.ports import MemoryStore
+from agent_memory.services.blocks.base import BlockSource, Retriever
+from agent_memory.services.blocks.layers import HotMemorySource, IntentContextSource
+from agent_memory.services.blocks.request import (
+    ActiveAgentsHistorySource,
+    AssessmentResultSource,
+    CollectedInfoSource,
+    ConversationStatsSource,
+    DeviceContextSource,
+)
+from agent_memory.services.blocks.retrieved import (
+    DEFAULT_KNOWLEDGE_TRIGGERS,
+    RelevantKnowledgeSource,
+    SimilarExperiencesSource,
+)
+from agent_memory.services.blocks.user_memory import UserMemorySource
+from agent_memory.services.memory_layers import MemoryLayersService
+from agent_memory.services.search import SearchMode, SearchService
+
+
+def default_sources(
+    *,
+    store: MemoryStore,
+    search: SearchService,
+    current_memories: Callable[[UserRef], list[Memory]] | None,
+    knowledge: Retriever | None,
+    experiences: Retriever | None,
+    knowledge_triggers: tuple[str, ...] = DEFAULT_KNOWLEDGE_TRIGGERS,
+    top_memories: int = 5,
+    relevant_memories: int = 3,
+    relevant_search_mode: SearchMode | None = None,
+    assessment_note: str = DEFAULT_ASSESSMENT_NOTE,
+    memory_layers: MemoryLayersService | None = None,
+    sop: Retriever | None = None,
+    protocol: Retriever | None = None,
+) -> list[BlockSource]:
+    """Hot memory first, the request's eight block types, then the intent's context; the last two only
+    with the memory layers."""
+    layered: list[BlockSource] = [] if memory_layers is None else [
+        HotMemorySource(layers=memory_layers, store=store),
+        IntentContextSource(layers=memory_layers, retrievers={"sop": sop, "protocol": protocol})]
+    return [
+        *layered[:1],
+        UserMemorySource(store=store, search=search, current_memories=current_memories, top_n=top_memories,
+                         relevant_n=relevant_memories, search_mode=relevant_search_mode),
+        CollectedInfoSource(),
+        ConversationStatsSource(),
+        AssessmentResultSource(note=assessment_note),
+        RelevantKnowledgeSource(retriever=knowledge, triggers=knowledge_triggers),
+        SimilarExperiencesSource(retriever=experiences),
+        DeviceContextSource(),
+        ActiveAgentsHistorySource(),
+        *layered[1:],
+    ]

@@ -1,0 +1,81 @@
+"""The sources whose blocks only restate the request (no I/O): each hands its part of the request to
+its formatter in `domain.request_blocks`."""
+
+from __future__ import annotations
+
+from agent_memory.domain.context import CONVERSATION_LIFETIME, ContextType, Priority
+from agent_memory.domain.current_message import user_texts
+from agent_memory.domain.request_blocks import (
+    DEFAULT_ASSESSMENT_NOTE,
+    agents_text,
+    assessment_text,
+    collected_info_text,
+    conversation_stats_text,
+    device_text,
+)
+from agent_memory.services.blocks.base import BlockCache, FetchContext
+
+
+class CollectedInfoSource:
+    type = ContextType.COLLECTED_INFO
+    priority = Priority.CRITICAL
+    ttl_seconds = 0.0
+    does_io = False
+
+    def build(self, ctx: FetchContext, cache: BlockCache) -> str:
+        return collected_info_text(ctx.request.consulting_state, ctx.locale)
+
+
+class ConversationStatsSource:
+    type = ContextType.CONVERSATION_STATS
+    priority = Priority.IMPORTANT
+    ttl_seconds = 0.0
+    does_io = False
+
+    def build(self, ctx: FetchContext, cache: BlockCache) -> str:
+        request = ctx.request
+        return conversation_stats_text(user_texts=user_texts(ctx.messages), turn_number=ctx.turn_number,
+                                       state=request.consulting_state, started_at=request.conversation_started_at,
+                                       now=ctx.now, locale=ctx.locale)
+
+
+class AssessmentResultSource:
+    type = ContextType.ASSESSMENT_RESULT
+    priority = Priority.CRITICAL
+    ttl_seconds = 0.0
+    does_io = False
+
+    def __init__(self, *, note: str = DEFAULT_ASSESSMENT_NOTE) -> None:
+        self._note = note
+
+    def build(self, ctx: FetchContext, cache: BlockCache) -> str:
+        return assessment_text(ctx.request.consulting_state, self._note, ctx.locale)
+
+
+class DeviceContextSource:
+    """Device and locale facts: on the conversation's first message and every `every_turns` turns."""
+
+    type = ContextType.DEVICE_CONTEXT
+    priority = Priority.NICE_TO_HAVE
+    ttl_seconds = CONVERSATION_LIFETIME
+    does_io = False
+
+    def __init__(self, *, every_turns: int = 5) -> None:
+        self._every = every_turns
+
+    def build(self, ctx: FetchContext, cache: BlockCache) -> str:
+        return device_text(ctx.request.device_info, now=ctx.now, turn_number=ctx.turn_number,
+                           every_turns=self._every, locale=ctx.locale)
+
+
+class ActiveAgentsHistorySource:
+    type = ContextType.ACTIVE_AGENTS_HISTORY
+    priority = Priority.IMPORTANT
+    ttl_seconds = 0.0
+    does_io = False
+
+    def __init__(self, *, keep_last: int = 5) -> None:
+        self._keep = keep_last
+
+    def build(self, ctx: FetchContext, cache: BlockCache) -> str:
+        return agents_text(ctx.request.agent_history, now=ctx.now, keep_last=self._keep, locale=ctx.locale)

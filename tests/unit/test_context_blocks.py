@@ -1,0 +1,118 @@
+"""Block sources over fakes: what each reads and shows, and the package's dependency direction."""
+
+from __future__ import annotations
+
+import ast
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
+from agent_memory.api.inject_models import InjectionRequest, InjectionResult
+from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogMessage, WeeklyReport
+from agent_memory.domain.models import UserRef
+from agent_memory.domain.summary import extractive_summary
+from agent_memory.services.blocks.base import BlockSource
+from agent_memory.services.blocks.layers import HotMemorySource, IntentContextSource
+from agent_memory.services.blocks.request import ConversationStatsSource
+from agent_memory.services.conversation_log import ConversationLogService
+from agent_memory.services.inject import InjectLimits, InjectService
+from agent_memory.services.memory_layers import MemoryLayersService
+from tests.fakes import InMemoryMemoryStore
+
+NOW = 1_795_309_200.0  # 2026-11-22T01:00:00Z
+PACKAGE = Path(__file__).resolve().parents[2] / "shared" / "agent_memory"
+
+
+def inject_with(sources: list[BlockSource], who: UserRef, **fields: Any) -> InjectionResult:
+    service = InjectService(sources=sources, cache=LayeredContextCache(local=LocalContextCache(), shared=None),
+                            executor=ThreadPoolExecutor(2), summarizer=lambda: extractive_summary,
+                            limits=InjectLimits(), clock=lambda: NOW)
+    fields.setdefault("conversation_id", "c-1")
+    return service.inject(who, InjectionRequest.model_validate({"user_id": who.user_id, **fields}))
+
+
+def block_text(result: InjectionResult, block_type: str) -> str:
+    context = result.messages[0]["content"] if result.injected_contexts else ""
+    start, end = f"<{block_type}>\n", f"\n</{block_type}>"
+    return context.split(start, 1)[1].split(end, 1)[0] if start in context else ""
+
+
+# ---- intent_context ------------------------------------------------------------------------------
+
+class CountingLayers:
+    """The layer store's reads the memory layers service makes, with hot-memory reads counted."""
+
+    def __init__(self, hot: list[HotMemoryEntry], reports: list[WeeklyReport]) -> None:
+        self.hot = hot
+        self.saved_reports = reports
+        self.hot_reads = 0
+
+    def hot_memory(self, scope: UserRef) -> list[HotMemoryEntry]:
+        self.hot_reads += 1
+        return self.hot
+
+    def reports(self, scope: UserRef) -> list[WeeklyReport]:
+        return self.saved_reports
+
+    def log_messages(self, scope: UserRef, **_: Any) -> list[LogMessage]:
+        return []
+
+
+def test_the_intent_block_shows_the_reports_without_reading_or_charging_hot_memory():
+    # Given hot memory bigger than the intent's whole token budget, and a report matching the question
+    moment = datetime(2026, 11, 20, tzinfo=UTC)
+    hot = [HotMemoryEntry(type=HotMemoryType.STATUS, key=f"site-{i}", value="入组进度良好，数据核查按计划进行" * 3,
+                          created_at=moment, updated_at=moment) for i in range(10)]
+    report = WeeklyReport(week_start=date(2026, 11, 9), week_end=date(2026, 11, 15), created_at=moment,
+                          summary="访视窗口由PI确认为±3天")
+    store = CountingLayers(hot, [report])
+    log = ConversationLogService(layers=store, embedder=lambda: None)
+    layers = MemoryLayersService(layers=store, log=log, embedder=lambda: None,
+                                 question_intents=frozenset({"qa_query"}), max_tokens=300)
+    who = UserRef(tenant_id="t-blocks", user_id="intent-hot")
+
+    # When inject builds hot memory and the intent's context for a question about the past
+    result = inject_with([HotMemorySource(layers=layers, store=InMemoryMemoryStore()),
+                          IntentContextSource(layers=layers)], who,
+                         current_user_message="访视窗口是多少天？", intent={"type": "QA_QUERY", "query": "访视窗口"})
+
+    # Then hot memory is read once, for its own block, and the report is not crowded out of the intent's
+    assert store.hot_reads == 1
+    assert result.injected_contexts == ["hot_memory", "intent_context"]
+    intent = block_text(result, "intent_context")
+    assert "访视窗口由PI确认为±3天" in intent and "site-0" not in intent
+
+
+# ---- conversation_stats --------------------------------------------------------------------------
+
+def test_conversation_stats_count_the_current_message_once_when_an_agent_loop_resends_it():
+    # Given an agent loop: the user asked, the model called a tool, the caller sends the result back
+    # together with the same current message
+    question = "What documents do I need for the visa application?"
+    messages = [{"role": "user", "content": question},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "lookup", "input": {}}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "a list"}]}]
+    who = UserRef(tenant_id="t-blocks", user_id="stats")
+
+    # When the stats block is built
+    result = inject_with([ConversationStatsSource()], who, messages=messages, current_user_message=question)
+
+    # Then the question counts once, like in the Messages array that is sent (which does not repeat it)
+    assert "- Turns: 1 (1 user messages)" in block_text(result, "conversation_stats")
+    assert result.messages[-1] == messages[-1]
+
+
+# ---- dependency direction ------------------------------------------------------------------------
+
+def imports_of(path: Path) -> set[str]:
+    return {node.module for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.ImportFrom) and node.module}
+
+
+def test_block_sources_never_import_the_inject_service_and_the_domain_never_imports_the_api():
+    sources = sorted((PACKAGE / "services" / "blocks").glob("*.py"))
+    assert sources and all("agent_memory.services.inject" not in imports_of(p) for p in sources)
+    domain = sorted((PACKAGE / "domain").rglob("*.py"))
+    assert [p.name for p in domain if any(m.startswith("agent_memory.api") for m in imports_of(p))] == []
