@@ -636,7 +636,7 @@ class _Knowledge(BaseHTTPRequestHandler):
 @pytest.fixture
 def knowledge_url() -> Iterator[str]:
     server = HTTPServer(("127.0.0.1", 0), _Knowledge)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     _Knowledge.calls = []
     yield f"http://127.0.0.1:{server.server_port}/retrieve"
     server.shutdown()

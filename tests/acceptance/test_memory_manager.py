@@ -35,6 +35,8 @@ INTEREST = {
     "zh": "我对高才通B类非常感兴趣,希望尽快办理,时间越短越好",
     "en": "I'm very interested in TTPS Category B, and I'd like it done as soon as possible, the sooner the better.",
 }
+# A shorter turn (age, job, city) where the whole background is not needed.
+SHORT = {"zh": "我今年32岁,在杭州做前端开发", "en": "I'm 32 and I work as a frontend developer in Hangzhou"}
 THANKS = {"zh": "感谢您分享这些信息!您的背景很不错...", "en": "Thanks for sharing! Your background looks strong..."}
 
 
@@ -233,11 +235,11 @@ def _no_duplicate_saving(api: Any, message: str) -> None:
 
 def test_memory_manager_prompt_no_duplicate_saving_zh(api):
     # memory manager, system prompt, principle 3: the same information is never saved twice
-    _no_duplicate_saving(api, BACKGROUND["zh"])
+    _no_duplicate_saving(api, SHORT["zh"])
 
 
 def test_memory_manager_prompt_no_duplicate_saving_en(api):
-    _no_duplicate_saving(api, BACKGROUND["en"])
+    _no_duplicate_saving(api, SHORT["en"])
 
 
 def _memory_types(api: Any, fact: str, intent: str, preference: str) -> None:
@@ -348,7 +350,7 @@ def test_memory_manager_io_save_info_output_shape_en(api):
 
 def _save_info_shape(api: Any, lang: str) -> None:
     body = ok(api.call("POST", f"{user_path('u-io')}/memories/extract", {
-        "action": "save_info", "userMessage": BACKGROUND[lang], "assistantMessage": THANKS[lang],
+        "action": "save_info", "userMessage": SHORT[lang], "assistantMessage": THANKS[lang],
         "existingInfo": {}}))
     assert set(body) == {"action", "extracted_info", "saved_count", "saved_memories", "skipped_fields"}
     assert body["action"] == "save_info" and isinstance(body["extracted_info"], dict)
@@ -360,7 +362,7 @@ def _save_info_shape(api: Any, lang: str) -> None:
 
 
 def _load_context_shape(api: Any, lang: str, query: str) -> None:
-    extract(api, "u-io", BACKGROUND[lang])
+    extract(api, "u-io", SHORT[lang])
     extract(api, "u-io", INTEREST[lang])
     body = ok(api.call("POST", f"{user_path('u-io')}/context/load", {"action": "load_context", "query": query}))
     assert {"action", "memories", "total_memories"} <= set(body) <= {"action", "memories", "total_memories",
@@ -383,7 +385,7 @@ def test_memory_manager_io_load_context_output_shape_en(api):
 
 
 def _summarize_shape(api: Any, lang: str) -> None:
-    extract(api, "u-io", BACKGROUND[lang])
+    extract(api, "u-io", SHORT[lang])
     body = summarize(api, "u-io")
     assert set(body) == {"action", "user_profile", "completeness", "narrative_summary"}
     assert body["action"] == "summarize"
@@ -432,7 +434,7 @@ def test_memory_manager_trigger_preference_or_intent_expressed_en(api):
 # ---- 7. internal loop ----
 
 def _existing_info_filtered(api: Any, lang: str, location: str) -> None:
-    body = extract(api, "u-loop", BACKGROUND[lang], existing={"age": 32, "currentLocation": location})
+    body = extract(api, "u-loop", SHORT[lang], existing={"age": 32, "currentLocation": location})
     assert {"age", "currentLocation"} <= set(body["skipped_fields"])
     assert not {"age", "currentLocation"} & set(body["extracted_info"])
     assert not {"age", "currentLocation"} & saved_fields(body)
@@ -469,7 +471,7 @@ def test_memory_manager_save_info_loop_answer_to_assistant_question_en(api):
 def _summary_when_enough(api: Any, lang: str, single: str, query: str) -> None:
     extract(api, "u-few", single)
     assert not load(api, "u-few", query).get("user_profile_summary")
-    extract(api, "u-few", BACKGROUND[lang])
+    extract(api, "u-few", SHORT[lang])
     summary = load(api, "u-few", query).get("user_profile_summary")
     assert summary and "32" in summary and is_chinese(summary) == (lang == "zh")
 
@@ -486,7 +488,7 @@ def test_memory_manager_load_context_loop_profile_summary_when_enough_en(api):
 # ---- 8. relation to other agents: cross-session continuity and asynchronous saving ----
 
 def _cross_session(api: Any, lang: str, question: str) -> None:
-    saved = extract(api, "u-cross", BACKGROUND[lang], assistant=THANKS[lang], conversation="conv-monday")
+    saved = extract(api, "u-cross", SHORT[lang], assistant=THANKS[lang], conversation="conv-monday")
     loaded = load(api, "u-cross", question)
     assert {m["content"] for m in saved["saved_memories"]} <= {m["content"] for m in loaded["memories"]}
     result = ok(api.call("POST", "/v1/context/inject", {
