@@ -10,6 +10,7 @@ from typing import Any
 from agent_memory.domain.keys import active_shard, new_memory_key, partition_key
 from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogMessage, WeeklyReport
 from agent_memory.domain.models import (
+    AccessStats,
     ExtractedMemory,
     Memory,
     MemoryPage,
@@ -17,6 +18,7 @@ from agent_memory.domain.models import (
     NewMemory,
     SaveOutcome,
     SaveResult,
+    StoreVersions,
     UserRef,
     content_hash,
     new_memory_version,
@@ -31,6 +33,7 @@ class InMemoryMemoryStore:
     def __init__(self) -> None:
         self._memories: dict[tuple[UserRef, str], Memory] = {}
         self._versions: dict[UserRef, int] = {}
+        self._access_versions: dict[UserRef, int] = {}
         self._lock = threading.Lock()
 
     def _bump(self, user: UserRef) -> None:
@@ -96,9 +99,17 @@ class InMemoryMemoryStore:
                 if memory is not None:
                     self._memories[(user, key)] = memory.model_copy(update={
                         "access_count": memory.access_count + 1, "last_accessed_at": accessed_at})
+                    self._access_versions[user] = self._access_versions.get(user, 0) + 1
 
     def user_version(self, user: UserRef) -> int:
         return self._versions.get(user, 0)
+
+    def versions(self, user: UserRef) -> StoreVersions:
+        return StoreVersions(content=self._versions.get(user, 0), access=self._access_versions.get(user, 0))
+
+    def access_stats(self, user: UserRef) -> dict[str, AccessStats]:
+        return {m.memory_key: AccessStats(access_count=m.access_count, last_accessed_at=m.last_accessed_at)
+                for m in self._user_memories(user) if m.access_count}
 
     def _user_memories(self, user: UserRef) -> list[Memory]:
         return [m for (owner, _), m in self._memories.items() if owner == user]

@@ -9,14 +9,14 @@ from typing import Any
 
 from agent_memory.domain.models import ExtractedMemory
 from agent_memory.domain.ranking import RankingWeights
-from agent_memory.ports import ConversationTurn, Embedder, MemoryExtractor, MemoryStore, SearchIndex
+from agent_memory.ports import ConversationTurn, Embedder, MemoryExtractor, MemoryStore, SearchIndex, SynonymSource
 from agent_memory.services.conversation_log import ConversationLogService, LogExtractionWorker
 from agent_memory.services.inject import InjectLimits, InjectService
 from agent_memory.services.load import LoadService
 from agent_memory.services.memory_layers import MemoryLayersService
 from agent_memory.services.recall import RecallService
 from agent_memory.services.save import SaveService
-from agent_memory.services.search import SearchService, SynonymSource
+from agent_memory.services.search import SearchService
 from agent_memory.services.summarize import SummarizeService
 from agent_memory.settings import Settings, get_settings
 
@@ -314,7 +314,8 @@ def _build_index(settings: Settings, store: MemoryStore, embedder: Any) -> Searc
         return make_index(settings)
     from agent_memory.adapters.serverless_index import ServerlessIndex
 
-    return ServerlessIndex(store=store, embedder=embedder, max_users=settings.search_cache_users)
+    return ServerlessIndex(store=store, embedder=embedder, max_users=settings.search_cache_users,
+                           access_refresh_seconds=settings.search_access_refresh_seconds)
 
 
 @lru_cache(maxsize=1)

@@ -10,12 +10,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent_memory.domain.layers import ExtractionJob, HotMemoryEntry, HotMemoryType, LogMessage, WeeklyReport
 from agent_memory.domain.models import (
+    AccessStats,
     ExtractedMemory,
     Memory,
     MemoryPage,
     MemoryType,
     NewMemory,
     SaveResult,
+    StoreVersions,
     UserRef,
 )
 from agent_memory.domain.ranking import Candidate
@@ -94,6 +96,14 @@ class MemoryStore(Protocol):
     def delete(self, user: UserRef, memory_key: str) -> Memory: ...
 
     def user_version(self, user: UserRef) -> int: ...
+
+    def versions(self, user: UserRef) -> StoreVersions:
+        """Both counters in one read: content (as `user_version`) and recorded access."""
+        ...
+
+    def access_stats(self, user: UserRef) -> dict[str, AccessStats]:
+        """Access counts and last access of the user's memories that were ever read, by memory key."""
+        ...
 
     def record_access(self, user: UserRef, memory_keys: list[str], accessed_at: datetime) -> None: ...
 
@@ -205,3 +215,16 @@ class LayerStore(Protocol):
     # the rollup's fan-out
     def active_scopes(self, week_start: date, shard: int, *, cursor: dict[str, Any] | None = None,
                       limit: int = 500) -> tuple[list[UserRef], dict[str, Any] | None]: ...
+
+
+class SynonymSource(Protocol):
+    """A tenant's synonyms (a table in AWS), looked up for a query's terms."""
+
+    def synonyms_for(self, tenant_id: str, terms: list[str]) -> dict[str, list[tuple[str, float]]]: ...
+
+
+class Retriever(Protocol):
+    """A pluggable knowledge, experience, SOP or protocol source (e.g. the HTTP retriever): items of
+    `{content, source, similarity, category}`."""
+
+    def retrieve(self, user: UserRef, query: str, limit: int) -> list[dict[str, Any]]: ...

@@ -68,6 +68,8 @@ class Settings(BaseSettings):
     memory_categories: Annotated[list[str], NoDecode] = Field(default_factory=lambda: list(KNOWN_CATEGORIES))
     # Per-container cache of a user's memories, keyed by the user's version counter.
     search_cache_users: int = Field(default=256, ge=0)
+    # How stale a cached user's access statistics (the interaction score) may get while reads are recorded.
+    search_access_refresh_seconds: float = Field(default=10.0, ge=0.0)
 
     # Access statistics go through this queue, off the request's critical path. Empty = not recorded.
     access_stats_queue_url: str = ""

@@ -161,3 +161,21 @@ def test_given_large_memories_then_a_batch_is_split_under_the_transaction_size_l
     results = store.save_many(user, [fact(f"{i}{big}") for i in range(20)])
     assert [r.outcome for r in results] == [SaveOutcome.CREATED] * 20
     assert len(store.all_current(user)) == 20
+
+
+def test_recorded_reads_move_the_access_version_not_the_content_version(store, user):
+    first = store.save(user, fact("用户32岁", "age")).memory
+    store.save(user, fact("喜欢喝咖啡"))
+    before = store.versions(user)
+
+    store.record_access(user, [first.memory_key, "mem_00000000000000000000000000"],
+                        datetime(2026, 11, 20, tzinfo=UTC))
+    store.record_access(user, [first.memory_key], datetime(2026, 11, 21, tzinfo=UTC))
+
+    after = store.versions(user)
+    assert after.content == before.content == store.user_version(user)
+    assert after.access > before.access
+    stats = store.access_stats(user)
+    assert list(stats) == [first.memory_key]
+    assert stats[first.memory_key].access_count == 2
+    assert stats[first.memory_key].last_accessed_at == datetime(2026, 11, 21, tzinfo=UTC)

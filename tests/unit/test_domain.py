@@ -92,3 +92,11 @@ def test_given_a_long_chinese_clause_then_keywords_are_its_core_concepts_at_most
     assert keywords[0].weight == 1.0 and keywords[-1].weight < keywords[2].weight
     assert [k.term for k in extract_keywords("浙江大学计算机硕士毕业")][:3] == ["浙江大学", "计算机", "硕士"]
     assert len(extract_keywords("从事前端开发工作8年，在杭州一家互联网公司，年薪约80万人民币，已婚有两个孩子")) <= 5
+
+
+def test_built_in_abbreviations_are_symmetric_synonyms():
+    from agent_memory.domain.synonyms import builtin_synonyms
+
+    table = builtin_synonyms()
+    assert "configuration" in table["config"] and "config" in table["configuration"]
+    assert "db" in table["database"] and "database" in table["db"]

@@ -116,3 +116,15 @@ def test_weights_are_settings():
     (scored,) = rank([Candidate(memory=memory("x"), lexical=1.0)], query=QueryKeywords(("nothing",)),
                      mode="keyword", weights=text_only, now=NOW)
     assert scored.breakdown.relevance == 1.0
+
+
+def test_the_weaker_of_two_keyword_matches_keeps_its_share_of_the_best_bm25():
+    strong, weak, none = memory("strong"), memory("weak"), memory("none")
+    candidates = [Candidate(memory=strong, lexical=6.0, vector=None), Candidate(memory=weak, lexical=2.0, vector=None),
+                  Candidate(memory=none, lexical=None, vector=None)]
+
+    ranked = {s.memory.content: s for s in rank(candidates, query=QueryKeywords(()), mode="keyword",
+                                                weights=WEIGHTS, now=NOW)}
+
+    assert ranked["weak"].parts[2] == pytest.approx(1 / 3)  # BM25 2 of the best 6, not min-max's 0
+    assert ranked["none"].parts[2] == 0.0 and ranked["strong"].parts[2] == 1.0

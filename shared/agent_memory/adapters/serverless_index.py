@@ -1,12 +1,15 @@
 """The serverless search tier: candidates from the user's own memories, searched inside the Lambda.
 
 Exact cosine over the stored embeddings plus in-process BM25. A per-container cache keyed by the
-user's version counter means a repeated search costs one GetItem, not a partition read.
+user's version counter means a repeated search costs one GetItem, not a partition read. Recorded
+reads move a second counter: then only the access statistics are read again (a projection query,
+at most every `access_refresh_seconds`), so the interaction score follows them without a rebuild.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +29,8 @@ class _UserIndex:
     memories: list[Memory]
     bm25: Bm25Index
     vectors: np.ndarray | None  # (n, dim), rows L2-normalised
+    access_version: int = 0
+    access_read_at: float = 0.0  # monotonic seconds
 
 
 def searchable_text(memory: Memory) -> str:
@@ -39,9 +44,12 @@ def searchable_text(memory: Memory) -> str:
 
 class ServerlessIndex:
     def __init__(
-        self, *, store: MemoryStore, embedder: Callable[[], Embedder | None], max_users: int = 256
+        self, *, store: MemoryStore, embedder: Callable[[], Embedder | None], max_users: int = 256,
+        access_refresh_seconds: float = 10.0, clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._store = store
+        self._access_refresh = access_refresh_seconds
+        self._clock = clock
         self._embedder = embedder
         self._max_users = max_users
         self._cache: OrderedDict[UserRef, _UserIndex] = OrderedDict()
@@ -84,17 +92,21 @@ class ServerlessIndex:
         return not (query.created_to and memory.created_at > query.created_to)
 
     def _index(self, user: UserRef) -> _UserIndex:
-        version = self._store.user_version(user)
+        versions = self._store.versions(user)
         with self._lock:
             cached = self._cache.get(user)
-            if cached is not None and cached.version == version:
+            if cached is not None and cached.version == versions.content:
                 self._cache.move_to_end(user)
                 self.stats["hits"] += 1
-                return cached
+        if cached is not None and cached.version == versions.content:
+            if cached.access_version != versions.access and (
+                    self._clock() - cached.access_read_at >= self._access_refresh):
+                self._refresh_access(user, cached, versions.access)
+            return cached
         self.stats["misses"] += 1
         memories = self._store.all_current(user)
-        built = _UserIndex(version, memories, Bm25Index([searchable_text(m) for m in memories]),
-                           self._vectors(memories))
+        built = _UserIndex(versions.content, memories, Bm25Index([searchable_text(m) for m in memories]),
+                           self._vectors(memories), versions.access, self._clock())
         if self._max_users:
             with self._lock:
                 self._cache[user] = built
@@ -102,6 +114,16 @@ class ServerlessIndex:
                 while len(self._cache) > self._max_users:
                     self._cache.popitem(last=False)
         return built
+
+    def _refresh_access(self, user: UserRef, cached: _UserIndex, access_version: int) -> None:
+        """New access statistics on the cached memories; same memories, same order, same index."""
+        stats = self._store.access_stats(user)
+        cached.memories = [
+            m.model_copy(update=stats[m.memory_key].model_dump()) if m.memory_key in stats else m
+            for m in cached.memories
+        ]
+        cached.access_version, cached.access_read_at = access_version, self._clock()
+        self.stats["access_refreshes"] = self.stats.get("access_refreshes", 0) + 1
 
     def _vectors(self, memories: list[Memory]) -> np.ndarray | None:
         embedder = self._embedder()

@@ -48,6 +48,19 @@ class UserRef(BaseModel):
     user_id: ScopeId
 
 
+class StoreVersions(BaseModel):
+    """A user's two counters: `content` moves with every write that changes what is stored (caches of
+    memories key on it); `access` moves when reads are recorded (access counts, last access)."""
+
+    content: int = 0
+    access: int = 0
+
+
+class AccessStats(BaseModel):
+    access_count: int = 0
+    last_accessed_at: datetime | None = None
+
+
 class Keyword(BaseModel):
     term: str = Field(min_length=1, max_length=100)
     weight: float = Field(default=1.0, ge=0.0, le=1.0)

@@ -173,6 +173,13 @@ def _normalised(values: Sequence[float | None]) -> list[float]:
     return [0.0 if v is None else (v - low) / (high - low) for v in values]
 
 
+def _scaled_to_best(values: Sequence[float | None]) -> list[float]:
+    """Each value over the best one: any match keeps a share of the best match's score (min-max would
+    put the weakest of two matches level with no match at all)."""
+    high = max((v for v in values if v is not None), default=0.0)
+    return [0.0 if v is None or high <= 0 else v / high for v in values]
+
+
 def keyword_matches(
     candidates: Sequence[Candidate], query: QueryKeywords, weights: RankingWeights
 ) -> dict[str, tuple[float, list[str]]]:
@@ -192,7 +199,7 @@ def rank(
 ) -> list[ScoredMemory]:
     """Score and order candidates. Superseded memories never come back as current."""
     current = [c for c in candidates if c.memory.is_current]
-    lexical = _normalised([c.lexical if c.lexical else None for c in current])
+    lexical = _scaled_to_best([c.lexical if c.lexical else None for c in current])
     vector = _normalised([c.vector for c in current])
     share = weights.lexical_share if lexical_share is None else lexical_share
     if mode == "keyword":

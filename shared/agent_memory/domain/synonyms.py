@@ -1,4 +1,5 @@
-"""Built-in synonyms every tenant starts with (the seed's immigration categories); tenants add their own."""
+"""Built-in synonyms every tenant starts with (the immigration schemes' names in Chinese and English, and
+common abbreviations of technical words); tenants add their own."""
 
 from __future__ import annotations
 
@@ -12,6 +13,17 @@ BUILTIN_SYNONYMS: dict[str, tuple[str, ...]] = {
     "iang": ("非本地毕业生留港", "non-local graduates"),
     "cies": ("投资移民", "资本投资者入境计划", "capital investment entrant scheme"),
     "techtas": ("科技人才入境计划", "technology talent admission scheme"),
+    # Abbreviations a stemmer cannot join to their words ("config" is not a stem of "configuration").
+    "configuration": ("config",),
+    "database": ("db",),
+    "repository": ("repo",),
+    "application": ("app",),
+    "information": ("info",),
+    "environment": ("env",),
+    "production": ("prod",),
+    "authentication": ("auth",),
+    "documentation": ("docs",),
+    "kubernetes": ("k8s",),
 }
 BUILTIN_SIMILARITY = 0.9
 

@@ -16,7 +16,7 @@ from agent_memory.domain.keywords import extract_keywords
 from agent_memory.domain.models import MemoryType, UserRef, is_cjk_text
 from agent_memory.domain.placeholders import find_placeholders
 from agent_memory.domain.requests import RequestModel
-from agent_memory.services.search import MemorySearchResult, SearchRequest, SearchService
+from agent_memory.services.search import RECALL_ROUNDS, MemorySearchResult, SearchRequest, SearchService
 
 
 class IntentType(StrEnum):
@@ -33,8 +33,9 @@ _CUES: tuple[tuple[IntentType, re.Pattern[str], float], ...] = (
         r"\[memory:|重新执行|再执行|再跑|重跑|执行一下|运行一下|(?:re-?)?run (?:the|that|it|my)|execute|"
         r"(?:上次|之前)的(?:命令|脚本)", re.I), 0.9),
     (IntentType.TASK_CONTINUATION, re.compile(
-        r"按(?:照)?(?:之前|上次|原来)|还是按|照旧|继续(?:上次|之前|刚才)|接着(?:上次|之前)|"
-        r"as before|same as (?:last|before)|pick up where|continue (?:with|from) (?:the|my|our)|like last time", re.I),
+        r"按(?:照)?我?(?:之前|上次|原来)|还是按|照旧|继续(?:上次|之前|刚才)|接着(?:上次|之前)|"
+        r"as before|same as (?:last|before)|pick up where|continue (?:with|from) (?:the|my|our)|like last time|"
+        r"(?:with|using|per|from) (?:my|the|our) (?:previous|prior|earlier|last|old|usual)", re.I),
         0.85),
     (IntentType.PREFERENCE_BASED, re.compile(
         r"我(?:一般|通常|习惯|喜欢|偏好|更喜欢)|按我的(?:习惯|偏好|喜好)|my (?:usual|preferred|favou?rite)|"
@@ -55,8 +56,12 @@ _CUE_WORDS = re.compile(
 )
 
 
-# The PRD's proactive_search_threshold: a memory recalled unasked must score at least this.
+# A memory recalled unasked must score at least its round's floor: 0.7 in the first (precise) round,
+# then 0.6 (synonyms) and 0.5 (semantic); what the search tops up from its final ranking is held to
+# the last round's floor. Recall runs at most these many rounds over all its queries.
 PROACTIVE_SEARCH_THRESHOLD = 0.7
+ROUND_FLOORS = {r.name: r.min_score for r in RECALL_ROUNDS} | {"fill": RECALL_ROUNDS[-1].min_score}
+MAX_RECALL_ROUNDS = len(RECALL_ROUNDS)
 # Cues that the user wants it now (urgency high).
 _URGENT = re.compile(r"马上|立刻|立即|赶紧|尽快|紧急|急|\b(?:urgent|asap|right now|immediately|quickly)\b", re.I)
 
@@ -67,8 +72,9 @@ class RecallRequest(RequestModel):
     history: Annotated[list[Annotated[str, StringConstraints(max_length=8000)]], Field(max_length=20)] = Field(
         default_factory=list)
     limit: int = Field(default=5, ge=1, le=10)
-    # On the results' score (`relevance_score`): what recall brings in unasked must be this good.
-    min_relevance_score: float = Field(default=PROACTIVE_SEARCH_THRESHOLD, ge=0.0, le=1.0)
+    # A hard floor on the results' score (`relevance_score`); unset, each result must reach the floor of
+    # the round that recalled it (0.7, 0.6, 0.5).
+    min_relevance_score: float | None = Field(default=None, ge=0.0, le=1.0)
 
 
 class RecallDecision(BaseModel):
@@ -150,25 +156,39 @@ class RecallService:
         merged: dict[str, MemorySearchResult] = {}
         strategy, rounds = None, 0
         for query in decision.search_queries:
+            if rounds >= MAX_RECALL_ROUNDS:
+                break
             output = self._search.search(user, SearchRequest(
-                query=query, memory_types=decision.memory_types, limit=request.limit,
-            ))
+                query=query, memory_types=decision.memory_types, limit=request.limit, min_relevance_score=0.0,
+            ), max_rounds=MAX_RECALL_ROUNDS - rounds)
             strategy, rounds = output.search_strategy_used, rounds + output.rounds_executed
             for result in output.results:
+                if not _good_enough(result, request.min_relevance_score):
+                    continue
                 best = merged.get(result.memory_key)
                 if best is None or result.relevance_score > best.relevance_score:
                     merged[result.memory_key] = result
-            if len(merged) >= request.limit:
+            if len(merged) >= min(2, request.limit):
                 break
-        memories = sorted((m for m in merged.values() if m.relevance_score >= request.min_relevance_score),
-                          key=lambda r: -r.relevance_score)[: request.limit]
+        memories = sorted(merged.values(), key=lambda r: -r.relevance_score)[: request.limit]
         # Commands get placeholders to resolve at execution time; chat gets the memories themselves.
         command = decision.intent_type is IntentType.COMMAND_EXECUTION
         placeholders = [f"[memory:{m.memory_key}:full]" for m in memories] if command else []
         placeholders += [p.raw for p in find_placeholders(request.message)]
-        context = None if command or not memories else expand(memories, chinese=is_cjk_text(request.message))
+        # A user's message gets the memories' content in its context, even one that asks to re-run a
+        # command (the agent reads what it is about to run); only a direct command gets placeholders alone.
+        direct_command = request.context_type == "command"
+        context = None if direct_command or not memories else expand(memories, chinese=is_cjk_text(request.message))
         return RecallOutput(decision=decision, memories=memories, search_strategy_used=strategy,
                             rounds_executed=rounds, placeholders=placeholders, context=context)
+
+
+def _good_enough(result: MemorySearchResult, floor: float | None) -> bool:
+    """Recalled by a round and at least that round's floor, or the caller's floor when one is given."""
+    if floor is not None:
+        return result.relevance_score >= floor
+    round_floor = ROUND_FLOORS.get(result.recall_round)
+    return round_floor is not None and result.relevance_score >= round_floor
 
 
 def expand(memories: list[MemorySearchResult], *, chinese: bool) -> str:

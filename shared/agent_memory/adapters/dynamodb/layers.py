@@ -28,7 +28,7 @@ from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
 
 from agent_memory.adapters.dynamodb.batch import write_all
-from agent_memory.adapters.dynamodb.store import raise_domain_error
+from agent_memory.adapters.dynamodb.items import raise_domain_error
 from agent_memory.domain.keys import active_shard, partition_key
 from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogMessage, WeeklyReport
 from agent_memory.domain.models import UserRef, utcnow

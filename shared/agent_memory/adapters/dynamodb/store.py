@@ -18,19 +18,25 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import random
 import time
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
 
+from agent_memory.adapters.dynamodb.items import (
+    from_item,
+    memory_from_item,
+    memory_to_item,
+    raise_domain_error,
+    to_item,
+)
 from agent_memory.domain.keys import is_valid_memory_key, new_memory_key, partition_key
 from agent_memory.domain.keywords import normalize_keyword
 from agent_memory.domain.models import (
+    AccessStats,
     Keyword,
     Memory,
     MemoryPage,
@@ -38,6 +44,7 @@ from agent_memory.domain.models import (
     NewMemory,
     SaveOutcome,
     SaveResult,
+    StoreVersions,
     UserRef,
     content_hash,
     new_memory_version,
@@ -45,44 +52,6 @@ from agent_memory.domain.models import (
     utcnow,
 )
 from agent_memory.errors import Conflict, InvalidInput, NotFound, Throttled
-
-_THROTTLING_CODES = frozenset(
-    {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
-)
-
-_serializer = TypeSerializer()
-_deserializer = TypeDeserializer()
-
-
-
-
-def _to_item(values: dict[str, Any]) -> dict[str, Any]:
-    return {k: _serializer.serialize(v) for k, v in values.items() if v is not None}
-
-
-def _from_item(item: dict[str, Any]) -> dict[str, Any]:
-    return {k: _deserializer.deserialize(v) for k, v in item.items()}
-
-
-def _memory_to_item(memory: Memory) -> dict[str, Any]:
-    values = memory.model_dump(mode="json", exclude_none=True)
-    # DynamoDB numbers must not be floats; keyword weights go in as strings of fixed precision.
-    values["keywords"] = [{"term": k.term, "weight": f"{k.weight:.4f}"} for k in memory.keywords]
-    # Metadata is free-form JSON (floats included), so it is stored as a JSON string.
-    values["metadata_json"] = json.dumps(values.pop("metadata", {}), ensure_ascii=False)
-    if memory.embedding:
-        values["embedding"] = Binary(memory.embedding)
-    return _to_item({"pk": partition_key(memory), "sk": f"MEM#{memory.memory_key}", "kind": "memory", **values})
-
-
-def _memory_from_item(item: dict[str, Any]) -> Memory:
-    values = _from_item(item)
-    for key in ("pk", "sk", "kind"):
-        values.pop(key, None)
-    values["metadata"] = json.loads(values.pop("metadata_json", None) or "{}")
-    if isinstance(values.get("embedding"), Binary):
-        values["embedding"] = bytes(values["embedding"])
-    return Memory.model_validate(values)
 
 
 def _keyword_sk(term: str, memory_key: str) -> str:
@@ -124,14 +93,6 @@ def _transaction_cost(memory: Memory) -> tuple[int, int]:
 def _backoff(attempt: int) -> None:
     """Full-jitter backoff between optimistic retries, so racing writers spread out."""
     time.sleep(random.uniform(0, min(0.2, 0.01 * 2**attempt)))
-
-
-def raise_domain_error(error: ClientError) -> None:
-    """Translate an SDK error into a domain error, in one place."""
-    code = error.response.get("Error", {}).get("Code", "")
-    if code in _THROTTLING_CODES:
-        raise Throttled("the memory store is busy, retry shortly") from error
-    raise error
 
 
 class DynamoMemoryStore:
@@ -222,7 +183,7 @@ class DynamoMemoryStore:
         """Which of these contents the user's memories hold now (strongly consistent)."""
         pk = partition_key(user)
         found: set[str] = set()
-        keys = [_to_item({"pk": pk, "sk": f"HASH#{digest}"}) for digest in sorted(digests)]
+        keys = [to_item({"pk": pk, "sk": f"HASH#{digest}"}) for digest in sorted(digests)]
         for start in range(0, len(keys), 100):
             request: dict[str, Any] = {self._table: {"Keys": keys[start:start + 100], "ConsistentRead": True,
                                                      "ProjectionExpression": "sk"}}
@@ -233,7 +194,7 @@ class DynamoMemoryStore:
                     response = self._client.batch_get_item(RequestItems=request)
                 except ClientError as error:
                     raise_domain_error(error)
-                found.update(str(_from_item(item)["sk"]).removeprefix("HASH#")
+                found.update(str(from_item(item)["sk"]).removeprefix("HASH#")
                              for item in response.get("Responses", {}).get(self._table, []))
                 request = response.get("UnprocessedKeys") or {}
                 if not request:
@@ -248,7 +209,7 @@ class DynamoMemoryStore:
             raise NotFound(f"memory {memory_key} not found")
         pk = partition_key(user)
         actions: list[dict[str, Any]] = [
-            {"Delete": {"TableName": self._table, "Key": _to_item({"pk": pk, "sk": f"MEM#{memory_key}"}),
+            {"Delete": {"TableName": self._table, "Key": to_item({"pk": pk, "sk": f"MEM#{memory_key}"}),
                         "ConditionExpression": "attribute_exists(pk)"}},
             self._bump_version(user),
         ]
@@ -266,20 +227,51 @@ class DynamoMemoryStore:
         return memory
 
     def record_access(self, user: UserRef, memory_keys: list[str], accessed_at: datetime) -> None:
-        """Bump access statistics. Not a content change: the user's version counter stays, so caches
-        are not invalidated by reads. A memory deleted meanwhile is skipped."""
+        """Bump access statistics. Not a content change: the content version stays, so caches of memories
+        are not rebuilt by reads; the access version moves, so they can refresh just the statistics. A
+        memory deleted meanwhile is skipped."""
+        recorded = 0
         for memory_key in memory_keys:
             try:
                 self._client.update_item(
                     TableName=self._table,
-                    Key=_to_item({"pk": partition_key(user), "sk": f"MEM#{memory_key}"}),
+                    Key=to_item({"pk": partition_key(user), "sk": f"MEM#{memory_key}"}),
                     UpdateExpression="ADD access_count :one SET last_accessed_at = :at",
                     ConditionExpression="attribute_exists(pk)",
-                    ExpressionAttributeValues=_to_item({":one": 1, ":at": accessed_at.isoformat()}),
+                    ExpressionAttributeValues=to_item({":one": 1, ":at": accessed_at.isoformat()}),
                 )
+                recorded += 1
             except ClientError as error:
                 if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
                     raise_domain_error(error)
+        if recorded:
+            try:
+                self._client.update_item(
+                    TableName=self._table, Key=to_item({"pk": partition_key(user), "sk": "META"}),
+                    UpdateExpression="ADD access_version :n", ExpressionAttributeValues=to_item({":n": recorded}))
+            except ClientError as error:
+                raise_domain_error(error)
+
+    def access_stats(self, user: UserRef) -> dict[str, AccessStats]:
+        params: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "FilterExpression": "access_count > :zero",
+            "ProjectionExpression": "sk, access_count, last_accessed_at",
+            "ExpressionAttributeValues": to_item({":pk": partition_key(user), ":prefix": "MEM#", ":zero": 0}),
+        }
+        stats: dict[str, AccessStats] = {}
+        while True:
+            try:
+                response = self._client.query(**params)
+            except ClientError as error:
+                raise_domain_error(error)
+            for item in map(from_item, response.get("Items", [])):
+                stats[str(item["sk"]).removeprefix("MEM#")] = AccessStats(
+                    access_count=int(item.get("access_count", 0)), last_accessed_at=item.get("last_accessed_at"))
+            if "LastEvaluatedKey" not in response:
+                return stats
+            params["ExclusiveStartKey"] = response["LastEvaluatedKey"]
 
     # ---- reads --------------------------------------------------------------------------
 
@@ -287,13 +279,13 @@ class DynamoMemoryStore:
         try:
             response = self._client.get_item(
                 TableName=self._table,
-                Key=_to_item({"pk": partition_key(user), "sk": f"MEM#{memory_key}"}),
+                Key=to_item({"pk": partition_key(user), "sk": f"MEM#{memory_key}"}),
                 ConsistentRead=True,
             )
         except ClientError as error:
             raise_domain_error(error)
         item = response.get("Item")
-        return _memory_from_item(item) if item else None
+        return memory_from_item(item) if item else None
 
     def history(self, user: UserRef, memory: Memory) -> list[Memory]:
         """Every version of the memory's field, oldest first (just the memory when it has no field)."""
@@ -327,14 +319,17 @@ class DynamoMemoryStore:
         return [m for m in self._iter_memories(user) if m.is_current]
 
     def user_version(self, user: UserRef) -> int:
+        return self.versions(user).content
+
+    def versions(self, user: UserRef) -> StoreVersions:
         try:
             response = self._client.get_item(
-                TableName=self._table, Key=_to_item({"pk": partition_key(user), "sk": "META"}), ConsistentRead=True
+                TableName=self._table, Key=to_item({"pk": partition_key(user), "sk": "META"}), ConsistentRead=True
             )
         except ClientError as error:
             raise_domain_error(error)
-        item = response.get("Item")
-        return int(_from_item(item).get("version", 0)) if item else 0
+        values = from_item(response["Item"]) if response.get("Item") else {}
+        return StoreVersions(content=int(values.get("version", 0)), access=int(values.get("access_version", 0)))
 
     # ---- internals ----------------------------------------------------------------------
 
@@ -344,19 +339,19 @@ class DynamoMemoryStore:
         params: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
-            "ExpressionAttributeValues": _to_item({":pk": partition_key(user), ":prefix": "MEM#"}),
+            "ExpressionAttributeValues": to_item({":pk": partition_key(user), ":prefix": "MEM#"}),
             "ScanIndexForward": not newest_first,
             "ConsistentRead": True,
         }
         if start_after:
-            params["ExclusiveStartKey"] = _to_item({"pk": partition_key(user), "sk": f"MEM#{start_after}"})
+            params["ExclusiveStartKey"] = to_item({"pk": partition_key(user), "sk": f"MEM#{start_after}"})
         while True:
             try:
                 response = self._client.query(**params)
             except ClientError as error:
                 raise_domain_error(error)
             for item in response.get("Items", []):
-                yield _memory_from_item(item)
+                yield memory_from_item(item)
             if "LastEvaluatedKey" not in response:
                 return
             params["ExclusiveStartKey"] = response["LastEvaluatedKey"]
@@ -364,14 +359,14 @@ class DynamoMemoryStore:
     def _read_slots(self, user: UserRef, digest: str, field: str | None) -> tuple[str | None, str | None]:
         """One consistent round trip: who holds this content now, and which memory is the field's current."""
         pk = partition_key(user)
-        gets = [{"Get": {"TableName": self._table, "Key": _to_item({"pk": pk, "sk": f"HASH#{digest}"})}}]
+        gets = [{"Get": {"TableName": self._table, "Key": to_item({"pk": pk, "sk": f"HASH#{digest}"})}}]
         if field:
-            gets.append({"Get": {"TableName": self._table, "Key": _to_item({"pk": pk, "sk": f"FIELD#{field}"})}})
+            gets.append({"Get": {"TableName": self._table, "Key": to_item({"pk": pk, "sk": f"FIELD#{field}"})}})
         try:
             responses = self._client.transact_get_items(TransactItems=gets)["Responses"]
         except ClientError as error:
             raise_domain_error(error)
-        found = [(_from_item(r["Item"]).get("memory_key") if r.get("Item") else None) for r in responses]
+        found = [(from_item(r["Item"]).get("memory_key") if r.get("Item") else None) for r in responses]
         return found[0], (found[1] if field else None)
 
     def _save_actions(self, user: UserRef, new: Memory, previous: Memory | None) -> list[dict[str, Any]]:
@@ -379,37 +374,37 @@ class DynamoMemoryStore:
         now = new.updated_at.isoformat()
         # Order matters: CancellationReasons are read by position (index 1 = content marker).
         actions: list[dict[str, Any]] = [
-            {"Put": {"TableName": self._table, "Item": _memory_to_item(new),
+            {"Put": {"TableName": self._table, "Item": memory_to_item(new),
                      "ConditionExpression": "attribute_not_exists(pk)"}},
             {"Put": {"TableName": self._table,
-                     "Item": _to_item({"pk": pk, "sk": f"HASH#{new.content_hash}", "kind": "content",
+                     "Item": to_item({"pk": pk, "sk": f"HASH#{new.content_hash}", "kind": "content",
                                        "memory_key": new.memory_key}),
                      "ConditionExpression": "attribute_not_exists(pk)"}},
         ]
         if new.field:
             pointer = {"Put": {"TableName": self._table,
-                               "Item": _to_item({"pk": pk, "sk": f"FIELD#{new.field}", "kind": "field",
+                               "Item": to_item({"pk": pk, "sk": f"FIELD#{new.field}", "kind": "field",
                                                  "memory_key": new.memory_key, "updated_at": now})}}
             if previous is None:
                 pointer["Put"]["ConditionExpression"] = "attribute_not_exists(pk)"
             else:
                 pointer["Put"]["ConditionExpression"] = "memory_key = :previous"
-                pointer["Put"]["ExpressionAttributeValues"] = _to_item({":previous": previous.memory_key})
+                pointer["Put"]["ExpressionAttributeValues"] = to_item({":previous": previous.memory_key})
             actions.append(pointer)
         if previous is not None:
             actions.append({"Update": {
                 "TableName": self._table,
-                "Key": _to_item({"pk": pk, "sk": f"MEM#{previous.memory_key}"}),
+                "Key": to_item({"pk": pk, "sk": f"MEM#{previous.memory_key}"}),
                 "UpdateExpression": "SET superseded_at = :at, superseded_by = :by, updated_at = :at "
                                     "ADD version :one",
                 "ConditionExpression": "attribute_exists(pk) AND attribute_not_exists(superseded_at)",
-                "ExpressionAttributeValues": _to_item({":at": new.valid_from.isoformat(),
+                "ExpressionAttributeValues": to_item({":at": new.valid_from.isoformat(),
                                                        ":by": new.memory_key, ":one": 1}),
             }})
             actions.append(self._delete_if_points_to(pk, f"HASH#{previous.content_hash}", previous.memory_key))
             actions.extend(self._keyword_deletes(pk, previous))
         actions.extend(
-            {"Put": {"TableName": self._table, "Item": _to_item({
+            {"Put": {"TableName": self._table, "Item": to_item({
                 "pk": pk, "sk": _keyword_sk(keyword.term, new.memory_key), "kind": "keyword",
                 "memory_key": new.memory_key, "keyword": keyword.term, "weight": f"{keyword.weight:.4f}",
                 "extraction_source": new.metadata.get("keyword_source", "system"),
@@ -422,24 +417,22 @@ class DynamoMemoryStore:
     def _keyword_deletes(self, pk: str, memory: Memory) -> list[dict[str, Any]]:
         return [
             {"Delete": {"TableName": self._table,
-                        "Key": _to_item({"pk": pk, "sk": _keyword_sk(k.term, memory.memory_key)})}}
+                        "Key": to_item({"pk": pk, "sk": _keyword_sk(k.term, memory.memory_key)})}}
             for k in _unique_keywords(memory)
         ]
 
     def _delete_if_points_to(self, pk: str, sk: str, memory_key: str) -> dict[str, Any]:
-        return {"Delete": {"TableName": self._table, "Key": _to_item({"pk": pk, "sk": sk}),
+        return {"Delete": {"TableName": self._table, "Key": to_item({"pk": pk, "sk": sk}),
                            "ConditionExpression": "memory_key = :key",
-                           "ExpressionAttributeValues": _to_item({":key": memory_key})}}
+                           "ExpressionAttributeValues": to_item({":key": memory_key})}}
 
     def _bump_version(self, user: UserRef, by: int = 1) -> dict[str, Any]:
         return {"Update": {
             "TableName": self._table,
-            "Key": _to_item({"pk": partition_key(user), "sk": "META"}),
+            "Key": to_item({"pk": partition_key(user), "sk": "META"}),
             "UpdateExpression": "ADD version :by SET updated_at = :now, kind = :kind",
-            "ExpressionAttributeValues": _to_item({":by": by, ":now": utcnow().isoformat(), ":kind": "meta"}),
+            "ExpressionAttributeValues": to_item({":by": by, ":now": utcnow().isoformat(), ":kind": "meta"}),
         }}
 
 
-# Public for the stream indexer and the reindex command: one item -> Memory mapping, not two.
-memory_from_item = _memory_from_item
 

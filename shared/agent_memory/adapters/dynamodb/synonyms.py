@@ -14,7 +14,7 @@ from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
 
 from agent_memory.adapters.dynamodb.batch import write_all
-from agent_memory.adapters.dynamodb.store import raise_domain_error
+from agent_memory.adapters.dynamodb.items import raise_domain_error
 from agent_memory.domain.keywords import normalize_keyword
 
 _serializer = TypeSerializer()

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from agent_memory.adapters.dynamodb.store import memory_from_item
+from agent_memory.adapters.dynamodb.items import memory_from_item
 from agent_memory.adapters.opensearch.index import OpenSearchIndex, document_id, with_current_embeddings
 from agent_memory.domain.models import Memory
 from agent_memory.ports import Embedder

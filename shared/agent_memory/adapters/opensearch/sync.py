@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from agent_memory.adapters.dynamodb.store import memory_from_item
+from agent_memory.adapters.dynamodb.items import memory_from_item
 from agent_memory.adapters.opensearch.index import OpenSearchIndex, with_current_embeddings
 from agent_memory.domain.models import Memory
 

@@ -7,7 +7,7 @@ import hashlib
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from agent_memory.api.inject_models import InjectionRequest
 from agent_memory.domain.context import Locale, Priority
@@ -97,9 +97,3 @@ class BlockSource(Protocol):
     def build(self, ctx: FetchContext, cache: BlockCache) -> str:
         """The block's body, without its tags; "" = nothing to inject."""
         ...
-
-
-class Retriever(Protocol):
-    """A pluggable knowledge, experience, SOP or protocol source (e.g. the HTTP retriever)."""
-
-    def retrieve(self, user: UserRef, query: str, limit: int) -> list[dict[str, Any]]: ...

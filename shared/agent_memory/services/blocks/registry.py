@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 from agent_memory.domain.models import Memory, UserRef
 from agent_memory.domain.request_blocks import DEFAULT_ASSESSMENT_NOTE
-from agent_memory.ports import MemoryStore
-from agent_memory.services.blocks.base import BlockSource, Retriever
+from agent_memory.ports import MemoryStore, Retriever
+from agent_memory.services.blocks.base import BlockSource
 from agent_memory.services.blocks.layers import HotMemorySource, IntentContextSource
 from agent_memory.services.blocks.request import (
     ActiveAgentsHistorySource,

@@ -9,7 +9,8 @@ from typing import Any
 from agent_memory.api.inject_models import ExperienceItem, KnowledgeItem
 from agent_memory.domain.context import ContextType, Priority, neutralize, one_line
 from agent_memory.domain.requests import RequestModel
-from agent_memory.services.blocks.base import BlockCache, FetchContext, Retriever
+from agent_memory.ports import Retriever
+from agent_memory.services.blocks.base import BlockCache, FetchContext
 
 # Only policy-like questions are worth a knowledge retrieval call.
 DEFAULT_KNOWLEDGE_TRIGGERS = (

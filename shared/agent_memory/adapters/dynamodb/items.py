@@ -1,0 +1,57 @@
+"""How memories and values become DynamoDB items and back, and how SDK errors become domain errors."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
+from botocore.exceptions import ClientError
+
+from agent_memory.domain.keys import partition_key
+from agent_memory.domain.models import Memory
+from agent_memory.errors import Throttled
+
+_THROTTLING_CODES = frozenset(
+    {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
+)
+
+_serializer = TypeSerializer()
+_deserializer = TypeDeserializer()
+
+
+def to_item(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: _serializer.serialize(v) for k, v in values.items() if v is not None}
+
+
+def from_item(item: dict[str, Any]) -> dict[str, Any]:
+    return {k: _deserializer.deserialize(v) for k, v in item.items()}
+
+
+def memory_to_item(memory: Memory) -> dict[str, Any]:
+    values = memory.model_dump(mode="json", exclude_none=True)
+    # DynamoDB numbers must not be floats; keyword weights go in as strings of fixed precision.
+    values["keywords"] = [{"term": k.term, "weight": f"{k.weight:.4f}"} for k in memory.keywords]
+    # Metadata is free-form JSON (floats included), so it is stored as a JSON string.
+    values["metadata_json"] = json.dumps(values.pop("metadata", {}), ensure_ascii=False)
+    if memory.embedding:
+        values["embedding"] = Binary(memory.embedding)
+    return to_item({"pk": partition_key(memory), "sk": f"MEM#{memory.memory_key}", "kind": "memory", **values})
+
+
+def memory_from_item(item: dict[str, Any]) -> Memory:
+    values = from_item(item)
+    for key in ("pk", "sk", "kind"):
+        values.pop(key, None)
+    values["metadata"] = json.loads(values.pop("metadata_json", None) or "{}")
+    if isinstance(values.get("embedding"), Binary):
+        values["embedding"] = bytes(values["embedding"])
+    return Memory.model_validate(values)
+
+
+def raise_domain_error(error: ClientError) -> None:
+    """Translate an SDK error into a domain error, in one place."""
+    code = error.response.get("Error", {}).get("Code", "")
+    if code in _THROTTLING_CODES:
+        raise Throttled("the memory store is busy, retry shortly") from error
+    raise error

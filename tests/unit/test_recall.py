@@ -1,0 +1,81 @@
+"""Recall over a fake search: the round budget, the round floors, and what chat and commands get."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from agent_memory.domain.models import MemoryType, UserRef
+from agent_memory.domain.ranking import ScoreBreakdown
+from agent_memory.services.recall import RecallRequest, RecallService
+from agent_memory.services.search import MemorySearchResult, SearchMemoriesOutput, SearchRequest
+
+USER = UserRef(tenant_id="t", user_id="u")
+
+
+def result(key: str, score: float, recall_round: str, content: str = "python train.py --epochs 100"
+           ) -> MemorySearchResult:
+    parts = dict.fromkeys(("keyword", "text", "lexical", "vector", "time_decay", "relevance", "interaction",
+                           "type_priority"), 0.0)
+    return MemorySearchResult(
+        memory_key=key, summary=content, content_preview=content, memory_type=MemoryType.FACT,
+        relevance_score=score, created_at=datetime(2026, 11, 1, tzinfo=UTC), keywords=[], metadata={},
+        score_breakdown=ScoreBreakdown(**parts, final=score, matched_keywords=[]), recall_round=recall_round)
+
+
+class FakeSearch:
+    """Answers every query with the same results, each search spending the rounds it is allowed."""
+
+    def __init__(self, results: list[MemorySearchResult], rounds_per_search: int = 3) -> None:
+        self.results = results
+        self.rounds_per_search = rounds_per_search
+        self.calls: list[tuple[str, int]] = []
+
+    def search(self, user: UserRef, request: SearchRequest, *, max_rounds: int = 3, fill: bool = True
+               ) -> SearchMemoriesOutput:
+        self.calls.append((request.query, max_rounds))
+        return SearchMemoriesOutput(total_found=len(self.results), results=self.results, search_strategy_used="x",
+                                    expanded_keywords=None, rounds_executed=min(max_rounds, self.rounds_per_search))
+
+
+def recall(search: Any, message: str, **request: Any) -> Any:
+    return RecallService(search=search).recall(USER, RecallRequest(message=message, **request))
+
+
+def test_recall_spends_at_most_three_rounds_over_all_its_queries():
+    search = FakeSearch([], rounds_per_search=2)
+
+    output = recall(search, "还是按之前说的高才通方案吧，材料清单呢")
+
+    assert output.rounds_executed <= 3
+    assert [budget for _, budget in search.calls] == [3, 1][: len(search.calls)]
+
+
+def test_each_result_must_reach_the_floor_of_the_round_that_recalled_it():
+    search = FakeSearch([result("a", 0.72, "precise"), result("b", 0.65, "precise"), result("c", 0.62, "expanded"),
+                         result("d", 0.55, "semantic"), result("e", 0.45, "semantic"), result("f", 0.52, "fill"),
+                         result("g", 0.35, "fill")])
+
+    kept = [m.memory_key for m in recall(search, "上次的训练命令是什么").memories]
+
+    assert kept == ["a", "c", "d", "f"]
+
+
+def test_a_callers_floor_replaces_the_round_floors():
+    search = FakeSearch([result("a", 0.72, "precise"), result("b", 0.35, "fill")])
+    kept = recall(search, "上次的训练命令是什么", min_relevance_score=0.3).memories
+    assert [m.memory_key for m in kept] == ["a", "b"]
+
+
+def test_a_chat_message_asking_to_rerun_a_command_gets_its_content_and_placeholders():
+    output = recall(FakeSearch([result("cmd-1", 0.74, "precise")]), "重新执行上次的训练命令")
+
+    assert output.decision.intent_type == "COMMAND_EXECUTION"
+    assert output.placeholders == ["[memory:cmd-1:full]"]
+    assert output.context is not None and "内容: python train.py --epochs 100" in output.context
+
+
+def test_a_direct_command_gets_placeholders_only():
+    output = recall(FakeSearch([result("cmd-1", 0.74, "precise")]), "run it", context_type="command")
+
+    assert output.placeholders == ["[memory:cmd-1:full]"] and output.context is None
