@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import statistics
-import time
-from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from datetime import time as clock
 from typing import Any
@@ -119,22 +116,8 @@ def settings_changed() -> bool:
     return changed
 
 
-def median_ms(call: Callable[[], object], runs: int) -> float:
-    spent = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        call()
-        spent.append((time.perf_counter() - start) * 1000)
-    return statistics.median(spent)
 
 
-def p95_ms(call: Callable[[int], object], runs: int) -> float:
-    spent = []
-    for i in range(runs):
-        start = time.perf_counter()
-        call(i)
-        spent.append((time.perf_counter() - start) * 1000)
-    return sorted(spent)[max(0, round(0.95 * runs) - 1)]
 
 
 def iso(moment: datetime) -> str:

@@ -23,7 +23,6 @@ from tests.acceptance.helpers import (
     days_ago,
     inject,
     is_chinese,
-    median_ms,
     ok,
     run_weekly_rollup,
 )
@@ -483,38 +482,7 @@ def test_three_layer_memory_performance_token_budget_en(api):
 
 # ---- 6. acceptance criteria ----
 
-def _log_write_latency(api: Any, lang: str) -> None:
-    lines = iter(f"{line} (timed {i})" for i, line in enumerate(LANG[lang]["log_lines"]))  # new texts
-    log(api, PROJECT, "c-warm", [{"role": "user", "content": next(lines)}])
-    spent = median_ms(lambda: log(api, PROJECT, "c-speed", [{"role": "user", "content": next(lines)}]), 5)
-    assert spent < 100, f"a message took {spent:.0f} ms to log"
-
-
-def test_three_layer_memory_acceptance_log_write_latency_zh(api):
-    # three-layer memory, acceptance criteria: a conversation message is written within 100 ms
-    _log_write_latency(api, "zh")
-
-
-def test_three_layer_memory_acceptance_log_write_latency_en(api):
-    _log_write_latency(api, "en")
-
-
-def _search_latency(api: Any, lang: str) -> None:
-    data = LANG[lang]
-    log(api, PROJECT, "c-many", [{"role": "user", "content": f"{line} ({i})", "createdAt": days_ago(5 - i * 0.01)}
-                                 for i, line in enumerate(data["log_lines"] * 2)])
-    queries = iter([data["query"], *data["log_lines"]] * 2)
-    spent = median_ms(lambda: api.call("POST", f"{PROJECT}/conversations/search", {"query": next(queries)}), 5)
-    assert spent < 500, f"a log search took {spent:.0f} ms"
-
-
-def test_three_layer_memory_acceptance_search_latency_zh(api):
-    # three-layer memory, acceptance criteria: a similarity search answers within 500 ms
-    _search_latency(api, "zh")
-
-
-def test_three_layer_memory_acceptance_search_latency_en(api):
-    _search_latency(api, "en")
+# Log write (< 100 ms) and search (< 500 ms) latency are measured by `make bench-log`, not here.
 
 
 def _hot_memory_every_request(api: Any, lang: str) -> None:
