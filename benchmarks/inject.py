@@ -211,8 +211,10 @@ class CachingEmbedder:
 def seed_memories(client: Any, table: str, user: Any, memories: Sequence[Any], enricher: Any) -> int:
     """Write NewMemory objects as the store would (MEM# items + META version), identical content once.
     `enricher` is a SaveService: its enrich adds keywords, conversation context and embeddings."""
-    from agent_memory.adapters.dynamodb.store import _memory_to_item, _partition, _to_item
+    from agent_memory.adapters.dynamodb.items import memory_to_item as _memory_to_item
+    from agent_memory.adapters.dynamodb.items import to_item as _to_item
     from agent_memory.domain.keys import new_memory_key
+    from agent_memory.domain.keys import partition_key as _partition
     from agent_memory.domain.models import content_hash, new_memory_version, utcnow
 
     items, seen = [], set()
