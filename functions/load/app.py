@@ -19,13 +19,11 @@ from agent_memory.api.http import (
 )
 from agent_memory.api.schemas import ListMemoriesQuery, LoadContextRequest, ResolveRequest, SynonymQuery
 from agent_memory.bootstrap import get_services
-from agent_memory.domain.keys import is_valid_memory_key
-from agent_memory.domain.placeholders import resolve
 from agent_memory.domain.tools import MEMORY_TOOLS_SYSTEM_PROMPT, tool_definitions
 from agent_memory.services.conversation_log import LogSearchRequest
 from agent_memory.services.memory_layers import IntentContextRequest, ReportSearchRequest
 from agent_memory.services.recall import RecallRequest
-from agent_memory.services.search import SearchRequest, summary_of
+from agent_memory.services.search import SearchRequest
 
 app = new_resolver()
 
@@ -53,18 +51,7 @@ def recall(user_id: str) -> Response:
 def resolve_placeholders(user_id: str) -> Response:
     user = current_user(app, user_id)
     request = parse_body(app, ResolveRequest)
-    store = get_services().store
-
-    def lookup(keys: set[str]) -> dict:
-        found = {}
-        for key in keys:
-            memory = store.get(user, key) if is_valid_memory_key(key) else None
-            if memory is not None and memory.is_current:
-                found[key] = memory
-        return found
-
-    text, placeholders, missing = resolve(request.text, lookup, summary_of)
-    return json_response(200, {"text": text, "placeholders": [p.raw for p in placeholders], "missing": missing})
+    return json_response(200, get_services().load.resolve_placeholders(user, request.text))
 
 
 @app.get("/v1/users/<user_id>/memories")

@@ -15,9 +15,9 @@ from agent_memory.api.http import (
     parse_body,
     warm_before_snapshot,
 )
+from agent_memory.api.responses import BatchSaveResponse, DeletedMemory, SavedMemoryResponse, SynonymsAdded
 from agent_memory.api.schemas import AddSynonymsRequest, BatchRequest, CreateMemoryRequest, ExtractRequest
 from agent_memory.bootstrap import get_services
-from agent_memory.domain.models import SaveOutcome
 from agent_memory.ports import ConversationTurn
 from agent_memory.services.conversation_log import MAX_LOG_BODY_BYTES, AppendMessagesRequest
 from agent_memory.services.memory_layers import PutHotMemoryRequest
@@ -29,17 +29,8 @@ app = new_resolver()
 def create_memory(user_id: str) -> Response:
     user = current_user(app, user_id)
     request = parse_body(app, CreateMemoryRequest)
-    result = get_services().save.save(user, request.to_new_memory())
-    duplicate = result.outcome is SaveOutcome.DUPLICATE
-    return json_response(
-        200 if duplicate else 201,
-        {
-            "outcome": result.outcome,
-            "memory": result.memory.model_dump(mode="json"),
-            "superseded": result.superseded.model_dump(mode="json") if result.superseded else None,
-            "skipped_fields": [result.memory.field or ""] if duplicate else [],
-        },
-    )
+    response = SavedMemoryResponse.of(get_services().save.save(user, request.to_new_memory()))
+    return json_response(response.status, response)
 
 
 @app.post("/v1/users/<user_id>/memories/batch")
@@ -47,22 +38,7 @@ def create_memories(user_id: str) -> Response:
     user = current_user(app, user_id)
     request = parse_body(app, BatchRequest)
     results = get_services().save.save_batch(user, [m.to_new_memory() for m in request.memories])
-    return json_response(
-        201,
-        {
-            "saved_count": sum(1 for r in results if r.outcome is not SaveOutcome.DUPLICATE),
-            "memory_keys": [r.memory.memory_key for r in results],
-            "results": [
-                {
-                    "index": index,
-                    "memory_key": r.memory.memory_key,
-                    "outcome": r.outcome,
-                    "superseded_key": r.superseded.memory_key if r.superseded else None,
-                }
-                for index, r in enumerate(results)
-            ],
-        },
-    )
+    return json_response(201, BatchSaveResponse.of(results))
 
 
 @app.post("/v1/users/<user_id>/memories/extract")
@@ -82,7 +58,7 @@ def extract_memories(user_id: str) -> Response:
 def delete_memory(user_id: str, memory_key: str) -> Response:
     user = current_user(app, user_id)
     deleted = get_services().save.delete(user, memory_key_param(memory_key))
-    return json_response(200, {"deleted": True, "memory_key": deleted.memory_key})
+    return json_response(200, DeletedMemory(memory_key=deleted.memory_key))
 
 
 @app.post("/v1/synonyms")
@@ -90,7 +66,7 @@ def add_synonyms() -> Response:
     tenant = current_tenant(app)
     request = parse_body(app, AddSynonymsRequest)
     stored = get_services().synonyms.add(tenant, request.keyword, request.synonyms, request.similarity_score)
-    return json_response(201, {"keyword": request.keyword, "synonyms": request.synonyms, "stored_pairs": stored})
+    return json_response(201, SynonymsAdded(keyword=request.keyword, synonyms=request.synonyms, stored_pairs=stored))
 
 
 @app.put("/v1/<scope_type>/<scope_id>/hot-memory/<memory_type>/<key>")

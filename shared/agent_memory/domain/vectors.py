@@ -11,8 +11,3 @@ def encode_vector(vector: np.ndarray) -> bytes:
 
 def decode_vector(data: bytes) -> np.ndarray:
     return np.frombuffer(data, dtype="<f2").astype(np.float32)
-
-
-def normalize_rows(matrix: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
-    return matrix / np.where(norms == 0, 1.0, norms)

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from pydantic import BaseModel
 
+from agent_memory.domain.keys import is_valid_memory_key
 from agent_memory.domain.models import Memory, MemoryPage, MemoryType, UserRef, is_cjk_text
+from agent_memory.domain.placeholders import resolve
 from agent_memory.ports import MemoryStore
-from agent_memory.services.search import SearchRequest, SearchService
+from agent_memory.services.search import SearchRequest, SearchService, summary_of
 
 # Seed profile order, used to phrase the profile summary from field memories.
 PROFILE_FIELD_ORDER = (
@@ -53,6 +55,12 @@ def profile_summary(memories: list[Memory]) -> str | None:
     separator = "，" if is_cjk_text("".join(ordered)) else "; "
     end = "。" if separator == "，" else "."
     return separator.join(c.rstrip("。.，, ") for c in ordered) + end
+
+
+class ResolvedText(BaseModel):
+    text: str
+    placeholders: list[str]
+    missing: list[str]
 
 
 class LoadService:
@@ -100,3 +108,17 @@ class LoadService:
     ) -> MemoryPage:
         return self._store.list_current(user, memory_type=memory_type, limit=limit, cursor=cursor)
 
+    def resolve_placeholders(self, user: UserRef, text: str) -> ResolvedText:
+        """`[memory:key...]` placeholders in `text` replaced by the user's current memories; a missing or
+        superseded memory becomes an error marker and is listed in `missing`."""
+
+        def lookup(keys: Iterable[str]) -> dict[str, Memory]:
+            found = {}
+            for key in keys:
+                memory = self._store.get(user, key) if is_valid_memory_key(key) else None
+                if memory is not None and memory.is_current:
+                    found[key] = memory
+            return found
+
+        resolved, placeholders, missing = resolve(text, lookup, summary_of)
+        return ResolvedText(text=resolved, placeholders=[p.raw for p in placeholders], missing=missing)

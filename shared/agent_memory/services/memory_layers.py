@@ -26,8 +26,6 @@ from agent_memory.ports import Embedder, LayerStore
 from agent_memory.services.conversation_log import ConversationLogService, LogSearchRequest
 
 MAX_HOT_VALUE_BYTES = 4 * 1024
-HotKey = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=128, pattern=r"^[^#/\s]"
-                                                                                                   r"[^#/]*$")]
 
 
 def _small_json(value: Any) -> Any:
@@ -109,6 +107,10 @@ class IntentContext(BaseModel):
     max_tokens: int
 
 
+# A question gets at most this many weekly reports; when fewer match, the conversation log fills in.
+REPORTS_PER_QUESTION = 2
+
+
 class MemoryLayersService:
     def __init__(
         self,
@@ -169,8 +171,9 @@ class MemoryLayersService:
 
     def context_for_prompt(self, scope: UserRef, request: IntentContextRequest, *,
                            hot_memory: bool = True) -> IntentContext:
-        """The guide's getContextForPrompt: hot memory always; for a question about the past, the history
-        book, and the conversation log too when the history book is thin; all under a token budget
+        """Context for a prompt: hot memory always; for a question about the past, the history book (up to
+        two weekly reports), and the conversation log too when the history book is thin (fewer than two
+        matching reports); all under a token budget
         (hot memory first, whole parts only). `hot_memory=False` leaves hot memory out, neither read nor
         charged to the budget (inject has it as its own block)."""
         budget = request.max_tokens or self._max_tokens
@@ -188,15 +191,15 @@ class MemoryLayersService:
         else:
             skipped.append("hot_memory")
         if question:
-            found = self.search_reports(scope, query, 2).reports
+            found = self.search_reports(scope, query, REPORTS_PER_QUESTION).reports
             if found:
                 title = "## 相关历史记录" if zh else "## Related history"
                 text = "\n---\n".join([title, *(neutralize(r.summary) for r in found)])
                 parts.append(ContextPart(layer="reports", items=len(found), tokens=estimate_tokens(text), text=text))
             else:
                 skipped.append("reports")
-            # The guide's rule: the log is searched only when the history book is thin (fewer than 3 parts).
-            if len(parts) < 3:
+            # The log is searched only when the history book is thin: it did not fill its reports.
+            if len(found) < REPORTS_PER_QUESTION:
                 lines = self._log_lines(scope, query, 3)
                 if lines:
                     title = "## 相关对话记录" if zh else "## Related conversation"

@@ -59,10 +59,6 @@ def memory_from_image(image: dict[str, Any]) -> Memory:
     return memory_from_item(_decode_binaries(image))
 
 
-def is_ttl_expiry(record: dict[str, Any]) -> bool:
-    identity = record.get("userIdentity") or {}
-    return record.get("eventName") == "REMOVE" and identity.get("principalId") == TTL_PRINCIPAL
-
 
 def classify(record: dict[str, Any]) -> SyncAction:
     data = record.get("dynamodb") or {}

@@ -1,0 +1,58 @@
+"""The save function's response bodies, built from what the services return."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from agent_memory.domain.models import Memory, SaveOutcome, SaveResult
+
+
+class SavedMemoryResponse(BaseModel):
+    outcome: SaveOutcome
+    memory: Memory
+    superseded: Memory | None
+    skipped_fields: list[str]  # the field an identical memory already holds
+
+    @classmethod
+    def of(cls, result: SaveResult) -> SavedMemoryResponse:
+        duplicate = result.outcome is SaveOutcome.DUPLICATE
+        return cls(outcome=result.outcome, memory=result.memory, superseded=result.superseded,
+                   skipped_fields=[result.memory.field or ""] if duplicate else [])
+
+    @property
+    def status(self) -> int:
+        return 200 if self.outcome is SaveOutcome.DUPLICATE else 201
+
+
+class BatchItemResult(BaseModel):
+    index: int
+    memory_key: str
+    outcome: SaveOutcome
+    superseded_key: str | None
+
+
+class BatchSaveResponse(BaseModel):
+    saved_count: int  # created or superseding: not the duplicates
+    memory_keys: list[str]
+    results: list[BatchItemResult]
+
+    @classmethod
+    def of(cls, results: list[SaveResult]) -> BatchSaveResponse:
+        return cls(
+            saved_count=sum(1 for r in results if r.outcome is not SaveOutcome.DUPLICATE),
+            memory_keys=[r.memory.memory_key for r in results],
+            results=[BatchItemResult(index=i, memory_key=r.memory.memory_key, outcome=r.outcome,
+                                     superseded_key=r.superseded.memory_key if r.superseded else None)
+                     for i, r in enumerate(results)],
+        )
+
+
+class DeletedMemory(BaseModel):
+    deleted: bool = True
+    memory_key: str
+
+
+class SynonymsAdded(BaseModel):
+    keyword: str
+    synonyms: list[str]
+    stored_pairs: int
