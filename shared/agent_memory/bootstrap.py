@@ -2,14 +2,33 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from enum import Enum
 from functools import cache, lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Literal
 
-from agent_memory.domain.models import ExtractedMemory
+from agent_memory.domain.conversation import Message
+from agent_memory.domain.models import ExtractedMemory, Memory, UserRef
+from agent_memory.domain.profile import Profile
 from agent_memory.domain.ranking import RankingWeights
-from agent_memory.ports import ConversationTurn, Embedder, MemoryExtractor, MemoryStore, SearchIndex, SynonymSource
+from agent_memory.ports import (
+    ContextCache,
+    ConversationTurn,
+    Embedder,
+    ExtractionQueue,
+    HotMemoryRefresher,
+    LayerStore,
+    MemoryExtractor,
+    MemoryStore,
+    Retriever,
+    SearchIndex,
+    SynonymSource,
+    TaskQueue,
+    TokenCounter,
+    WeeklyReportWriter,
+)
 from agent_memory.services.conversation_log import ConversationLogService, LogExtractionWorker
 from agent_memory.services.inject import InjectLimits, InjectService
 from agent_memory.services.load import LoadService
@@ -20,7 +39,19 @@ from agent_memory.services.search import SearchService
 from agent_memory.services.summarize import SummarizeService
 from agent_memory.settings import Settings, get_settings
 
-_UNSET: Any = object()
+if TYPE_CHECKING:
+    from agent_memory.services.blocks.base import BlockSource
+    from agent_memory.services.rollup import RollupService
+
+
+class _Unset(Enum):
+    """"Not given": build the production adapter (None means "none at all")."""
+
+    TOKEN = 0
+
+
+_UNSET: Literal[_Unset.TOKEN] = _Unset.TOKEN
+EmbedderProvider = Callable[[], Embedder | None]
 
 
 @dataclass(frozen=True)
@@ -34,14 +65,15 @@ class Services:
     summarize: SummarizeService
     inject: InjectService
     index: SearchIndex
-    synonyms: Any
-    # The three layers' store (L1 log, L2 hot memory, L3 reports); None when built over fakes only.
-    layers: Any = None
-    embedder: Any = None  # a provider: call it for the Embedder (or None)
-    memory_layers: Any = None  # L2 hot memory, L3 reads, intent-driven context
-    rollup: Any = None  # L3 weekly rollup: schedule fan-out, worker tasks, LLM hot-memory refresh
-    conversation_log: Any = None  # L1: append, search
-    log_extraction: Any = None  # L1 log and forget: the queued extractions' worker
+    synonyms: SynonymSource | None
+    embedder_provider: EmbedderProvider  # call it for the Embedder (or None); the model loads on first use
+    # The three layers' store (L1 log, L2 hot memory, L3 reports) and what uses it; None when built without
+    # a DynamoDB client (over fakes only).
+    layers: LayerStore | None = None
+    memory_layers: MemoryLayersService | None = None  # L2 hot memory, L3 reads, intent-driven context
+    rollup: RollupService | None = None  # L3 weekly rollup: schedule fan-out, worker tasks, hot-memory refresh
+    conversation_log: ConversationLogService | None = None  # L1: append, search
+    log_extraction: LogExtractionWorker | None = None  # L1 log and forget: the queued extractions' worker
 
 
 def read_fields(text: str) -> list[ExtractedMemory]:
@@ -51,7 +83,7 @@ def read_fields(text: str) -> list[ExtractedMemory]:
 
 
 @cache
-def _offline_rules() -> Any:
+def _offline_rules() -> MemoryExtractor:
     from agent_memory.extraction import OfflineExtractor
 
     return OfflineExtractor()
@@ -71,12 +103,12 @@ def build_services(
     *,
     store: MemoryStore | None = None,
     extractor: MemoryExtractor | None = None,
-    embedder: Embedder | None = _UNSET,
+    embedder: Embedder | _Unset | None = _UNSET,
     index: SearchIndex | None = None,
-    synonyms: SynonymSource | None = _UNSET,
-    dynamodb_client: Any = None,
-    report_writer: Any = None,
-    hot_memory_refresher: Any = _UNSET,
+    synonyms: SynonymSource | _Unset | None = _UNSET,
+    dynamodb_client: object | None = None,
+    report_writer: WeeklyReportWriter | None = None,
+    hot_memory_refresher: HotMemoryRefresher | _Unset | None = _UNSET,
 ) -> Services:
     """Wire the services. Tests pass fakes or moto-backed clients; production passes nothing."""
     if dynamodb_client is None and (store is None or synonyms is _UNSET):
@@ -89,7 +121,7 @@ def build_services(
         store = DynamoMemoryStore(
             table_name=settings.memory_table_name, client=dynamodb_client, max_attempts=settings.store_max_attempts
         )
-    if synonyms is _UNSET:
+    if isinstance(synonyms, _Unset):
         from agent_memory.adapters.dynamodb.synonyms import DynamoSynonymStore
 
         synonyms = DynamoSynonymStore(table_name=settings.memory_table_name, client=dynamodb_client)
@@ -104,14 +136,14 @@ def build_services(
 
     @cache
     def embedder_provider() -> Embedder | None:
-        if embedder is not _UNSET:
+        if not isinstance(embedder, _Unset):
             return embedder
         from agent_memory.adapters.embeddings import build_embedder
 
         return build_embedder(settings)
 
     @cache
-    def narrator_provider() -> Any:
+    def narrator_provider() -> Callable[[Profile], str]:
         from agent_memory.adapters.llm import build_narrator
 
         return build_narrator(settings)
@@ -136,15 +168,16 @@ def build_services(
         on_access=on_access,
     )
     layers = _layer_store(settings, dynamodb_client)
-    conversation_log = _conversation_log(settings, layers, embedder_provider)
-    memory_layers = MemoryLayersService(layers=layers, log=conversation_log, embedder=embedder_provider,
-                                        question_intents=settings.question_intents,
-                                        max_tokens=settings.intent_context_max_tokens)
+    conversation_log = memory_layers = None
+    if layers is not None:
+        conversation_log = _conversation_log(settings, layers, embedder_provider)
+        memory_layers = MemoryLayersService(layers=layers, log=conversation_log, embedder=embedder_provider,
+                                            question_intents=settings.question_intents,
+                                            max_tokens=settings.intent_context_max_tokens)
     summarizer_provider = cache(lambda: _conversation_summarizer(settings))
     counter_provider = cache(lambda: _token_counter(settings))
     inject = InjectService(
-        sources=_context_sources(settings, store, search, _cached_memories(index),
-                                 memory_layers if layers is not None else None),
+        sources=_context_sources(settings, store, search, _cached_memories(index), memory_layers),
         cache=_context_cache(settings, dynamodb_client),
         executor=ThreadPoolExecutor(max_workers=settings.context_fetch_threads, thread_name_prefix="context"),
         counter=counter_provider,
@@ -177,22 +210,23 @@ def build_services(
         inject=inject,
         index=index,
         synonyms=synonyms,
+        embedder_provider=embedder_provider,
         layers=layers,
-        embedder=embedder_provider,
         memory_layers=memory_layers,
         conversation_log=conversation_log,
-        log_extraction=LogExtractionWorker(layers=layers, save=save),
+        log_extraction=None if layers is None else LogExtractionWorker(layers=layers, save=save),
         rollup=None if layers is None else _rollup_service(settings, layers, embedder_provider,
                                                            writer=report_writer, refresher=hot_memory_refresher),
     )
 
 
-def _rollup_service(settings: Settings, layers: Any, embedder: Any, *, writer: Any, refresher: Any) -> Any:
+def _rollup_service(settings: Settings, layers: LayerStore, embedder: EmbedderProvider, *,
+                    writer: WeeklyReportWriter | None, refresher: HotMemoryRefresher | _Unset | None) -> RollupService:
     """The rollup, its SQS queue, report writer and hot-memory refresher each built on first use only."""
     from agent_memory.services.rollup import RollupService
 
     @cache
-    def queue() -> Any:
+    def queue() -> TaskQueue:
         if not settings.rollup_queue_url:
             from agent_memory.errors import InvalidInput
 
@@ -204,7 +238,7 @@ def _rollup_service(settings: Settings, layers: Any, embedder: Any, *, writer: A
         return SqsTaskQueue(queue_url=settings.rollup_queue_url, client=boto3.client("sqs"))
 
     @cache
-    def report_writer() -> Any:
+    def report_writer() -> WeeklyReportWriter:
         if writer is not None:
             return writer
         from agent_memory.adapters.llm import build_report_writer
@@ -212,8 +246,8 @@ def _rollup_service(settings: Settings, layers: Any, embedder: Any, *, writer: A
         return build_report_writer(settings)
 
     @cache
-    def hot_memory_refresher() -> Any:
-        if refresher is not _UNSET:
+    def hot_memory_refresher() -> HotMemoryRefresher | None:
+        if not isinstance(refresher, _Unset):
             return refresher
         from agent_memory.adapters.llm import build_hot_memory_refresher
 
@@ -225,7 +259,7 @@ def _rollup_service(settings: Settings, layers: Any, embedder: Any, *, writer: A
                          page_size=settings.rollup_page_size)
 
 
-def _layer_store(settings: Settings, dynamodb_client: Any) -> Any:
+def _layer_store(settings: Settings, dynamodb_client: object | None) -> LayerStore | None:
     if dynamodb_client is None:
         return None
     from agent_memory.adapters.dynamodb.layers import DynamoLayerStore
@@ -234,11 +268,11 @@ def _layer_store(settings: Settings, dynamodb_client: Any) -> Any:
                             shards=settings.rollup_shards)
 
 
-def _conversation_log(settings: Settings, layers: Any, embedder: Any) -> ConversationLogService:
+def _conversation_log(settings: Settings, layers: LayerStore, embedder: EmbedderProvider) -> ConversationLogService:
     from zoneinfo import ZoneInfo
 
     @cache
-    def queue() -> Any:
+    def queue() -> ExtractionQueue | None:
         if not settings.log_extraction_queue_url:
             return None
         import boto3
@@ -252,12 +286,13 @@ def _conversation_log(settings: Settings, layers: Any, embedder: Any) -> Convers
                                   timezone=ZoneInfo(settings.rollup_timezone))
 
 
-def _context_sources(settings: Settings, store: MemoryStore, search: SearchService, memories: Any,
-                     memory_layers: Any) -> list[Any]:
+def _context_sources(settings: Settings, store: MemoryStore, search: SearchService,
+                     memories: Callable[[UserRef], list[Memory]] | None,
+                     memory_layers: MemoryLayersService | None) -> list[BlockSource]:
     from agent_memory.services.blocks.registry import default_sources
     from agent_memory.services.blocks.retrieved import DEFAULT_KNOWLEDGE_TRIGGERS
 
-    def retriever(url: str) -> Any:
+    def retriever(url: str) -> Retriever | None:
         if not url:
             return None
         from agent_memory.adapters.retriever_http import HttpRetriever
@@ -276,7 +311,7 @@ def _context_sources(settings: Settings, store: MemoryStore, search: SearchServi
     )
 
 
-def _context_cache(settings: Settings, dynamodb_client: Any) -> Any:
+def _context_cache(settings: Settings, dynamodb_client: object | None) -> ContextCache:
     from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
 
     shared = None
@@ -288,26 +323,26 @@ def _context_cache(settings: Settings, dynamodb_client: Any) -> Any:
                                shared=shared)
 
 
-def _conversation_summarizer(settings: Settings) -> Any:
+def _conversation_summarizer(settings: Settings) -> Callable[[list[Message]], str]:
     from agent_memory.adapters.llm import build_conversation_summarizer
 
     return build_conversation_summarizer(settings)
 
 
-def _token_counter(settings: Settings) -> Any:
+def _token_counter(settings: Settings) -> TokenCounter | None:
     from agent_memory.adapters.llm import build_token_counter
 
     return build_token_counter(settings)
 
 
-def _cached_memories(index: SearchIndex) -> Any:
+def _cached_memories(index: SearchIndex) -> Callable[[UserRef], list[Memory]] | None:
     """The serverless tier's version-keyed cache also serves load_context; other tiers read the store."""
     from agent_memory.adapters.serverless_index import ServerlessIndex
 
     return index.current_memories if isinstance(index, ServerlessIndex) else None
 
 
-def _build_index(settings: Settings, store: MemoryStore, embedder: Any) -> SearchIndex:
+def _build_index(settings: Settings, store: MemoryStore, embedder: EmbedderProvider) -> SearchIndex:
     if settings.search_tier == "opensearch":
         from agent_memory.adapters.opensearch import make_index
 

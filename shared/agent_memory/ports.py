@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -12,6 +12,7 @@ from agent_memory.domain.layers import ExtractionJob, HotMemoryEntry, HotMemoryT
 from agent_memory.domain.models import (
     AccessStats,
     ExtractedMemory,
+    JsonObject,
     Memory,
     MemoryPage,
     MemoryType,
@@ -60,7 +61,7 @@ class ConversationTurn(BaseModel):
 
     user_message: str
     assistant_message: str = ""
-    existing_info: dict[str, Any] = Field(default_factory=dict)
+    existing_info: JsonObject = Field(default_factory=dict)
 
 
 class MemoryExtractor(Protocol):
@@ -128,7 +129,7 @@ class ContextCache(Protocol):
 class TokenCounter(Protocol):
     """Exact token counts (Anthropic's count_tokens). None = could not count; the caller estimates."""
 
-    def count(self, messages: list[dict[str, Any]]) -> int | None: ...
+    def count(self, messages: list[JsonObject]) -> int | None: ...
 
 
 class WeeklyReportWriter(Protocol):
@@ -213,8 +214,8 @@ class LayerStore(Protocol):
         ...
 
     # the rollup's fan-out
-    def active_scopes(self, week_start: date, shard: int, *, cursor: dict[str, Any] | None = None,
-                      limit: int = 500) -> tuple[list[UserRef], dict[str, Any] | None]: ...
+    def active_scopes(self, week_start: date, shard: int, *, cursor: JsonObject | None = None,
+                      limit: int = 500) -> tuple[list[UserRef], JsonObject | None]: ...
 
 
 class SynonymSource(Protocol):
@@ -227,4 +228,4 @@ class Retriever(Protocol):
     """A pluggable knowledge, experience, SOP or protocol source (e.g. the HTTP retriever): items of
     `{content, source, similarity, category}`."""
 
-    def retrieve(self, user: UserRef, query: str, limit: int) -> list[dict[str, Any]]: ...
+    def retrieve(self, user: UserRef, query: str, limit: int) -> list[JsonObject]: ...

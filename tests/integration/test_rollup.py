@@ -153,7 +153,7 @@ def test_given_a_logged_week_when_the_schedule_fires_then_each_active_scope_gets
     assert reports(api, PROJECT, tenant="other") == []
     # Embedded for the history book's search (float16 + the model id).
     stored = get_services().layers.reports(scope_ref("acme", "projects", "study-42"))[0]
-    assert stored.embedding and stored.embedding_model == get_services().embedder().model_id
+    assert stored.embedding and stored.embedding_model == get_services().embedder_provider().model_id
     found = api.call("POST", f"{PROJECT}/reports/search", {"query": "访视窗口"}).body["reports"]
     assert found and found[0]["week_start"] == week.isoformat()
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue
 
 from agent_memory.domain.keys import Id, ScopeId
 
@@ -46,6 +46,10 @@ class UserRef(BaseModel):
 
     tenant_id: Id
     user_id: ScopeId
+
+
+# A JSON object as it crosses a port (a retriever's item, a Messages entry, a pagination cursor).
+JsonObject = dict[str, JsonValue]
 
 
 class StoreVersions(BaseModel):
