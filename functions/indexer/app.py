@@ -4,24 +4,17 @@ Partial batch failures: a failed record is reported, Lambda retries from it (bis
 batch), and after the retries the batch goes to the dead-letter queue; `make reindex` repairs.
 """
 
-from functools import cache
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 
-from agent_memory.adapters.opensearch.sync import Indexer, apply_record, build_indexer
+from agent_memory.adapters.opensearch.sync import apply_record
+from agent_memory.bootstrap import get_indexer
 from agent_memory.observability import logger, metrics, tracer
-from agent_memory.settings import get_settings
 
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
-
-
-@cache
-def get_indexer() -> Indexer:
-    """Built on first use (never at import), once per container."""
-    return build_indexer(get_settings())
 
 
 def record_handler(record: DynamoDBRecord) -> str:

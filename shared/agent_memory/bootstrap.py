@@ -40,6 +40,7 @@ from agent_memory.services.summarize import SummarizeService
 from agent_memory.settings import Settings, get_settings
 
 if TYPE_CHECKING:
+    from agent_memory.adapters.opensearch.sync import Indexer
     from agent_memory.services.blocks.base import BlockSource
     from agent_memory.services.rollup import RollupService
 
@@ -357,3 +358,14 @@ def _build_index(settings: Settings, store: MemoryStore, embedder: EmbedderProvi
 def get_services() -> Services:
     """The container's services, built on first use (never at import)."""
     return build_services(get_settings())
+
+
+@lru_cache(maxsize=1)
+def get_indexer() -> Indexer:
+    """The stream indexer's adapters (the OpenSearch index and the embedder), built on first use."""
+    from agent_memory.adapters.embeddings import build_embedder
+    from agent_memory.adapters.opensearch.index import make_index
+    from agent_memory.adapters.opensearch.sync import Indexer
+
+    settings = get_settings()
+    return Indexer(index=make_index(settings), embedder=build_embedder(settings))

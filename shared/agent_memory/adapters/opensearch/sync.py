@@ -23,7 +23,6 @@ from agent_memory.domain.models import Memory
 
 if TYPE_CHECKING:
     from agent_memory.ports import Embedder
-    from agent_memory.settings import Settings
 
 _PARTITION = re.compile(r"^T#(?P<tenant>.*)#U#(?P<user>.*)$")
 TTL_PRINCIPAL = "dynamodb.amazonaws.com"  # userIdentity of a REMOVE done by TTL expiry
@@ -96,11 +95,3 @@ def apply_record(record: dict[str, Any], indexer: Indexer) -> SyncAction:
     elif action is SyncAction.DELETE:
         indexer.index.delete(*_identity(record))
     return action
-
-
-def build_indexer(settings: Settings) -> Indexer:
-    """The configured index and embedder (the composition root has no embedder accessor yet)."""
-    from agent_memory.adapters.embeddings import build_embedder
-    from agent_memory.adapters.opensearch.index import make_index
-
-    return Indexer(index=make_index(settings), embedder=build_embedder(settings))
