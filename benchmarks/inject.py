@@ -331,9 +331,9 @@ def run_latency(args: argparse.Namespace, client: Any, table: str, fresh: Callab
                 texts: Sequence[str], queries: Sequence[str],
                 fresh_keyword: Callable[[], Any] | None = None) -> dict[str, Any]:
     from agent_memory.api.inject_models import InjectionRequest
-    from agent_memory.domain.models import MemoryType, NewMemory, UserRef
+    from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 
-    user = UserRef(tenant_id=TENANT, user_id=f"inject-{args.memories}")
+    user = ScopeRef(tenant_id=TENANT, user_id=f"inject-{args.memories}")
     memories = [NewMemory(memory_type=MemoryType.FACT, content=t, source="benchmark")
                 for t in unique_texts(texts, args.memories)]
     started = time.perf_counter()
@@ -472,14 +472,14 @@ def run_locomo(args: argparse.Namespace, client: Any, table: str, services: Any,
                dataset: Any) -> dict[str, Any]:
     from agent_memory.api.inject_models import InjectionRequest
     from agent_memory.domain.context import one_line
-    from agent_memory.domain.models import UserRef
+    from agent_memory.domain.models import ScopeRef
     from agent_memory.domain.tokens import estimate_message_tokens
     from benchmarks.retrieval import fit_query, to_new_memory
 
     rows: dict[str, dict[str, Any]] = {}
     totals: dict[str, list[float]] = {"full": [], "injected": [], "any": [], "all": [], "ms": [], "memory_tokens": []}
     for bench_user in dataset.users[: args.conversations]:
-        user = UserRef(tenant_id=TENANT, user_id=f"locomo-{bench_user.user_id}")
+        user = ScopeRef(tenant_id=TENANT, user_id=f"locomo-{bench_user.user_id}")
         started = time.perf_counter()
         stored = seed_memories(client, table, user, [to_new_memory(m) for m in bench_user.memories], enricher)
         log(f"{bench_user.user_id}: seeded {stored} memories in {time.perf_counter() - started:.1f} s")

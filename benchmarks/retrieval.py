@@ -130,7 +130,7 @@ def import_memories(services: Any, user: Any, memories: Sequence[BenchMemory],
 
 
 def run_dataset(services: Any, dataset: BenchDataset, modes: Sequence[str]) -> dict[str, Any]:
-    from agent_memory.domain.models import UserRef
+    from agent_memory.domain.models import ScopeRef
     from agent_memory.services.search import SearchRequest
 
     def request(text: str, mode: str) -> Any:
@@ -143,7 +143,7 @@ def run_dataset(services: Any, dataset: BenchDataset, modes: Sequence[str]) -> d
     latencies: dict[str, list[float]] = {m: [] for m in modes}
     stored, duplicates, import_s, warm_up_s, truncated = 0, 0, 0.0, 0.0, 0
     for bench_user in dataset.users:
-        user = UserRef(tenant_id=TENANT, user_id=bench_user.user_id)
+        user = ScopeRef(tenant_id=TENANT, user_id=bench_user.user_id)
         started = time.perf_counter()
         sources, dups = import_memories(services, user, bench_user.memories)
         import_s += time.perf_counter() - started

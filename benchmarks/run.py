@@ -43,7 +43,7 @@ def main() -> None:
 
 
     from agent_memory.bootstrap import build_services
-    from agent_memory.domain.models import MemoryType, NewMemory, UserRef
+    from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
     from agent_memory.ports import ConversationTurn
     from agent_memory.services.search import SearchRequest
     from agent_memory.settings import Settings
@@ -54,7 +54,7 @@ def main() -> None:
     with dynamodb_client(backend) as client:
         create_tables(client, {"MemoryTable": "bench"})
         services = build_services(Settings(memory_table_name="bench"), dynamodb_client=client)
-        save_user = UserRef(tenant_id="bench", user_id="saver")
+        save_user = ScopeRef(tenant_id="bench", user_id="saver")
         if not args.skip_saves:
             rows["save (new memory)"] = measure(
                 lambda i: services.save.save(
@@ -66,11 +66,11 @@ def main() -> None:
             message = "我今年32岁，浙大计算机硕士毕业的，现在在杭州做前端开发，工作8年了，年薪大概80万"
             rows["extract (offline, 8 fields)"] = measure(
                 lambda i: services.save.extract_and_save(
-                    UserRef(tenant_id="bench", user_id=f"x{i}"), ConversationTurn(user_message=message)),
+                    ScopeRef(tenant_id="bench", user_id=f"x{i}"), ConversationTurn(user_message=message)),
                 max(10, args.runs // 5))
         texts, queries, _ = corpus()
         for size in [int(s) for s in args.sizes.split(",")]:
-            user = UserRef(tenant_id="bench", user_id=f"load-{size}")
+            user = ScopeRef(tenant_id="bench", user_id=f"load-{size}")
             batch = [NewMemory(memory_type=MemoryType.FACT, content=texts[i % len(texts)] + ("" if i < len(texts)
                                else f" ({i})")) for i in range(size)]
             for start in range(0, size, 100):
@@ -82,7 +82,7 @@ def main() -> None:
                     lambda i, user=user, mode=mode: services.search.search(
                         user, SearchRequest(query=queries[i % len(queries)], search_mode=mode, limit=10,
                                             min_relevance_score=0)), runs)
-            def cold(i: int, user: UserRef = user, embedder: object = services.search._embedder()) -> object:
+            def cold(i: int, user: ScopeRef = user, embedder: object = services.search._embedder()) -> object:
                 fresh = build_services(Settings(memory_table_name="bench"), dynamodb_client=client,
                                        embedder=embedder)
                 return fresh.search.search(user, SearchRequest(query=queries[i % len(queries)], limit=10))

@@ -9,7 +9,7 @@ import pytest
 from moto import mock_aws
 
 from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
-from agent_memory.domain.models import UserRef
+from agent_memory.domain.models import ScopeRef
 from local.dynamodb_local import DynamoDBLocal
 from local.dynamodb_local import available as dynamodb_local_available
 from local.template import create_tables
@@ -43,8 +43,8 @@ def dynamo_store(dynamodb_client: object) -> DynamoMemoryStore:
 
 
 @pytest.fixture
-def user() -> UserRef:
-    return UserRef(tenant_id=f"t-{uuid.uuid4().hex[:8]}", user_id=f"u-{uuid.uuid4().hex[:8]}")
+def user() -> ScopeRef:
+    return ScopeRef(tenant_id=f"t-{uuid.uuid4().hex[:8]}", user_id=f"u-{uuid.uuid4().hex[:8]}")
 
 
 def pytest_configure(config: pytest.Config) -> None:

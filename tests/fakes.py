@@ -18,8 +18,8 @@ from agent_memory.domain.models import (
     NewMemory,
     SaveOutcome,
     SaveResult,
+    ScopeRef,
     StoreVersions,
-    UserRef,
     content_hash,
     new_memory_version,
     superseded_by,
@@ -31,18 +31,18 @@ from agent_memory.ports import ConversationTurn
 
 class InMemoryMemoryStore:
     def __init__(self) -> None:
-        self._memories: dict[tuple[UserRef, str], Memory] = {}
-        self._versions: dict[UserRef, int] = {}
-        self._access_versions: dict[UserRef, int] = {}
+        self._memories: dict[tuple[ScopeRef, str], Memory] = {}
+        self._versions: dict[ScopeRef, int] = {}
+        self._access_versions: dict[ScopeRef, int] = {}
         self._lock = threading.Lock()
 
-    def _bump(self, user: UserRef) -> None:
+    def _bump(self, user: ScopeRef) -> None:
         self._versions[user] = self._versions.get(user, 0) + 1
 
-    def save_many(self, user: UserRef, memories: list[NewMemory]) -> list[SaveResult]:
+    def save_many(self, user: ScopeRef, memories: list[NewMemory]) -> list[SaveResult]:
         return [self.save(user, memory) for memory in memories]
 
-    def save(self, user: UserRef, memory: NewMemory) -> SaveResult:
+    def save(self, user: ScopeRef, memory: NewMemory) -> SaveResult:
         digest = content_hash(memory.content)
         with self._lock:
             current = [m for m in self._user_memories(user) if m.is_current]
@@ -60,16 +60,16 @@ class InMemoryMemoryStore:
         outcome = SaveOutcome.SUPERSEDED if superseded else SaveOutcome.CREATED
         return SaveResult(outcome=outcome, memory=new, superseded=superseded)
 
-    def get(self, user: UserRef, memory_key: str) -> Memory | None:
+    def get(self, user: ScopeRef, memory_key: str) -> Memory | None:
         return self._memories.get((user, memory_key))
 
-    def history(self, user: UserRef, memory: Memory) -> list[Memory]:
+    def history(self, user: ScopeRef, memory: Memory) -> list[Memory]:
         if not memory.field:
             return [memory]
         return sorted((m for m in self._user_memories(user) if m.field == memory.field),
                       key=lambda m: (m.valid_from, m.memory_key))
 
-    def list_current(self, user: UserRef, *, memory_type: MemoryType | None = None, limit: int = 50,
+    def list_current(self, user: ScopeRef, *, memory_type: MemoryType | None = None, limit: int = 50,
                      cursor: str | None = None) -> MemoryPage:
         from agent_memory.adapters.dynamodb.store import _decode_cursor, _encode_cursor
 
@@ -81,10 +81,10 @@ class InMemoryMemoryStore:
         return MemoryPage(items=items, next_cursor=_encode_cursor(items[-1].memory_key)
                           if len(matching) > limit else None)
 
-    def all_current(self, user: UserRef) -> list[Memory]:
+    def all_current(self, user: ScopeRef) -> list[Memory]:
         return sorted((m for m in self._user_memories(user) if m.is_current), key=lambda m: m.memory_key)
 
-    def delete(self, user: UserRef, memory_key: str) -> Memory:
+    def delete(self, user: ScopeRef, memory_key: str) -> Memory:
         with self._lock:
             memory = self._memories.pop((user, memory_key), None)
             if memory is None:
@@ -92,7 +92,7 @@ class InMemoryMemoryStore:
             self._bump(user)
         return memory
 
-    def record_access(self, user: UserRef, memory_keys: list[str], accessed_at: datetime) -> None:
+    def record_access(self, user: ScopeRef, memory_keys: list[str], accessed_at: datetime) -> None:
         with self._lock:
             for key in memory_keys:
                 memory = self._memories.get((user, key))
@@ -101,17 +101,17 @@ class InMemoryMemoryStore:
                         "access_count": memory.access_count + 1, "last_accessed_at": accessed_at})
                     self._access_versions[user] = self._access_versions.get(user, 0) + 1
 
-    def user_version(self, user: UserRef) -> int:
+    def user_version(self, user: ScopeRef) -> int:
         return self._versions.get(user, 0)
 
-    def versions(self, user: UserRef) -> StoreVersions:
+    def versions(self, user: ScopeRef) -> StoreVersions:
         return StoreVersions(content=self._versions.get(user, 0), access=self._access_versions.get(user, 0))
 
-    def access_stats(self, user: UserRef) -> dict[str, AccessStats]:
+    def access_stats(self, user: ScopeRef) -> dict[str, AccessStats]:
         return {m.memory_key: AccessStats(access_count=m.access_count, last_accessed_at=m.last_accessed_at)
                 for m in self._user_memories(user) if m.access_count}
 
-    def _user_memories(self, user: UserRef) -> list[Memory]:
+    def _user_memories(self, user: ScopeRef) -> list[Memory]:
         return [m for (owner, _), m in self._memories.items() if owner == user]
 
 
@@ -135,12 +135,12 @@ class FakeLayerStore:
     def __init__(self, shards: int = 16, fail: Exception | None = None) -> None:
         self.shards = shards
         self.fail = fail  # raised by every write, to test what a failing store leaves behind
-        self._log: dict[tuple[UserRef, str], LogMessage] = {}  # (scope, sort key) -> message
-        self._claims: dict[tuple[UserRef, str], tuple[str, float]] = {}  # -> (status, lease until)
-        self._hot: dict[tuple[UserRef, str, str], HotMemoryEntry] = {}
-        self._reports: dict[tuple[UserRef, date], tuple[WeeklyReport, str]] = {}  # -> (report, stage)
-        self._active: dict[tuple[date, int], dict[str, UserRef]] = {}
-        self.versions: dict[UserRef, int] = {}
+        self._log: dict[tuple[ScopeRef, str], LogMessage] = {}  # (scope, sort key) -> message
+        self._claims: dict[tuple[ScopeRef, str], tuple[str, float]] = {}  # -> (status, lease until)
+        self._hot: dict[tuple[ScopeRef, str, str], HotMemoryEntry] = {}
+        self._reports: dict[tuple[ScopeRef, date], tuple[WeeklyReport, str]] = {}  # -> (report, stage)
+        self._active: dict[tuple[date, int], dict[str, ScopeRef]] = {}
+        self.versions: dict[ScopeRef, int] = {}
         self._lock = threading.Lock()
 
     def _write(self) -> None:
@@ -148,7 +148,7 @@ class FakeLayerStore:
             raise self.fail
 
     # L1
-    def append_messages(self, scope: UserRef, messages: list[LogMessage], weeks: set[date]) -> None:
+    def append_messages(self, scope: ScopeRef, messages: list[LogMessage], weeks: set[date]) -> None:
         self._write()
         with self._lock:
             for message in messages:
@@ -157,27 +157,27 @@ class FakeLayerStore:
                 for week in weeks:
                     self._active.setdefault((week, active_shard(scope, self.shards)), {})[partition_key(scope)] = scope
 
-    def _unexpired(self, scope: UserRef, now: datetime | None) -> list[LogMessage]:
+    def _unexpired(self, scope: ScopeRef, now: datetime | None) -> list[LogMessage]:
         cutoff = now or utcnow()
         return [m for (s, _), m in sorted(self._log.items(), key=lambda kv: kv[0][1])
                 if s == scope and m.expires_at > cutoff]
 
-    def log_messages(self, scope: UserRef, *, start: datetime | None = None, end: datetime | None = None,
+    def log_messages(self, scope: ScopeRef, *, start: datetime | None = None, end: datetime | None = None,
                      now: datetime | None = None) -> list[LogMessage]:
         return [m for m in self._unexpired(scope, now)
                 if (start is None or m.created_at >= start) and (end is None or m.created_at < end)]
 
-    def recent_log(self, scope: UserRef, *, limit: int, now: datetime | None = None) -> list[LogMessage]:
+    def recent_log(self, scope: ScopeRef, *, limit: int, now: datetime | None = None) -> list[LogMessage]:
         return self._unexpired(scope, now)[-limit:] if limit > 0 else []
 
-    def delete_expired_log(self, scope: UserRef, now: datetime) -> int:
+    def delete_expired_log(self, scope: ScopeRef, now: datetime) -> int:
         self._write()
         expired = [key for key, m in self._log.items() if key[0] == scope and m.expires_at <= now]
         for key in expired:
             del self._log[key]
         return len(expired)
 
-    def claim_extraction(self, scope: UserRef, message_id: str, lease_seconds: int = 300) -> bool:
+    def claim_extraction(self, scope: ScopeRef, message_id: str, lease_seconds: int = 300) -> bool:
         self._write()
         now = time.time()
         with self._lock:
@@ -187,16 +187,16 @@ class FakeLayerStore:
             self._claims[(scope, message_id)] = ("running", now + lease_seconds)
             return True
 
-    def finish_extraction(self, scope: UserRef, message_id: str, saved: int) -> None:
+    def finish_extraction(self, scope: ScopeRef, message_id: str, saved: int) -> None:
         self._write()
         self._claims[(scope, message_id)] = ("done", 0.0)
 
-    def release_extraction(self, scope: UserRef, message_id: str) -> None:
+    def release_extraction(self, scope: ScopeRef, message_id: str) -> None:
         self._write()
         self._claims.pop((scope, message_id), None)
 
     # L2
-    def put_hot(self, scope: UserRef, entry: HotMemoryEntry) -> HotMemoryEntry:
+    def put_hot(self, scope: ScopeRef, entry: HotMemoryEntry) -> HotMemoryEntry:
         self._write()
         with self._lock:
             slot = (scope, entry.type.value, entry.key)
@@ -206,11 +206,11 @@ class FakeLayerStore:
             self.versions[scope] = self.versions.get(scope, 0) + 1
         return stored
 
-    def hot_memory(self, scope: UserRef) -> list[HotMemoryEntry]:
+    def hot_memory(self, scope: ScopeRef) -> list[HotMemoryEntry]:
         entries = [e for (s, _, _), e in self._hot.items() if s == scope]
         return sorted(entries, key=lambda e: (-e.priority, -e.updated_at.timestamp(), e.type, e.key))
 
-    def delete_hot(self, scope: UserRef, type_: HotMemoryType, key: str) -> None:
+    def delete_hot(self, scope: ScopeRef, type_: HotMemoryType, key: str) -> None:
         self._write()
         with self._lock:
             if self._hot.pop((scope, type_.value, key), None) is None:
@@ -218,7 +218,7 @@ class FakeLayerStore:
             self.versions[scope] = self.versions.get(scope, 0) + 1
 
     # L3
-    def put_report_if_absent(self, scope: UserRef, report: WeeklyReport) -> bool:
+    def put_report_if_absent(self, scope: ScopeRef, report: WeeklyReport) -> bool:
         self._write()
         with self._lock:
             if (scope, report.week_start) in self._reports:
@@ -226,27 +226,27 @@ class FakeLayerStore:
             self._reports[(scope, report.week_start)] = (report, "written")
             return True
 
-    def report_stage(self, scope: UserRef, week_start: date) -> str | None:
+    def report_stage(self, scope: ScopeRef, week_start: date) -> str | None:
         found = self._reports.get((scope, week_start))
         return found[1] if found else None
 
-    def mark_report_stage(self, scope: UserRef, week_start: date, stage: str) -> None:
+    def mark_report_stage(self, scope: ScopeRef, week_start: date, stage: str) -> None:
         self._write()
         if (scope, week_start) not in self._reports:
             raise NotFound(f"no report for the week of {week_start}")
         self._reports[(scope, week_start)] = (self._reports[(scope, week_start)][0], stage)
 
-    def reports(self, scope: UserRef) -> list[WeeklyReport]:
+    def reports(self, scope: ScopeRef) -> list[WeeklyReport]:
         return [r for (s, _), (r, _) in sorted(self._reports.items(), key=lambda kv: kv[0][1], reverse=True)
                 if s == scope]
 
     # the rollup's fan-out
-    def active_weeks(self, scope: UserRef) -> set[date]:
+    def active_weeks(self, scope: ScopeRef) -> set[date]:
         """The weeks the scope is marked active in (for tests)."""
         return {week for (week, _), scopes in self._active.items() if partition_key(scope) in scopes}
 
     def active_scopes(self, week_start: date, shard: int, *, cursor: dict[str, Any] | None = None,
-                      limit: int = 500) -> tuple[list[UserRef], dict[str, Any] | None]:
+                      limit: int = 500) -> tuple[list[ScopeRef], dict[str, Any] | None]:
         marked = sorted(self._active.get((week_start, shard), {}).items())
         after = (cursor or {}).get("after", "")
         page = [(pk, scope) for pk, scope in marked if pk > after][:limit]

@@ -12,7 +12,7 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from agent_memory.bootstrap import get_services
-from agent_memory.domain.models import UserRef
+from agent_memory.domain.models import ScopeRef
 from agent_memory.observability import logger, metrics, tracer
 
 processor = BatchProcessor(event_type=EventType.SQS)
@@ -20,7 +20,7 @@ processor = BatchProcessor(event_type=EventType.SQS)
 
 def record_access(record: SQSRecord) -> None:
     body = json.loads(record.body)
-    user = UserRef(tenant_id=body["tenant_id"], user_id=body["user_id"])
+    user = ScopeRef(tenant_id=body["tenant_id"], user_id=body["user_id"])
     keys = list(body["memory_keys"])
     get_services().store.record_access(user, keys, datetime.fromisoformat(body["accessed_at"]))
     metrics.add_metric(name="AccessesRecorded", unit=MetricUnit.Count, value=len(keys))

@@ -10,7 +10,7 @@ from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from agent_memory.domain.conversation import Message
-from agent_memory.domain.models import ExtractedMemory, Memory, UserRef
+from agent_memory.domain.models import ExtractedMemory, Memory, ScopeRef
 from agent_memory.domain.profile import Profile
 from agent_memory.domain.ranking import RankingWeights
 from agent_memory.ports import (
@@ -288,7 +288,7 @@ def _conversation_log(settings: Settings, layers: LayerStore, embedder: Embedder
 
 
 def _context_sources(settings: Settings, store: MemoryStore, search: SearchService,
-                     memories: Callable[[UserRef], list[Memory]] | None,
+                     memories: Callable[[ScopeRef], list[Memory]] | None,
                      memory_layers: MemoryLayersService | None) -> list[BlockSource]:
     from agent_memory.services.blocks.registry import default_sources
     from agent_memory.services.blocks.retrieved import DEFAULT_KNOWLEDGE_TRIGGERS
@@ -336,11 +336,11 @@ def _token_counter(settings: Settings) -> TokenCounter | None:
     return build_token_counter(settings)
 
 
-def _cached_memories(index: SearchIndex) -> Callable[[UserRef], list[Memory]] | None:
+def _cached_memories(index: SearchIndex) -> Callable[[ScopeRef], list[Memory]] | None:
     """The serverless tier's version-keyed cache also serves load_context; other tiers read the store."""
-    from agent_memory.adapters.serverless_index import ServerlessIndex
+    from agent_memory.adapters.in_process_index import InProcessIndex
 
-    return index.current_memories if isinstance(index, ServerlessIndex) else None
+    return index.current_memories if isinstance(index, InProcessIndex) else None
 
 
 def _build_index(settings: Settings, store: MemoryStore, embedder: EmbedderProvider) -> SearchIndex:
@@ -348,9 +348,9 @@ def _build_index(settings: Settings, store: MemoryStore, embedder: EmbedderProvi
         from agent_memory.adapters.opensearch import make_index
 
         return make_index(settings)
-    from agent_memory.adapters.serverless_index import ServerlessIndex
+    from agent_memory.adapters.in_process_index import InProcessIndex
 
-    return ServerlessIndex(store=store, embedder=embedder, max_users=settings.search_cache_users,
+    return InProcessIndex(store=store, embedder=embedder, max_users=settings.search_cache_users,
                            access_refresh_seconds=settings.search_access_refresh_seconds)
 
 

@@ -18,8 +18,8 @@ from agent_memory.domain.models import (
     MemoryType,
     NewMemory,
     SaveResult,
+    ScopeRef,
     StoreVersions,
-    UserRef,
 )
 from agent_memory.domain.ranking import Candidate
 from agent_memory.domain.reports import ReportDraft, WeekLog
@@ -53,7 +53,7 @@ class CandidateQuery(BaseModel):
 class SearchIndex(Protocol):
     """A search tier: proposes candidate memories of one user (never another's)."""
 
-    def candidates(self, user: UserRef, query: CandidateQuery) -> list[Candidate]: ...
+    def candidates(self, user: ScopeRef, query: CandidateQuery) -> list[Candidate]: ...
 
 
 class ConversationTurn(BaseModel):
@@ -73,40 +73,40 @@ class MemoryExtractor(Protocol):
 class MemoryStore(Protocol):
     """Source of truth for memories. Every write bumps the user's version counter."""
 
-    def save(self, user: UserRef, memory: NewMemory) -> SaveResult: ...
+    def save(self, user: ScopeRef, memory: NewMemory) -> SaveResult: ...
 
-    def save_many(self, user: UserRef, memories: list[NewMemory]) -> list[SaveResult]:
+    def save_many(self, user: ScopeRef, memories: list[NewMemory]) -> list[SaveResult]:
         """In order, with the results `save` one by one would give (a store may batch the writes)."""
         ...
 
-    def get(self, user: UserRef, memory_key: str) -> Memory | None: ...
+    def get(self, user: ScopeRef, memory_key: str) -> Memory | None: ...
 
-    def history(self, user: UserRef, memory: Memory) -> list[Memory]: ...
+    def history(self, user: ScopeRef, memory: Memory) -> list[Memory]: ...
 
     def list_current(
         self,
-        user: UserRef,
+        user: ScopeRef,
         *,
         memory_type: MemoryType | None = None,
         limit: int = 50,
         cursor: str | None = None,
     ) -> MemoryPage: ...
 
-    def all_current(self, user: UserRef) -> list[Memory]: ...
+    def all_current(self, user: ScopeRef) -> list[Memory]: ...
 
-    def delete(self, user: UserRef, memory_key: str) -> Memory: ...
+    def delete(self, user: ScopeRef, memory_key: str) -> Memory: ...
 
-    def user_version(self, user: UserRef) -> int: ...
+    def user_version(self, user: ScopeRef) -> int: ...
 
-    def versions(self, user: UserRef) -> StoreVersions:
+    def versions(self, user: ScopeRef) -> StoreVersions:
         """Both counters in one read: content (as `user_version`) and recorded access."""
         ...
 
-    def access_stats(self, user: UserRef) -> dict[str, AccessStats]:
+    def access_stats(self, user: ScopeRef) -> dict[str, AccessStats]:
         """Access counts and last access of the user's memories that were ever read, by memory key."""
         ...
 
-    def record_access(self, user: UserRef, memory_keys: list[str], accessed_at: datetime) -> None: ...
+    def record_access(self, user: ScopeRef, memory_keys: list[str], accessed_at: datetime) -> None: ...
 
 
 class CachedContext(BaseModel):
@@ -121,9 +121,9 @@ class ContextCache(Protocol):
     """Context blocks shared across containers (the seed's per-conversation cache, made durable).
     Keys are per user; an expired entry is never returned, whatever the backend's TTL sweeper did."""
 
-    def get(self, user: UserRef, key: str, *, now: float) -> CachedContext | None: ...
+    def get(self, user: ScopeRef, key: str, *, now: float) -> CachedContext | None: ...
 
-    def put(self, user: UserRef, key: str, entry: CachedContext) -> None: ...
+    def put(self, user: ScopeRef, key: str, entry: CachedContext) -> None: ...
 
 
 class TokenCounter(Protocol):
@@ -166,56 +166,56 @@ class LayerStore(Protocol):
     shards: int  # how many shards the active-scope markers are spread over
 
     # L1: the conversation log
-    def append_messages(self, scope: UserRef, messages: list[LogMessage], weeks: set[date]) -> None:
+    def append_messages(self, scope: ScopeRef, messages: list[LogMessage], weeks: set[date]) -> None:
         """All or nothing, with the scope's active-week markers; the same id and time overwrites itself."""
         ...
 
-    def log_messages(self, scope: UserRef, *, start: datetime | None = None, end: datetime | None = None,
+    def log_messages(self, scope: ScopeRef, *, start: datetime | None = None, end: datetime | None = None,
                      now: datetime | None = None) -> list[LogMessage]:
         """Unexpired messages in [start, end), oldest first."""
         ...
 
-    def recent_log(self, scope: UserRef, *, limit: int, now: datetime | None = None) -> list[LogMessage]:
+    def recent_log(self, scope: ScopeRef, *, limit: int, now: datetime | None = None) -> list[LogMessage]:
         """The newest `limit` unexpired messages, oldest first."""
         ...
 
-    def delete_expired_log(self, scope: UserRef, now: datetime) -> int: ...
+    def delete_expired_log(self, scope: ScopeRef, now: datetime) -> int: ...
 
-    def claim_extraction(self, scope: UserRef, message_id: str, lease_seconds: int = 300) -> bool:
+    def claim_extraction(self, scope: ScopeRef, message_id: str, lease_seconds: int = 300) -> bool:
         """True = this delivery may extract the message (no done marker, no other live lease)."""
         ...
 
-    def finish_extraction(self, scope: UserRef, message_id: str, saved: int) -> None: ...
+    def finish_extraction(self, scope: ScopeRef, message_id: str, saved: int) -> None: ...
 
-    def release_extraction(self, scope: UserRef, message_id: str) -> None: ...
+    def release_extraction(self, scope: ScopeRef, message_id: str) -> None: ...
 
     # L2: hot memory
-    def put_hot(self, scope: UserRef, entry: HotMemoryEntry) -> HotMemoryEntry:
+    def put_hot(self, scope: ScopeRef, entry: HotMemoryEntry) -> HotMemoryEntry:
         """Upsert by (scope, type, key), keeping the first created_at."""
         ...
 
-    def hot_memory(self, scope: UserRef) -> list[HotMemoryEntry]:
+    def hot_memory(self, scope: ScopeRef) -> list[HotMemoryEntry]:
         """Highest priority first, then most recently updated."""
         ...
 
-    def delete_hot(self, scope: UserRef, type_: HotMemoryType, key: str) -> None:
+    def delete_hot(self, scope: ScopeRef, type_: HotMemoryType, key: str) -> None:
         """NotFound when there is no such entry."""
         ...
 
     # L3: weekly reports
-    def put_report_if_absent(self, scope: UserRef, report: WeeklyReport) -> bool: ...
+    def put_report_if_absent(self, scope: ScopeRef, report: WeeklyReport) -> bool: ...
 
-    def report_stage(self, scope: UserRef, week_start: date) -> str | None: ...
+    def report_stage(self, scope: ScopeRef, week_start: date) -> str | None: ...
 
-    def mark_report_stage(self, scope: UserRef, week_start: date, stage: str) -> None: ...
+    def mark_report_stage(self, scope: ScopeRef, week_start: date, stage: str) -> None: ...
 
-    def reports(self, scope: UserRef) -> list[WeeklyReport]:
+    def reports(self, scope: ScopeRef) -> list[WeeklyReport]:
         """Newest week first."""
         ...
 
     # the rollup's fan-out
     def active_scopes(self, week_start: date, shard: int, *, cursor: JsonObject | None = None,
-                      limit: int = 500) -> tuple[list[UserRef], JsonObject | None]: ...
+                      limit: int = 500) -> tuple[list[ScopeRef], JsonObject | None]: ...
 
 
 class SynonymSource(Protocol):
@@ -228,4 +228,4 @@ class Retriever(Protocol):
     """A pluggable knowledge, experience, SOP or protocol source (e.g. the HTTP retriever): items of
     `{content, source, similarity, category}`."""
 
-    def retrieve(self, user: UserRef, query: str, limit: int) -> list[JsonObject]: ...
+    def retrieve(self, user: ScopeRef, query: str, limit: int) -> list[JsonObject]: ...

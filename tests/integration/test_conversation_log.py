@@ -13,7 +13,7 @@ import pytest
 from agent_memory.adapters.dynamodb.layers import DynamoLayerStore
 from agent_memory.bootstrap import get_services
 from agent_memory.domain.layers import ExtractionJob, LogMessage, scope_ref
-from agent_memory.domain.models import ExtractedMemory, MemoryType, UserRef, utcnow
+from agent_memory.domain.models import ExtractedMemory, MemoryType, ScopeRef, utcnow
 from agent_memory.services.conversation_log import LogExtractionWorker
 from agent_memory.services.save import SaveService
 from agent_memory.settings import get_settings
@@ -321,4 +321,4 @@ def test_given_an_extraction_that_fails_when_redelivered_then_it_runs_again_and_
 
     assert (retried.status, retried.saved_count) == ("extracted", 1)
     assert redelivered.status == "skipped" and extractor.calls == 2
-    assert [m.content for m in store.all_current(UserRef(tenant_id="acme", user_id="project/p-1"))] == ["用户41岁"]
+    assert [m.content for m in store.all_current(ScopeRef(tenant_id="acme", user_id="project/p-1"))] == ["用户41岁"]

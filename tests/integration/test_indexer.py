@@ -12,7 +12,7 @@ import pytest
 
 from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
 from agent_memory.adapters.opensearch.sync import Indexer, SyncAction, classify, memory_from_image
-from agent_memory.domain.models import Memory, MemoryType, NewMemory, UserRef
+from agent_memory.domain.models import Memory, MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.vectors import decode_vector, encode_vector
 from local.runtime import LocalFunctions
 from tests.conftest import TABLE
@@ -90,7 +90,7 @@ class Stream:
         return record
 
 
-def pk(user: UserRef) -> str:
+def pk(user: ScopeRef) -> str:
     return f"T#{user.tenant_id}#U#{user.user_id}"
 
 

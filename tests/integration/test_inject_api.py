@@ -14,7 +14,7 @@ from agent_memory.adapters.retriever_http import HttpRetriever
 from agent_memory.bootstrap import build_services
 from agent_memory.domain.conversation import validate_messages
 from agent_memory.domain.keys import cache_partition_key
-from agent_memory.domain.models import UserRef
+from agent_memory.domain.models import ScopeRef
 from agent_memory.settings import Settings, get_settings
 
 USER = "/v1/users/u-inject"
@@ -52,7 +52,7 @@ def test_the_cache_is_shared_through_the_table_across_containers(api, lambda_env
 
     items = lambda_env.query(
         TableName=get_settings().memory_table_name, KeyConditionExpression="pk = :pk",
-        ExpressionAttributeValues={":pk": {"S": cache_partition_key(UserRef(tenant_id="acme", user_id="u-inject"))}},
+        ExpressionAttributeValues={":pk": {"S": cache_partition_key(ScopeRef(tenant_id="acme", user_id="u-inject"))}},
     )["Items"]
     parts = sorted(i["sk"]["S"].split("#")[1] for i in items if i["sk"]["S"].startswith("user_memory#"))
     assert parts == ["rel", "top"]  # user_memory's two parts
@@ -60,7 +60,7 @@ def test_the_cache_is_shared_through_the_table_across_containers(api, lambda_env
 
     # A new container (empty local layer) reads the block from the table.
     fresh = build_services(get_settings(), dynamodb_client=lambda_env)
-    result = fresh.inject.inject(UserRef(tenant_id="acme", user_id="u-inject"),
+    result = fresh.inject.inject(ScopeRef(tenant_id="acme", user_id="u-inject"),
                                  _request(ask("我的背景如何？")))
     assert next(b for b in result.blocks if b.type == "user_memory").cached
 
@@ -146,7 +146,7 @@ def knowledge_url() -> Iterator[str]:
 def test_a_configured_retriever_fills_relevant_knowledge_only_for_policy_questions_and_is_cached(
         knowledge_url, lambda_env):
     services = build_services(Settings(context_knowledge_url=knowledge_url), dynamodb_client=lambda_env)
-    who = UserRef(tenant_id="acme", user_id="u-knowledge")
+    who = ScopeRef(tenant_id="acme", user_id="u-knowledge")
 
     policy = services.inject.inject(who, _request({**ask("优才的评分标准是什么？"), "user_id": who.user_id}))
     again = services.inject.inject(who, _request({**ask("优才的评分标准是什么？"), "user_id": who.user_id}))
@@ -161,4 +161,4 @@ def test_a_configured_retriever_fills_relevant_knowledge_only_for_policy_questio
 
 def test_an_unreachable_retriever_reads_as_nothing_found():
     retriever = HttpRetriever(url="http://127.0.0.1:9/nothing", timeout_seconds=0.2)
-    assert retriever.retrieve(UserRef(tenant_id="t", user_id="u"), "q", 3) == []
+    assert retriever.retrieve(ScopeRef(tenant_id="t", user_id="u"), "q", 3) == []

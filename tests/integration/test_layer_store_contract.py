@@ -13,7 +13,7 @@ import pytest
 from agent_memory.adapters.dynamodb.layers import DynamoLayerStore
 from agent_memory.domain.keys import active_shard
 from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogMessage, WeeklyReport
-from agent_memory.domain.models import UserRef
+from agent_memory.domain.models import ScopeRef
 from agent_memory.errors import NotFound
 from agent_memory.ports import LayerStore
 from tests.conftest import TABLE
@@ -137,14 +137,14 @@ def test_reports_are_listed_newest_week_first(layers, user, week):
 
 def test_scopes_that_logged_in_a_week_are_found_in_their_shard_page_by_page(layers, week):
     tenant = f"t-{uuid.uuid4().hex[:8]}"
-    scopes = [UserRef(tenant_id=tenant, user_id=f"u-{i}") for i in range(40)]
-    by_shard: dict[int, set[UserRef]] = {}
+    scopes = [ScopeRef(tenant_id=tenant, user_id=f"u-{i}") for i in range(40)]
+    by_shard: dict[int, set[ScopeRef]] = {}
     for scope in scopes:
         layers.append_messages(scope, [message(1)], {week})
         by_shard.setdefault(active_shard(scope, layers.shards), set()).add(scope)
     shard, expected = max(by_shard.items(), key=lambda kv: len(kv[1]))
 
-    found: list[UserRef] = []
+    found: list[ScopeRef] = []
     cursor = None
     while True:
         page, cursor = layers.active_scopes(week, shard, cursor=cursor, limit=2)
@@ -157,7 +157,7 @@ def test_scopes_that_logged_in_a_week_are_found_in_their_shard_page_by_page(laye
 
 
 def test_scopes_never_see_each_others_layers(layers, user):
-    other = UserRef(tenant_id=user.tenant_id + "x", user_id=user.user_id)
+    other = ScopeRef(tenant_id=user.tenant_id + "x", user_id=user.user_id)
     layers.append_messages(user, [message(1)], set())
     layers.put_hot(user, hot("k", "v"))
 

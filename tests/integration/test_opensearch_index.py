@@ -22,7 +22,7 @@ from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
 from agent_memory.adapters.opensearch.admin import ensure_index, index_body, indexed_documents, reindex_from_table
 from agent_memory.adapters.opensearch.index import OpenSearchIndex, cosine_from_score, document_id
 from agent_memory.domain.keys import new_memory_key
-from agent_memory.domain.models import Keyword, Memory, MemoryType, NewMemory, UserRef, new_memory_version
+from agent_memory.domain.models import Keyword, Memory, MemoryType, NewMemory, ScopeRef, new_memory_version
 from agent_memory.domain.vectors import encode_vector
 from agent_memory.ports import CandidateQuery
 from tests.conftest import TABLE
@@ -97,7 +97,7 @@ def index(client: Any, alias: str) -> OpenSearchIndex:
     return OpenSearchIndex(client=client, alias=alias)
 
 
-def memory(user: UserRef, content: str, *, memory_type: MemoryType = MemoryType.FACT,
+def memory(user: ScopeRef, content: str, *, memory_type: MemoryType = MemoryType.FACT,
            created_at: datetime | None = None, keywords: list[str] | None = None,
            embedder: HashEmbedder | None = None) -> Memory:
     new = NewMemory(memory_type=memory_type, content=content, created_at=created_at,
@@ -206,14 +206,14 @@ def test_given_time_window_then_only_memories_created_inside_it(index, alias, se
 
 def test_given_same_user_id_under_two_tenants_then_each_sees_only_its_own(index, alias, settle):
     user_id = f"u-{uuid.uuid4().hex[:8]}"
-    acme, globex = UserRef(tenant_id="acme", user_id=user_id), UserRef(tenant_id="globex", user_id=user_id)
+    acme, globex = ScopeRef(tenant_id="acme", user_id=user_id), ScopeRef(tenant_id="globex", user_id=user_id)
     mine, theirs = memory(acme, "用户申请高才通B类"), memory(globex, "用户申请高才通A类")
     index.bulk_upsert([mine, theirs])
     settle(alias)
 
     assert keys(index.candidates(acme, CandidateQuery(text="高才通"))) == {mine.memory_key}
     assert keys(index.candidates(globex, CandidateQuery(text="高才通"))) == {theirs.memory_key}
-    assert index.candidates(UserRef(tenant_id="initech", user_id=user_id), CandidateQuery(text="高才通")) == []
+    assert index.candidates(ScopeRef(tenant_id="initech", user_id=user_id), CandidateQuery(text="高才通")) == []
 
 
 # ---- writes -------------------------------------------------------------------------------
@@ -332,7 +332,7 @@ def test_given_real_opensearch_then_knn_finds_the_nearest_of_this_user_only(back
     index = OpenSearchIndex(client=client, alias=alias)
     embedder = HashEmbedder()
     near = memory(user, "用户想移居香港", embedder=embedder)
-    stranger = UserRef(tenant_id=user.tenant_id, user_id=f"{user.user_id}-other")
+    stranger = ScopeRef(tenant_id=user.tenant_id, user_id=f"{user.user_id}-other")
     index.bulk_upsert([near, memory(user, "用户喜欢跑步", embedder=embedder),
                        memory(stranger, "用户想移居香港", embedder=embedder)])
     settle(alias)

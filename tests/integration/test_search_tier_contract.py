@@ -17,13 +17,13 @@ import pytest
 from agent_memory.adapters.opensearch.admin import ensure_index
 from agent_memory.adapters.opensearch.index import OpenSearchIndex
 from agent_memory.bootstrap import build_services
-from agent_memory.domain.models import MemoryType, NewMemory, UserRef
+from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.services.search import SearchRequest
 from agent_memory.settings import Settings
 from tests.conftest import TABLE
 
-ALICE = UserRef(tenant_id="acme", user_id="alice")
-MALLORY = UserRef(tenant_id="evil", user_id="alice")
+ALICE = ScopeRef(tenant_id="acme", user_id="alice")
+MALLORY = ScopeRef(tenant_id="evil", user_id="alice")
 
 
 @pytest.fixture(params=["serverless", "osmem", "opensearch"])
@@ -46,7 +46,7 @@ def services(request: pytest.FixtureRequest, dynamodb_client: Any) -> Iterator[A
     yield built, index, request.param
 
 
-def save(built: Any, index: OpenSearchIndex | None, user: UserRef, content: str, **extra: Any) -> None:
+def save(built: Any, index: OpenSearchIndex | None, user: ScopeRef, content: str, **extra: Any) -> None:
     result = built.save.save(user, NewMemory(memory_type=extra.pop("memory_type", MemoryType.FACT), content=content,
                                              **extra))
     if index is not None:  # what the stream indexer does in AWS
@@ -61,7 +61,7 @@ def _refresh(index: OpenSearchIndex | None) -> None:
         index._client.indices.refresh(index=index._alias)  # only a real cluster needs it; the adapter never does
 
 
-def contents(built: Any, user: UserRef, **request: Any) -> list[str]:
+def contents(built: Any, user: ScopeRef, **request: Any) -> list[str]:
     output = built.search.search(user, SearchRequest(search_mode="keyword", min_relevance_score=0, limit=10,
                                                      **request))
     return [r.content_preview for r in output.results]

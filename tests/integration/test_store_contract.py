@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agent_memory.domain.models import MemoryType, NewMemory, SaveOutcome, UserRef
+from agent_memory.domain.models import MemoryType, NewMemory, SaveOutcome, ScopeRef
 from agent_memory.errors import InvalidInput, NotFound
 from agent_memory.ports import MemoryStore
 from tests.fakes import InMemoryMemoryStore
@@ -78,8 +78,8 @@ def test_every_write_bumps_the_user_version(store, user):
 
 
 def test_given_two_tenants_with_the_same_user_id_then_neither_sees_the_other(store):
-    alice = UserRef(tenant_id="tenant-a", user_id="same-user")
-    mallory = UserRef(tenant_id="tenant-b", user_id="same-user")
+    alice = ScopeRef(tenant_id="tenant-a", user_id="same-user")
+    mallory = ScopeRef(tenant_id="tenant-b", user_id="same-user")
     saved = store.save(alice, fact("secret", "note")).memory
 
     assert store.all_current(mallory) == []

@@ -7,9 +7,9 @@ import threading
 from typing import Any
 
 from agent_memory.adapters.access_stats import SqsAccessRecorder
-from agent_memory.domain.models import UserRef
+from agent_memory.domain.models import ScopeRef
 
-USER = UserRef(tenant_id="t1", user_id="u1")
+USER = ScopeRef(tenant_id="t1", user_id="u1")
 
 
 class SlowSqs:

@@ -225,7 +225,7 @@ def test_madial_loader_on_hand_made_files(tmp_path):
 
 
 def test_import_maps_duplicates_to_the_existing_memory():
-    from agent_memory.domain.models import UserRef
+    from agent_memory.domain.models import ScopeRef
     from agent_memory.services.save import SaveService
     from tests.fakes import InMemoryMemoryStore
 
@@ -233,7 +233,7 @@ def test_import_maps_duplicates_to_the_existing_memory():
     when = datetime(2023, 5, 8, tzinfo=UTC)
     memories = [BenchMemory(f"D1:{i}", text, when, "c-s1", {"dia_id": f"D1:{i}"})
                 for i, text in enumerate(["Ann: Hi!", "Ann: bye", "ann: hi", "Bob: ok"], start=1)]
-    sources, duplicates = import_memories(services, UserRef(tenant_id="bench", user_id="u"), memories, chunk=3)
+    sources, duplicates = import_memories(services, ScopeRef(tenant_id="bench", user_id="u"), memories, chunk=3)
     assert duplicates == 1
     assert sorted(sorted(ids) for ids in sources.values()) == [["D1:1", "D1:3"], ["D1:2"], ["D1:4"]]
 

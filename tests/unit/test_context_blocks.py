@@ -11,7 +11,7 @@ from typing import Any
 from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
 from agent_memory.api.inject_models import InjectionRequest, InjectionResult
 from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogMessage, WeeklyReport
-from agent_memory.domain.models import UserRef
+from agent_memory.domain.models import ScopeRef
 from agent_memory.domain.summary import extractive_summary
 from agent_memory.services.blocks.base import BlockSource
 from agent_memory.services.blocks.layers import HotMemorySource, IntentContextSource
@@ -25,7 +25,7 @@ NOW = 1_795_309_200.0  # 2026-11-22T01:00:00Z
 PACKAGE = Path(__file__).resolve().parents[2] / "shared" / "agent_memory"
 
 
-def inject_with(sources: list[BlockSource], who: UserRef, **fields: Any) -> InjectionResult:
+def inject_with(sources: list[BlockSource], who: ScopeRef, **fields: Any) -> InjectionResult:
     service = InjectService(sources=sources, cache=LayeredContextCache(local=LocalContextCache(), shared=None),
                             executor=ThreadPoolExecutor(2), summarizer=lambda: extractive_summary,
                             limits=InjectLimits(), clock=lambda: NOW)
@@ -49,14 +49,14 @@ class CountingLayers:
         self.saved_reports = reports
         self.hot_reads = 0
 
-    def hot_memory(self, scope: UserRef) -> list[HotMemoryEntry]:
+    def hot_memory(self, scope: ScopeRef) -> list[HotMemoryEntry]:
         self.hot_reads += 1
         return self.hot
 
-    def reports(self, scope: UserRef) -> list[WeeklyReport]:
+    def reports(self, scope: ScopeRef) -> list[WeeklyReport]:
         return self.saved_reports
 
-    def log_messages(self, scope: UserRef, **_: Any) -> list[LogMessage]:
+    def log_messages(self, scope: ScopeRef, **_: Any) -> list[LogMessage]:
         return []
 
 
@@ -71,7 +71,7 @@ def test_the_intent_block_shows_the_reports_without_reading_or_charging_hot_memo
     log = ConversationLogService(layers=store, embedder=lambda: None)
     layers = MemoryLayersService(layers=store, log=log, embedder=lambda: None,
                                  question_intents=frozenset({"qa_query"}), max_tokens=300)
-    who = UserRef(tenant_id="t-blocks", user_id="intent-hot")
+    who = ScopeRef(tenant_id="t-blocks", user_id="intent-hot")
 
     # When inject builds hot memory and the intent's context for a question about the past
     result = inject_with([HotMemorySource(layers=layers, store=InMemoryMemoryStore()),
@@ -94,7 +94,7 @@ def test_conversation_stats_count_the_current_message_once_when_an_agent_loop_re
     messages = [{"role": "user", "content": question},
                 {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "lookup", "input": {}}]},
                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "a list"}]}]
-    who = UserRef(tenant_id="t-blocks", user_id="stats")
+    who = ScopeRef(tenant_id="t-blocks", user_id="stats")
 
     # When the stats block is built
     result = inject_with([ConversationStatsSource()], who, messages=messages, current_user_message=question)

@@ -12,7 +12,7 @@ import pytest
 from pydantic import ValidationError
 
 from agent_memory.adapters.log_extraction import MAX_ENTRIES, SqsExtractionQueue
-from agent_memory.domain.models import UserRef
+from agent_memory.domain.models import ScopeRef
 from agent_memory.domain.vectors import decode_vector
 from agent_memory.errors import InvalidInput, Throttled
 from agent_memory.services.conversation_log import (
@@ -24,7 +24,7 @@ from agent_memory.services.conversation_log import (
 from tests.fakes import FakeLayerStore, FakeSqs
 
 NOW = datetime(2026, 2, 4, 12, 0, tzinfo=UTC)  # a Wednesday
-SCOPE = UserRef(tenant_id="acme", user_id="project/p-1")
+SCOPE = ScopeRef(tenant_id="acme", user_id="project/p-1")
 
 
 class FakeQueue:

@@ -10,15 +10,15 @@ import pytest
 
 from agent_memory.adapters.embeddings import build_embedder
 from agent_memory.adapters.embeddings.bedrock import TitanEmbedder
-from agent_memory.adapters.serverless_index import ServerlessIndex
-from agent_memory.domain.models import MemoryType, NewMemory, UserRef
+from agent_memory.adapters.in_process_index import InProcessIndex
+from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.vectors import decode_vector, encode_vector
 from agent_memory.errors import EmbeddingUnavailable
 from agent_memory.ports import CandidateQuery
 from agent_memory.settings import Settings
 from tests.fakes import InMemoryMemoryStore
 
-USER = UserRef(tenant_id="t", user_id="u")
+USER = ScopeRef(tenant_id="t", user_id="u")
 
 
 class CountingEmbedder:
@@ -48,7 +48,7 @@ def test_a_model_change_is_detected_and_stale_memories_are_re_embedded_not_compa
     store.save(USER, NewMemory(memory_type=MemoryType.FACT, content="current model", embedding=old_vector,
                                embedding_model="new-model"))
     embedder = CountingEmbedder("new-model")
-    index = ServerlessIndex(store=store, embedder=lambda: embedder)
+    index = InProcessIndex(store=store, embedder=lambda: embedder)
 
     candidates = index.candidates(USER, CandidateQuery(text="x", vector=embedder.embed_query("x")))
 

@@ -15,7 +15,7 @@ from agent_memory.api.inject_models import InjectionRequest
 from agent_memory.bootstrap import build_services
 from agent_memory.domain.context import ContextType, Priority, neutralize
 from agent_memory.domain.conversation import validate_messages
-from agent_memory.domain.models import MemoryType, NewMemory, UserRef
+from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.summary import extractive_summary
 from agent_memory.errors import InvalidInput
 from agent_memory.services.blocks.base import BlockCache, FetchContext
@@ -27,8 +27,8 @@ from tests.unit.test_compaction import _conversation
 NOW = 1_795_309_200.0  # 2026-11-22T01:00:00Z
 
 
-def user(name: str) -> UserRef:
-    return UserRef(tenant_id="t-inject", user_id=name)
+def user(name: str) -> ScopeRef:
+    return ScopeRef(tenant_id="t-inject", user_id=name)
 
 
 def build(store: InMemoryMemoryStore | None = None, **settings: Any):
@@ -43,7 +43,7 @@ def request(**fields: Any) -> InjectionRequest:
     return InjectionRequest.model_validate(fields)
 
 
-def remember(store: InMemoryMemoryStore, who: UserRef, content: str, importance: int = 80,
+def remember(store: InMemoryMemoryStore, who: ScopeRef, content: str, importance: int = 80,
              memory_type: MemoryType = MemoryType.FACT) -> None:
     store.save(who, NewMemory(memory_type=memory_type, content=content, importance=importance))
 
@@ -200,7 +200,7 @@ def test_budget_when_everything_fits_nothing_is_dropped_or_compacted():
     assert result.total_context_tokens == result.token_usage.context > 0
 
 
-def with_blocks(services: Any, who: UserRef, experiences: list[dict[str, Any]], agents: list[dict[str, Any]],
+def with_blocks(services: Any, who: ScopeRef, experiences: list[dict[str, Any]], agents: list[dict[str, Any]],
                 max_context_tokens: int) -> Any:
     """An inject with P0 state, a P1 agent history and P2 experiences, under the given budget."""
     return services.inject.inject(who, request(
@@ -466,7 +466,7 @@ def test_the_seeds_conditions_hold_for_caller_supplied_items_too():
 class _NoHistory:
     """The memory layers with nothing logged and no reports."""
 
-    def context_for_prompt(self, scope: UserRef, request: Any, *, hot_memory: bool = True) -> Any:
+    def context_for_prompt(self, scope: ScopeRef, request: Any, *, hot_memory: bool = True) -> Any:
         from types import SimpleNamespace
 
         return SimpleNamespace(parts=[])
@@ -477,7 +477,7 @@ class _Retriever:
         self.items = items
         self.queries: list[str] = []
 
-    def retrieve(self, user: UserRef, query: str, limit: int) -> list[dict[str, Any]]:
+    def retrieve(self, user: ScopeRef, query: str, limit: int) -> list[dict[str, Any]]:
         self.queries.append(query)
         return self.items[:limit]
 

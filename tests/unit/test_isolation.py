@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from agent_memory.domain.keys import PROJECT_PREFIX, cache_partition_key, is_valid_id, partition_key
-from agent_memory.domain.models import UserRef
+from agent_memory.domain.models import ScopeRef
 from agent_memory.services.rollup import ScopeTask
 
 # Ids as an attacker would send them: any text, with the key separator and the project prefix likely.
@@ -17,9 +17,9 @@ ids = st.one_of(st.text(max_size=140), st.text(alphabet="ab#/:.-@_ 中T#U", max_
                 st.sampled_from(["", "#", "a#b", "T#x#U#y", "project/p1", "project/", "../u", "u\n", "a" * 129]))
 
 
-def ref_or_refusal(tenant: str, user: str) -> UserRef | None:
+def ref_or_refusal(tenant: str, user: str) -> ScopeRef | None:
     try:
-        return UserRef(tenant_id=tenant, user_id=user)
+        return ScopeRef(tenant_id=tenant, user_id=user)
     except ValidationError:
         return None
 
@@ -45,7 +45,7 @@ def test_two_distinct_scopes_never_share_a_partition(a, b):
 
 
 def test_a_user_and_a_project_of_the_same_name_are_different_scopes():
-    user, project = UserRef(tenant_id="t", user_id="p1"), UserRef(tenant_id="t", user_id="project/p1")
+    user, project = ScopeRef(tenant_id="t", user_id="p1"), ScopeRef(tenant_id="t", user_id="project/p1")
     assert partition_key(user) != partition_key(project)
 
 

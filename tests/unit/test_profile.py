@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from agent_memory.domain.models import MemoryType, NewMemory, UserRef
+from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.profile import ProfileField, ProfileSchema, build_profile, template_narrative
 from agent_memory.services.summarize import SummarizeService
 from tests.fakes import InMemoryMemoryStore
 
-USER = UserRef(tenant_id="t", user_id="u")
+USER = ScopeRef(tenant_id="t", user_id="u")
 
 
 def fact(store, content, field, value=None, memory_type=MemoryType.FACT, category=None):

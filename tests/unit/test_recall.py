@@ -5,12 +5,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from agent_memory.domain.models import MemoryType, UserRef
+from agent_memory.domain.models import MemoryType, ScopeRef
 from agent_memory.domain.ranking import ScoreBreakdown
 from agent_memory.services.recall import RecallRequest, RecallService
 from agent_memory.services.search import MemorySearchResult, SearchMemoriesOutput, SearchRequest
 
-USER = UserRef(tenant_id="t", user_id="u")
+USER = ScopeRef(tenant_id="t", user_id="u")
 
 
 def result(key: str, score: float, recall_round: str, content: str = "python train.py --epochs 100"
@@ -31,7 +31,7 @@ class FakeSearch:
         self.rounds_per_search = rounds_per_search
         self.calls: list[tuple[str, int]] = []
 
-    def search(self, user: UserRef, request: SearchRequest, *, max_rounds: int = 3, fill: bool = True
+    def search(self, user: ScopeRef, request: SearchRequest, *, max_rounds: int = 3, fill: bool = True
                ) -> SearchMemoriesOutput:
         self.calls.append((request.query, max_rounds))
         return SearchMemoriesOutput(total_found=len(self.results), results=self.results, search_strategy_used="x",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent_memory.bootstrap import build_services, read_fields
-from agent_memory.domain.models import ExtractedMemory, MemoryType, NewMemory, UserRef
+from agent_memory.domain.models import ExtractedMemory, MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.profile import build_profile
 from agent_memory.extraction import OfflineExtractor
 from agent_memory.ports import ConversationTurn
@@ -14,7 +14,7 @@ from agent_memory.services.save import SaveService
 from agent_memory.settings import Settings
 from tests.fakes import FakeExtractor, InMemoryMemoryStore
 
-USER = UserRef(tenant_id="t", user_id="u")
+USER = ScopeRef(tenant_id="t", user_id="u")
 
 
 def extracted(field: str | None, content: str, value: object = None, memory_type: str = "FACT") -> ExtractedMemory:
@@ -132,7 +132,7 @@ def test_given_a_category_outside_the_configured_set_then_the_save_is_a_422_and_
 
     store = InMemoryMemoryStore()
     service = SaveService(store=store, extractor=lambda: None, categories=["TTPS", "QMAS"])  # type: ignore[arg-type]
-    who = UserRef(tenant_id="t", user_id="categories")
+    who = ScopeRef(tenant_id="t", user_id="categories")
     with pytest.raises(InvalidInput) as raised:
         service.save_batch(who, [NewMemory(memory_type=MemoryType.INTENT, content="想走高才通", category="ttps"),
                                  NewMemory(memory_type=MemoryType.INTENT, content="想走EB5", category="EB5")])

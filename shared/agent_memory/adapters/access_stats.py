@@ -15,7 +15,7 @@ import queue
 import threading
 from typing import Any
 
-from agent_memory.domain.models import UserRef, utcnow
+from agent_memory.domain.models import ScopeRef, utcnow
 from agent_memory.observability import logger
 
 SQS_BATCH = 10  # SendMessageBatch's most entries
@@ -29,7 +29,7 @@ class SqsAccessRecorder:
         self._sender: threading.Thread | None = None
         self._start_lock = threading.Lock()
 
-    def __call__(self, user: UserRef, memory_keys: list[str]) -> None:
+    def __call__(self, user: ScopeRef, memory_keys: list[str]) -> None:
         body = {"tenant_id": user.tenant_id, "user_id": user.user_id, "memory_keys": memory_keys,
                 "accessed_at": utcnow().isoformat()}
         try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from agent_memory.domain.models import UserRef
+from agent_memory.domain.models import ScopeRef
 from agent_memory.ports import CachedContext, ContextCache
 
 
@@ -17,7 +17,7 @@ class LocalContextCache:
         self._entries: OrderedDict[tuple[str, str, str], CachedContext] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, user: UserRef, key: str, *, now: float) -> CachedContext | None:
+    def get(self, user: ScopeRef, key: str, *, now: float) -> CachedContext | None:
         slot = (user.tenant_id, user.user_id, key)
         with self._lock:
             entry = self._entries.get(slot)
@@ -29,7 +29,7 @@ class LocalContextCache:
             self._entries.move_to_end(slot)
             return entry
 
-    def put(self, user: UserRef, key: str, entry: CachedContext) -> None:
+    def put(self, user: ScopeRef, key: str, entry: CachedContext) -> None:
         if self._max_entries <= 0:
             return
         with self._lock:
@@ -46,7 +46,7 @@ class LayeredContextCache:
         self._local = local
         self._shared = shared
 
-    def get(self, user: UserRef, key: str, *, now: float) -> CachedContext | None:
+    def get(self, user: ScopeRef, key: str, *, now: float) -> CachedContext | None:
         entry = self._local.get(user, key, now=now)
         if entry is None and self._shared is not None:
             entry = self._shared.get(user, key, now=now)
@@ -54,7 +54,7 @@ class LayeredContextCache:
                 self._local.put(user, key, entry)
         return entry
 
-    def put(self, user: UserRef, key: str, entry: CachedContext) -> None:
+    def put(self, user: ScopeRef, key: str, entry: CachedContext) -> None:
         self._local.put(user, key, entry)
         if self._shared is not None:
             self._shared.put(user, key, entry)

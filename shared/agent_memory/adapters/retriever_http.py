@@ -12,7 +12,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from agent_memory.domain.models import UserRef
+from agent_memory.domain.models import ScopeRef
 from agent_memory.observability import logger
 
 MAX_RESPONSE_BYTES = 1_000_000
@@ -26,7 +26,7 @@ class HttpRetriever:
         self._timeout = timeout_seconds
         self._headers = {"content-type": "application/json", "accept": "application/json", **(headers or {})}
 
-    def retrieve(self, user: UserRef, query: str, limit: int) -> list[dict[str, Any]]:
+    def retrieve(self, user: ScopeRef, query: str, limit: int) -> list[dict[str, Any]]:
         body = json.dumps({"query": query, "user_id": user.user_id, "tenant_id": user.tenant_id, "limit": limit},
                           ensure_ascii=False).encode()
         request = urllib.request.Request(self._url, data=body, headers=self._headers, method="POST")

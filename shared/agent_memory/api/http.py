@@ -13,7 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from agent_memory.api.schemas import MAX_BODY_BYTES
 from agent_memory.domain.keys import is_valid_id, is_valid_memory_key
-from agent_memory.domain.models import UserRef
+from agent_memory.domain.models import ScopeRef
 from agent_memory.errors import (
     AgentMemoryError,
     Conflict,
@@ -108,16 +108,16 @@ def new_resolver() -> APIGatewayHttpResolver:
     return app
 
 
-def current_user(app: APIGatewayHttpResolver, user_id: str) -> UserRef:
+def current_user(app: APIGatewayHttpResolver, user_id: str) -> ScopeRef:
     """The caller's tenant and the path's user. The tenant never comes from the body."""
     if not is_valid_id(user_id):
         raise invalid([{"field": "user_id", "message": "must be 1-128 of A-Z a-z 0-9 . _ : @ -", "type": "pattern"}])
     tenant_id = current_tenant(app)
     logger.append_keys(user_id=user_id)
-    return UserRef(tenant_id=tenant_id, user_id=user_id)
+    return ScopeRef(tenant_id=tenant_id, user_id=user_id)
 
 
-def current_scope(app: APIGatewayHttpResolver, scope_type: str, scope_id: str) -> UserRef:
+def current_scope(app: APIGatewayHttpResolver, scope_type: str, scope_id: str) -> ScopeRef:
     """A user or a project under the caller's tenant (routes `/v1/{scope_type}/{scope_id}/...`)."""
     if scope_type not in ("users", "projects"):
         raise NotFound(f"no such scope type {scope_type!r}: use users or projects")

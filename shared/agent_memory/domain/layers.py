@@ -4,7 +4,7 @@
 - L2, hot memory: typed key/value entries with a priority, always injected.
 - L3, the history book: one report per scope and week, rolled up from the log every Monday.
 
-A scope is a user or a project under a tenant. Both are a `UserRef` whose id says which: a user's
+A scope is a user or a project under a tenant. Both are a `ScopeRef` whose id says which: a user's
 id as is, a project's as ``project/<id>`` ("/" is not allowed in ids, so the two never collide).
 The memory table's partition, caches and routes then work the same for both.
 """
@@ -18,16 +18,16 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from agent_memory.domain.keys import PROJECT_PREFIX, Id, ScopeId
-from agent_memory.domain.models import UserRef
+from agent_memory.domain.models import ScopeRef
 
 ScopeType = Literal["users", "projects"]
 
 
-def scope_ref(tenant_id: str, scope_type: ScopeType, scope_id: str) -> UserRef:
-    return UserRef(tenant_id=tenant_id, user_id=scope_id if scope_type == "users" else PROJECT_PREFIX + scope_id)
+def scope_ref(tenant_id: str, scope_type: ScopeType, scope_id: str) -> ScopeRef:
+    return ScopeRef(tenant_id=tenant_id, user_id=scope_id if scope_type == "users" else PROJECT_PREFIX + scope_id)
 
 
-def scope_label(scope: UserRef) -> dict[str, str]:
+def scope_label(scope: ScopeRef) -> dict[str, str]:
     """How a scope is shown to callers: `{"type": "project", "id": "p-1"}`."""
     if scope.user_id.startswith(PROJECT_PREFIX):
         return {"type": "project", "id": scope.user_id.removeprefix(PROJECT_PREFIX)}
@@ -177,5 +177,5 @@ class ExtractionJob(BaseModel):
     assistant_message: str = ""  # the assistant message before it in the batch, if any
 
     @property
-    def scope(self) -> UserRef:
-        return UserRef(tenant_id=self.tenant_id, user_id=self.scope_id)
+    def scope(self) -> ScopeRef:
+        return ScopeRef(tenant_id=self.tenant_id, user_id=self.scope_id)

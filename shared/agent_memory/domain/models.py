@@ -37,8 +37,8 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class UserRef(BaseModel):
-    """Who a memory belongs to: a tenant's user, or a tenant's project (`project/<id>`). Tenant and scope
+class ScopeRef(BaseModel):
+    """Whose a memory is: a tenant's user, or a tenant's project (`user_id` = `project/<id>`). Tenant and scope
     together are the isolation boundary; every entry point (HTTP, queues, the scheduler) builds one of
     these, so every id is checked against the id alphabet here."""
 
@@ -129,7 +129,7 @@ class Memory(BaseModel):
         return self.superseded_at is None
 
 
-def new_memory_version(user: UserRef, memory: NewMemory, memory_key: str, previous: Memory | None) -> Memory:
+def new_memory_version(user: ScopeRef, memory: NewMemory, memory_key: str, previous: Memory | None) -> Memory:
     """The stored form of a proposed memory; `previous` is the field's current memory it replaces."""
     now = utcnow()
     created_at = memory.created_at or now

@@ -30,7 +30,7 @@ from pydantic_core import InitErrorDetails
 from agent_memory.domain.hybrid import rank_stored
 from agent_memory.domain.keys import Id, new_memory_key
 from agent_memory.domain.layers import ExtractionJob, LogHit, LogMessage, scope_label, week_start_of
-from agent_memory.domain.models import TimeRange, UserRef, require_utc, utcnow
+from agent_memory.domain.models import ScopeRef, TimeRange, require_utc, utcnow
 from agent_memory.domain.requests import RequestModel, max_utf8_bytes
 from agent_memory.domain.vectors import encode_vector
 from agent_memory.errors import InvalidInput
@@ -147,7 +147,7 @@ class ConversationLogService:
 
     # ---- append --------------------------------------------------------------------------------
 
-    def append(self, scope: UserRef, conversation_id: str, request: AppendMessagesRequest) -> AppendResult:
+    def append(self, scope: ScopeRef, conversation_id: str, request: AppendMessagesRequest) -> AppendResult:
         queue = self._queue() if request.extract else None
         if request.extract and queue is None:
             raise InvalidInput("extraction queue not configured (LOG_EXTRACTION_QUEUE_URL)", details=[
@@ -215,7 +215,7 @@ class ConversationLogService:
 
     # ---- search --------------------------------------------------------------------------------
 
-    def search(self, scope: UserRef, request: LogSearchRequest) -> LogSearchResult:
+    def search(self, scope: ScopeRef, request: LogSearchRequest) -> LogSearchResult:
         start, end = request.time_range or (None, None)
         found: list[LogMessage] = self._store().log_messages(
             scope, start=start, end=end + timedelta(milliseconds=1) if end else None, now=self._clock())
@@ -243,7 +243,7 @@ def new_message_id() -> str:
     return "msg_" + new_memory_key().removeprefix("mem_")
 
 
-def _extraction_jobs(scope: UserRef, conversation_id: str, messages: list[LogMessage]) -> list[ExtractionJob]:
+def _extraction_jobs(scope: ScopeRef, conversation_id: str, messages: list[LogMessage]) -> list[ExtractionJob]:
     """One job per user message, with the assistant message before it in the batch (what it answers)."""
     jobs = []
     previous_assistant = ""

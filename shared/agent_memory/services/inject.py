@@ -34,7 +34,7 @@ from agent_memory.domain.context_budget import context_tokens, fit, shed
 from agent_memory.domain.context_placement import place
 from agent_memory.domain.conversation import Message, turn_starts, validate_messages
 from agent_memory.domain.current_message import user_texts, with_current_message
-from agent_memory.domain.models import UserRef
+from agent_memory.domain.models import ScopeRef
 from agent_memory.domain.tokens import estimate_message_tokens
 from agent_memory.errors import InvalidInput
 from agent_memory.observability import MetricUnit, logger, metrics
@@ -78,7 +78,7 @@ class InjectService:
         self._limits = limits
         self._clock = clock
 
-    def inject(self, user: UserRef, request: InjectionRequest) -> InjectionResult:
+    def inject(self, user: ScopeRef, request: InjectionRequest) -> InjectionResult:
         messages = with_current_message([m.model_dump() for m in request.messages], request.current_user_message)
         problems = validate_messages(messages)
         if problems:

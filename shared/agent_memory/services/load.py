@@ -8,7 +8,7 @@ from datetime import datetime
 from pydantic import BaseModel
 
 from agent_memory.domain.keys import is_valid_memory_key
-from agent_memory.domain.models import Memory, MemoryPage, MemoryType, UserRef, is_cjk_text
+from agent_memory.domain.models import Memory, MemoryPage, MemoryType, ScopeRef, is_cjk_text
 from agent_memory.domain.placeholders import resolve
 from agent_memory.ports import MemoryStore
 from agent_memory.services.search import SearchRequest, SearchService, summary_of
@@ -69,14 +69,14 @@ class LoadService:
         *,
         store: MemoryStore,
         search: SearchService,
-        current_memories: Callable[[UserRef], list[Memory]] | None = None,
+        current_memories: Callable[[ScopeRef], list[Memory]] | None = None,
     ) -> None:
         self._store = store
         self._search = search
         # The serverless tier hands in its version-keyed cache; otherwise the store is read.
         self._current_memories = current_memories or store.all_current
 
-    def load_context(self, user: UserRef, query: str, limit: int) -> LoadContextOutput:
+    def load_context(self, user: ScopeRef, query: str, limit: int) -> LoadContextOutput:
         memories = self._current_memories(user)
         found: dict[str, float] = {}
         if query.strip() and memories:
@@ -104,11 +104,11 @@ class LoadService:
         )
 
     def list_memories(
-        self, user: UserRef, *, memory_type: MemoryType | None, limit: int, cursor: str | None
+        self, user: ScopeRef, *, memory_type: MemoryType | None, limit: int, cursor: str | None
     ) -> MemoryPage:
         return self._store.list_current(user, memory_type=memory_type, limit=limit, cursor=cursor)
 
-    def resolve_placeholders(self, user: UserRef, text: str) -> ResolvedText:
+    def resolve_placeholders(self, user: ScopeRef, text: str) -> ResolvedText:
         """`[memory:key...]` placeholders in `text` replaced by the user's current memories; a missing or
         superseded memory becomes an error marker and is listed in `missing`."""
 

@@ -18,7 +18,7 @@ from agent_memory.domain.layers import (
     format_hot_memory,
     scope_label,
 )
-from agent_memory.domain.models import UserRef, is_cjk_text, utcnow
+from agent_memory.domain.models import ScopeRef, is_cjk_text, utcnow
 from agent_memory.domain.requests import OpenRequestModel, RequestModel
 from agent_memory.domain.tokens import estimate_tokens
 from agent_memory.errors import InvalidInput
@@ -131,35 +131,35 @@ class MemoryLayersService:
 
     # ---- L2 ------------------------------------------------------------------------------------
 
-    def put_hot(self, scope: UserRef, type_: HotMemoryType, key: str, request: PutHotMemoryRequest) -> HotMemoryEntry:
+    def put_hot(self, scope: ScopeRef, type_: HotMemoryType, key: str, request: PutHotMemoryRequest) -> HotMemoryEntry:
         now = self._clock()
         entry = HotMemoryEntry(type=type_, key=key, value=request.value, priority=request.priority, source="api",
                                created_at=now, updated_at=now)
         stored: HotMemoryEntry = self._store().put_hot(scope, entry)
         return stored
 
-    def hot_memory(self, scope: UserRef) -> HotMemoryView:
+    def hot_memory(self, scope: ScopeRef) -> HotMemoryView:
         entries: list[HotMemoryEntry] = self._store().hot_memory(scope)
         by_type = {t: [e for e in entries if e.type == t] for t in HotMemoryType}
         return HotMemoryView(scope=scope_label(scope), entries=entries, meta=by_type[HotMemoryType.META],
                              status=by_type[HotMemoryType.STATUS], decisions=by_type[HotMemoryType.DECISION],
                              preferences=by_type[HotMemoryType.PREFERENCE])
 
-    def delete_hot(self, scope: UserRef, type_: HotMemoryType, key: str) -> dict[str, Any]:
+    def delete_hot(self, scope: ScopeRef, type_: HotMemoryType, key: str) -> dict[str, Any]:
         self._store().delete_hot(scope, type_, key)
         return {"deleted": True, "type": type_.value, "key": key}
 
-    def hot_memory_text(self, scope: UserRef, *, zh: bool) -> str:
+    def hot_memory_text(self, scope: ScopeRef, *, zh: bool) -> str:
         entries = self._store().hot_memory(scope)
         return format_hot_memory(entries, zh=zh, project=scope.user_id.startswith(PROJECT_PREFIX),
                                  clean=lambda t: one_line(t, 500))
 
     # ---- L3 ------------------------------------------------------------------------------------
 
-    def reports(self, scope: UserRef) -> ReportList:
+    def reports(self, scope: ScopeRef) -> ReportList:
         return ReportList(scope=scope_label(scope), reports=[_view(r) for r in self._store().reports(scope)])
 
-    def search_reports(self, scope: UserRef, query: str, limit: int) -> ReportList:
+    def search_reports(self, scope: ScopeRef, query: str, limit: int) -> ReportList:
         reports: list[WeeklyReport] = self._store().reports(scope)
         scored = rank_stored(query, [_report_text(r) for r in reports],
                              [(r.embedding, r.embedding_model) for r in reports], self._embedder)
@@ -169,7 +169,7 @@ class MemoryLayersService:
 
     # ---- intent-driven context -----------------------------------------------------------------
 
-    def context_for_prompt(self, scope: UserRef, request: IntentContextRequest, *,
+    def context_for_prompt(self, scope: ScopeRef, request: IntentContextRequest, *,
                            hot_memory: bool = True) -> IntentContext:
         """Context for a prompt: hot memory always; for a question about the past, the history book (up to
         two weekly reports), and the conversation log too when the history book is thin (fewer than two
@@ -230,7 +230,7 @@ class MemoryLayersService:
             raise InvalidInput("the memory layers need the DynamoDB store", details=[{"field": "scope"}])
         return self._layers
 
-    def _log_lines(self, scope: UserRef, query: str, limit: int) -> list[str]:
+    def _log_lines(self, scope: ScopeRef, query: str, limit: int) -> list[str]:
         found = self._log.search(scope, LogSearchRequest(query=query, limit=limit))
         return [f"{hit.role}: {one_line(hit.content, 500)}" for hit in found.results]
 

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, StringConstraints
 
 from agent_memory.domain.keywords import extract_keywords
-from agent_memory.domain.models import MemoryType, UserRef, is_cjk_text
+from agent_memory.domain.models import MemoryType, ScopeRef, is_cjk_text
 from agent_memory.domain.placeholders import find_placeholders
 from agent_memory.domain.requests import RequestModel
 from agent_memory.services.search import RECALL_ROUNDS, MemorySearchResult, SearchRequest, SearchService
@@ -149,7 +149,7 @@ class RecallService:
     def __init__(self, *, search: SearchService) -> None:
         self._search = search
 
-    def recall(self, user: UserRef, request: RecallRequest) -> RecallOutput:
+    def recall(self, user: ScopeRef, request: RecallRequest) -> RecallOutput:
         decision = analyze(request)
         if not decision.needs_recall:
             return RecallOutput(decision=decision, memories=[])

@@ -30,7 +30,7 @@ from agent_memory.domain.layers import (
     scope_label,
     week_bounds,
 )
-from agent_memory.domain.models import UserRef, utcnow
+from agent_memory.domain.models import ScopeRef, utcnow
 from agent_memory.domain.reports import ReportDraft, WeekLog, rollup_week, week_metrics
 from agent_memory.domain.vectors import encode_vector
 from agent_memory.errors import InvalidInput
@@ -62,8 +62,8 @@ class ScopeTask(BaseModel):
     scope_id: ScopeId
 
     @property
-    def scope(self) -> UserRef:
-        return UserRef(tenant_id=self.tenant_id, user_id=self.scope_id)
+    def scope(self) -> ScopeRef:
+        return ScopeRef(tenant_id=self.tenant_id, user_id=self.scope_id)
 
 
 RollupTask = Annotated[ShardTask | ScopeTask, Field(discriminator="kind")]
@@ -215,7 +215,7 @@ class RollupService:
                 return ShardResult(week_start=task.week, shard=task.shard, pages=pages, scopes_queued=queued,
                                    continued=True)
 
-    def rollup_scope(self, scope: UserRef, week_start: date, now: datetime) -> ScopeResult:
+    def rollup_scope(self, scope: ScopeRef, week_start: date, now: datetime) -> ScopeResult:
         """The week's report (once), then hot memory (LLM only), then the expired log. Raises when the
         writer or the store fails, so the task is retried; the stage on the report makes retries cheap."""
         result = ScopeResult(scope=scope_label(scope), week_start=week_start, report="already_existed")
@@ -243,7 +243,7 @@ class RollupService:
 
     # ---- hot memory ----------------------------------------------------------------------------
 
-    def refresh_hot_memory(self, scope: UserRef, now: datetime | None = None) -> HotMemoryRefresh:
+    def refresh_hot_memory(self, scope: ScopeRef, now: datetime | None = None) -> HotMemoryRefresh:
         """The guide's refreshHotMemory: the LLM reads the scope's recent log and updates status, decisions
         and preferences. Entries set through the API are never overwritten; unchanged ones are not rewritten
         (a write bumps the scope's version and so invalidates cached context). Offline: skipped."""
@@ -271,7 +271,7 @@ class RollupService:
 
     # ---- internals -----------------------------------------------------------------------------
 
-    def _report(self, scope: UserRef, week_start: date, messages: list[LogMessage], now: datetime) -> WeeklyReport:
+    def _report(self, scope: ScopeRef, week_start: date, messages: list[LogMessage], now: datetime) -> WeeklyReport:
         week = WeekLog(week_start=week_start, timezone=self._timezone, project=_is_project(scope), messages=messages,
                        metrics=week_metrics(messages, self._timezone))
         writer = self._writer()
@@ -303,5 +303,5 @@ class RollupBatch:
         return self._service.run_task(body, remaining_seconds=self._remaining(), may_defer=may_defer)
 
 
-def _is_project(scope: UserRef) -> bool:
+def _is_project(scope: ScopeRef) -> bool:
     return scope.user_id.startswith(PROJECT_PREFIX)

@@ -15,7 +15,7 @@ from agent_memory.domain.models import (
     NewMemory,
     SaveOutcome,
     SaveResult,
-    UserRef,
+    ScopeRef,
 )
 from agent_memory.domain.profile import slot_field
 from agent_memory.domain.vectors import encode_vector
@@ -101,7 +101,7 @@ class SaveService:
         """Build the extractor (importing its SDK) ahead of the first request, e.g. before a SnapStart snapshot."""
         self._extractor()
 
-    def save(self, user: UserRef, memory: NewMemory) -> SaveResult:
+    def save(self, user: ScopeRef, memory: NewMemory) -> SaveResult:
         (memory,) = self._checked_categories([memory], field="category")
         return self._store.save(user, self.enrich(self._with_fields([memory]))[0])
 
@@ -158,7 +158,7 @@ class SaveService:
             raise InvalidInput(f"invalid request: {problems[0]['field']}: {problems[0]['message']}", details=problems)
         return checked
 
-    def save_batch(self, user: UserRef, memories: list[NewMemory]) -> list[SaveResult]:
+    def save_batch(self, user: ScopeRef, memories: list[NewMemory]) -> list[SaveResult]:
         """Saves in order (a later item for the same field supersedes an earlier one).
 
         Every item is validated before this is called, so a bad batch writes nothing. Each save
@@ -167,11 +167,11 @@ class SaveService:
         memories = self._checked_categories(memories, field="memories.{i}.category")
         return self._store.save_many(user, self.enrich(self._with_fields(memories)))
 
-    def delete(self, user: UserRef, memory_key: str) -> Memory:
+    def delete(self, user: ScopeRef, memory_key: str) -> Memory:
         return self._store.delete(user, memory_key)
 
     def extract_and_save(
-        self, user: UserRef, turn: ConversationTurn, *, conversation_id: str | None = None
+        self, user: ScopeRef, turn: ConversationTurn, *, conversation_id: str | None = None
     ) -> SaveInfoOutput:
         known = {name for name, value in turn.existing_info.items() if _has_value(value)}
         output = SaveInfoOutput()

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, StringConstraints
 
 from agent_memory.domain.keywords import extract_keywords, normalize_keyword
-from agent_memory.domain.models import Memory, MemoryType, TimeRange, UserRef, utcnow
+from agent_memory.domain.models import Memory, MemoryType, ScopeRef, TimeRange, utcnow
 from agent_memory.domain.ranking import (
     QueryKeywords,
     RankingWeights,
@@ -122,7 +122,7 @@ class SearchService:
         weights: RankingWeights,
         expand_synonyms: bool = True,
         default_mode: SearchMode = "hybrid",
-        on_access: Callable[[UserRef, list[str]], None] | None = None,
+        on_access: Callable[[ScopeRef, list[str]], None] | None = None,
     ) -> None:
         self._store = store
         self._index = index
@@ -140,7 +140,7 @@ class SearchService:
         if embedder is not None:
             embedder.embed_query("warm up")
 
-    def search(self, user: UserRef, request: SearchRequest, *, max_rounds: int = len(RECALL_ROUNDS),
+    def search(self, user: ScopeRef, request: SearchRequest, *, max_rounds: int = len(RECALL_ROUNDS),
                fill: bool = True) -> SearchMemoriesOutput:
         """Ranked memories for the request. At most `max_rounds` recall rounds run; with `fill`, a thin
         recall is topped up from the final ranking (results marked `recall_round: "fill"`)."""
@@ -221,7 +221,7 @@ class SearchService:
             rounds_executed=rounds_run,
         )
 
-    def memory_detail(self, user: UserRef, memory_key: str) -> MemoryDetailOutput:
+    def memory_detail(self, user: ScopeRef, memory_key: str) -> MemoryDetailOutput:
         memory = self._store.get(user, memory_key)
         if memory is None:
             raise NotFound(f"memory {memory_key} not found", details=[{"field": "memory_key"}])

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agent_memory.domain.models import Memory, UserRef
+from agent_memory.domain.models import Memory, ScopeRef
 from agent_memory.domain.profile import (
     DEFAULT_PROFILE_SCHEMA,
     Completeness,
@@ -33,7 +33,7 @@ class SummarizeService:
         self,
         *,
         store: MemoryStore,
-        current_memories: Callable[[UserRef], list[Memory]] | None = None,
+        current_memories: Callable[[ScopeRef], list[Memory]] | None = None,
         schema: ProfileSchema = DEFAULT_PROFILE_SCHEMA,
         narrate: Callable[[], Callable[[Profile], str]] = lambda: template_narrative,
         max_users: int = 256,
@@ -43,10 +43,10 @@ class SummarizeService:
         self._schema = schema
         self._narrate = narrate
         self._max_users = max_users
-        self._cache: OrderedDict[UserRef, tuple[int, SummarizeOutput]] = OrderedDict()
+        self._cache: OrderedDict[ScopeRef, tuple[int, SummarizeOutput]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def summarize(self, user: UserRef) -> SummarizeOutput:
+    def summarize(self, user: ScopeRef) -> SummarizeOutput:
         """An unchanged user (same version counter) is answered from the cache: no narrative call."""
         version = self._store.user_version(user)
         with self._lock:

@@ -13,7 +13,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from agent_memory.domain.keys import cache_partition_key
-from agent_memory.domain.models import UserRef
+from agent_memory.domain.models import ScopeRef
 from agent_memory.observability import logger
 from agent_memory.ports import CachedContext
 
@@ -30,7 +30,7 @@ class DynamoContextCache:
         self._table = table_name
         self._client = client
 
-    def get(self, user: UserRef, key: str, *, now: float) -> CachedContext | None:
+    def get(self, user: ScopeRef, key: str, *, now: float) -> CachedContext | None:
         try:
             item = self._client.get_item(
                 TableName=self._table, Key={"pk": {"S": cache_partition_key(user)}, "sk": {"S": key}},
@@ -44,7 +44,7 @@ class DynamoContextCache:
                               expires_at=float(item["expires_at_precise"]["N"]))
         return entry if entry.expires_at > now else None
 
-    def put(self, user: UserRef, key: str, entry: CachedContext) -> None:
+    def put(self, user: ScopeRef, key: str, entry: CachedContext) -> None:
         if len(entry.content.encode("utf-8")) > MAX_CACHED_BYTES:
             return
         item = {

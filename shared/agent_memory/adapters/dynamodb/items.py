@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NoReturn
 
 from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
@@ -49,7 +49,7 @@ def memory_from_item(item: dict[str, Any]) -> Memory:
     return Memory.model_validate(values)
 
 
-def raise_domain_error(error: ClientError) -> None:
+def raise_domain_error(error: ClientError) -> NoReturn:
     """Translate an SDK error into a domain error, in one place."""
     code = error.response.get("Error", {}).get("Code", "")
     if code in _THROTTLING_CODES:

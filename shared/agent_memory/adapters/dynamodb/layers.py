@@ -31,7 +31,7 @@ from agent_memory.adapters.dynamodb.batch import write_all
 from agent_memory.adapters.dynamodb.items import raise_domain_error
 from agent_memory.domain.keys import active_shard, partition_key
 from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogMessage, WeeklyReport
-from agent_memory.domain.models import UserRef, utcnow
+from agent_memory.domain.models import ScopeRef, utcnow
 from agent_memory.errors import NotFound
 
 _serializer = TypeSerializer()
@@ -73,7 +73,7 @@ class DynamoLayerStore:
 
     # ---- L1: the conversation log ------------------------------------------------------------
 
-    def append_messages(self, scope: UserRef, messages: list[LogMessage], weeks: set[date]) -> None:
+    def append_messages(self, scope: ScopeRef, messages: list[LogMessage], weeks: set[date]) -> None:
         """All or nothing: the messages and the scope's active-week markers in one transaction. A
         message written again with the same id and time (a client retry) overwrites itself."""
         if not messages:
@@ -103,7 +103,7 @@ class DynamoLayerStore:
             item["embedding"] = _serializer.serialize(Binary(message.embedding))
         return item
 
-    def log_messages(self, scope: UserRef, *, start: datetime | None = None, end: datetime | None = None,
+    def log_messages(self, scope: ScopeRef, *, start: datetime | None = None, end: datetime | None = None,
                      now: datetime | None = None) -> list[LogMessage]:
         """Messages in [start, end), oldest first; expired ones are never returned, whatever TTL did."""
         low = f"LOG#{_iso(start)}" if start else "LOG#"
@@ -115,7 +115,7 @@ class DynamoLayerStore:
             ExpressionAttributeValues=_item({":pk": partition_key(scope), ":low": low, ":high": high, ":now": cutoff}))
         return [_log_from_item(i) for i in items if i["sk"]["S"] < high]
 
-    def recent_log(self, scope: UserRef, *, limit: int, now: datetime | None = None) -> list[LogMessage]:
+    def recent_log(self, scope: ScopeRef, *, limit: int, now: datetime | None = None) -> list[LogMessage]:
         """The newest `limit` unexpired messages (the guide's refreshHotMemory reads 50), oldest first."""
         values = _item({":pk": partition_key(scope), ":log": "LOG#", ":now": _epoch(now or utcnow())})
         pages = self._pages(
@@ -128,7 +128,7 @@ class DynamoLayerStore:
                 break
         return [_log_from_item(i) for i in reversed(items)]
 
-    def delete_expired_log(self, scope: UserRef, now: datetime) -> int:
+    def delete_expired_log(self, scope: ScopeRef, now: datetime) -> int:
         """What DynamoDB's TTL sweeper has not removed yet (it can lag by days)."""
         expired = self._query(
             KeyConditionExpression="pk = :pk AND begins_with(sk, :log)", FilterExpression="expires_at <= :now",
@@ -137,7 +137,7 @@ class DynamoLayerStore:
         self._batch_delete([{"pk": i["pk"], "sk": i["sk"]} for i in expired])
         return len(expired)
 
-    def claim_extraction(self, scope: UserRef, message_id: str, lease_seconds: int = 300) -> bool:
+    def claim_extraction(self, scope: ScopeRef, message_id: str, lease_seconds: int = 300) -> bool:
         """Log-and-forget idempotency: True = this delivery may extract the message. A done marker, or
         another delivery's live lease, says no; an expired lease (a crashed worker) may be taken over."""
         now = int(time.time())
@@ -156,20 +156,20 @@ class DynamoLayerStore:
             raise_domain_error(error)
         return True
 
-    def finish_extraction(self, scope: UserRef, message_id: str, saved: int) -> None:
+    def finish_extraction(self, scope: ScopeRef, message_id: str, saved: int) -> None:
         self._client.update_item(
             TableName=self._table, Key=_item({"pk": partition_key(scope), "sk": f"LOGX#{message_id}"}),
             UpdateExpression="SET #status = :done, saved = :saved", ExpressionAttributeNames={"#status": "status"},
             ExpressionAttributeValues=_item({":done": "done", ":saved": saved}))
 
-    def release_extraction(self, scope: UserRef, message_id: str) -> None:
+    def release_extraction(self, scope: ScopeRef, message_id: str) -> None:
         """A failed extraction lets the next delivery try again at once."""
         self._client.delete_item(TableName=self._table,
                                  Key=_item({"pk": partition_key(scope), "sk": f"LOGX#{message_id}"}))
 
     # ---- L2: hot memory ------------------------------------------------------------------------
 
-    def put_hot(self, scope: UserRef, entry: HotMemoryEntry) -> HotMemoryEntry:
+    def put_hot(self, scope: ScopeRef, entry: HotMemoryEntry) -> HotMemoryEntry:
         """Upsert by (scope, type, key), keeping the first created_at; bumps the scope's version."""
         pk = partition_key(scope)
         key = _item({"pk": pk, "sk": f"HOT#{entry.type.value}#{entry.key}"})
@@ -189,14 +189,14 @@ class DynamoLayerStore:
             raise_domain_error(error)
         return stored
 
-    def hot_memory(self, scope: UserRef) -> list[HotMemoryEntry]:
+    def hot_memory(self, scope: ScopeRef) -> list[HotMemoryEntry]:
         """Highest priority first (the guide's orderBy priority desc), then most recently updated."""
         items = self._query(KeyConditionExpression="pk = :pk AND begins_with(sk, :hot)",
                             ExpressionAttributeValues=_item({":pk": partition_key(scope), ":hot": "HOT#"}))
         entries = [_hot_from_item(i) for i in items]
         return sorted(entries, key=lambda e: (-e.priority, -e.updated_at.timestamp(), e.type, e.key))
 
-    def delete_hot(self, scope: UserRef, type_: HotMemoryType, key: str) -> None:
+    def delete_hot(self, scope: ScopeRef, type_: HotMemoryType, key: str) -> None:
         pk = partition_key(scope)
         try:
             self._client.transact_write_items(TransactItems=[
@@ -211,7 +211,7 @@ class DynamoLayerStore:
 
     # ---- L3: weekly reports --------------------------------------------------------------------
 
-    def put_report_if_absent(self, scope: UserRef, report: WeeklyReport) -> bool:
+    def put_report_if_absent(self, scope: ScopeRef, report: WeeklyReport) -> bool:
         """One report per (scope, week): False when the week already has one (a re-run, a redelivery)."""
         values = report.model_dump(mode="json", exclude={"embedding", "metrics", "key_events"}, exclude_none=True)
         item = _item({"pk": partition_key(scope), "sk": f"REPORT#{report.week_start.isoformat()}", "kind": "report",
@@ -227,7 +227,7 @@ class DynamoLayerStore:
             raise_domain_error(error)
         return True
 
-    def report_stage(self, scope: UserRef, week_start: date) -> str | None:
+    def report_stage(self, scope: ScopeRef, week_start: date) -> str | None:
         """None = the week has no report yet; else how far its rollup got: "written" (the report), then
         "complete" (hot memory refreshed too). A re-run or a redelivery resumes from there."""
         key = _item({"pk": partition_key(scope), "sk": f"REPORT#{week_start.isoformat()}"})
@@ -240,7 +240,7 @@ class DynamoLayerStore:
             return None
         return str(item["rollup_stage"]["S"]) if "rollup_stage" in item else "written"
 
-    def mark_report_stage(self, scope: UserRef, week_start: date, stage: str) -> None:
+    def mark_report_stage(self, scope: ScopeRef, week_start: date, stage: str) -> None:
         try:
             self._client.update_item(
                 TableName=self._table,
@@ -250,7 +250,7 @@ class DynamoLayerStore:
         except ClientError as error:
             raise_domain_error(error)
 
-    def reports(self, scope: UserRef) -> list[WeeklyReport]:
+    def reports(self, scope: ScopeRef) -> list[WeeklyReport]:
         """Newest week first."""
         items = self._query(KeyConditionExpression="pk = :pk AND begins_with(sk, :report)",
                             ExpressionAttributeValues=_item({":pk": partition_key(scope), ":report": "REPORT#"}),
@@ -260,7 +260,7 @@ class DynamoLayerStore:
     # ---- the rollup's fan-out ------------------------------------------------------------------
 
     def active_scopes(self, week_start: date, shard: int, *, cursor: dict[str, Any] | None = None,
-                      limit: int = 500) -> tuple[list[UserRef], dict[str, Any] | None]:
+                      limit: int = 500) -> tuple[list[ScopeRef], dict[str, Any] | None]:
         kwargs: dict[str, Any] = {
             "TableName": self._table, "KeyConditionExpression": "pk = :pk", "Limit": limit,
             "ExpressionAttributeValues": _item({":pk": active_partition(week_start, shard)}),
@@ -272,7 +272,7 @@ class DynamoLayerStore:
             response = self._client.query(**kwargs)
         except ClientError as error:
             raise_domain_error(error)
-        scopes = [UserRef(tenant_id=v["tenant_id"], user_id=v["scope_id"])
+        scopes = [ScopeRef(tenant_id=v["tenant_id"], user_id=v["scope_id"])
                   for v in map(_values, response.get("Items", []))]
         return scopes, response.get("LastEvaluatedKey")
 

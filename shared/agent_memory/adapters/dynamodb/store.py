@@ -44,8 +44,8 @@ from agent_memory.domain.models import (
     NewMemory,
     SaveOutcome,
     SaveResult,
+    ScopeRef,
     StoreVersions,
-    UserRef,
     content_hash,
     new_memory_version,
     superseded_by,
@@ -103,7 +103,7 @@ class DynamoMemoryStore:
 
     # ---- writes -------------------------------------------------------------------------
 
-    def save(self, user: UserRef, memory: NewMemory) -> SaveResult:
+    def save(self, user: ScopeRef, memory: NewMemory) -> SaveResult:
         digest = content_hash(memory.content)
         for attempt in range(self._max_attempts):
             if attempt:
@@ -134,7 +134,7 @@ class DynamoMemoryStore:
             return SaveResult(outcome=SaveOutcome.SUPERSEDED, memory=new, superseded=superseded_by(previous, new))
         raise Conflict("too many concurrent writes to this memory field, retry", details=[{"field": "field"}])
 
-    def save_many(self, user: UserRef, memories: list[NewMemory]) -> list[SaveResult]:
+    def save_many(self, user: ScopeRef, memories: list[NewMemory]) -> list[SaveResult]:
         """Saves in order, with the results saving one by one would give, in far fewer round trips.
 
         One consistent BatchGetItem reads every content marker the batch touches. Runs of memories that
@@ -165,7 +165,7 @@ class DynamoMemoryStore:
         results.extend(self._create_group(user, group))
         return results
 
-    def _create_group(self, user: UserRef, group: list[tuple[NewMemory, Memory]]) -> list[SaveResult]:
+    def _create_group(self, user: ScopeRef, group: list[tuple[NewMemory, Memory]]) -> list[SaveResult]:
         if not group:
             return []
         actions = [action for _, memory in group for action in self._save_actions(user, memory, None)[:-1]]
@@ -179,7 +179,7 @@ class DynamoMemoryStore:
             return [self.save(user, proposed) for proposed, _ in group]
         return [SaveResult(outcome=SaveOutcome.CREATED, memory=memory) for _, memory in group]
 
-    def _content_markers(self, user: UserRef, digests: set[str]) -> set[str]:
+    def _content_markers(self, user: ScopeRef, digests: set[str]) -> set[str]:
         """Which of these contents the user's memories hold now (strongly consistent)."""
         pk = partition_key(user)
         found: set[str] = set()
@@ -203,7 +203,7 @@ class DynamoMemoryStore:
                 raise Throttled("the memory store is busy, retry shortly")
         return found
 
-    def delete(self, user: UserRef, memory_key: str) -> Memory:
+    def delete(self, user: ScopeRef, memory_key: str) -> Memory:
         memory = self.get(user, memory_key)
         if memory is None:
             raise NotFound(f"memory {memory_key} not found")
@@ -226,7 +226,7 @@ class DynamoMemoryStore:
             raise_domain_error(error)
         return memory
 
-    def record_access(self, user: UserRef, memory_keys: list[str], accessed_at: datetime) -> None:
+    def record_access(self, user: ScopeRef, memory_keys: list[str], accessed_at: datetime) -> None:
         """Bump access statistics. Not a content change: the content version stays, so caches of memories
         are not rebuilt by reads; the access version moves, so they can refresh just the statistics. A
         memory deleted meanwhile is skipped."""
@@ -252,7 +252,7 @@ class DynamoMemoryStore:
             except ClientError as error:
                 raise_domain_error(error)
 
-    def access_stats(self, user: UserRef) -> dict[str, AccessStats]:
+    def access_stats(self, user: ScopeRef) -> dict[str, AccessStats]:
         params: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
@@ -275,7 +275,7 @@ class DynamoMemoryStore:
 
     # ---- reads --------------------------------------------------------------------------
 
-    def get(self, user: UserRef, memory_key: str) -> Memory | None:
+    def get(self, user: ScopeRef, memory_key: str) -> Memory | None:
         try:
             response = self._client.get_item(
                 TableName=self._table,
@@ -287,7 +287,7 @@ class DynamoMemoryStore:
         item = response.get("Item")
         return memory_from_item(item) if item else None
 
-    def history(self, user: UserRef, memory: Memory) -> list[Memory]:
+    def history(self, user: ScopeRef, memory: Memory) -> list[Memory]:
         """Every version of the memory's field, oldest first (just the memory when it has no field)."""
         if not memory.field:
             return [memory]
@@ -296,7 +296,7 @@ class DynamoMemoryStore:
 
     def list_current(
         self,
-        user: UserRef,
+        user: ScopeRef,
         *,
         memory_type: MemoryType | None = None,
         limit: int = 50,
@@ -315,13 +315,13 @@ class DynamoMemoryStore:
         next_cursor = _encode_cursor(items[-1].memory_key) if has_more else None
         return MemoryPage(items=items, next_cursor=next_cursor)
 
-    def all_current(self, user: UserRef) -> list[Memory]:
+    def all_current(self, user: ScopeRef) -> list[Memory]:
         return [m for m in self._iter_memories(user) if m.is_current]
 
-    def user_version(self, user: UserRef) -> int:
+    def user_version(self, user: ScopeRef) -> int:
         return self.versions(user).content
 
-    def versions(self, user: UserRef) -> StoreVersions:
+    def versions(self, user: ScopeRef) -> StoreVersions:
         try:
             response = self._client.get_item(
                 TableName=self._table, Key=to_item({"pk": partition_key(user), "sk": "META"}), ConsistentRead=True
@@ -334,7 +334,7 @@ class DynamoMemoryStore:
     # ---- internals ----------------------------------------------------------------------
 
     def _iter_memories(
-        self, user: UserRef, *, newest_first: bool = False, start_after: str | None = None
+        self, user: ScopeRef, *, newest_first: bool = False, start_after: str | None = None
     ) -> Iterator[Memory]:
         params: dict[str, Any] = {
             "TableName": self._table,
@@ -356,7 +356,7 @@ class DynamoMemoryStore:
                 return
             params["ExclusiveStartKey"] = response["LastEvaluatedKey"]
 
-    def _read_slots(self, user: UserRef, digest: str, field: str | None) -> tuple[str | None, str | None]:
+    def _read_slots(self, user: ScopeRef, digest: str, field: str | None) -> tuple[str | None, str | None]:
         """One consistent round trip: who holds this content now, and which memory is the field's current."""
         pk = partition_key(user)
         gets = [{"Get": {"TableName": self._table, "Key": to_item({"pk": pk, "sk": f"HASH#{digest}"})}}]
@@ -369,7 +369,7 @@ class DynamoMemoryStore:
         found = [(from_item(r["Item"]).get("memory_key") if r.get("Item") else None) for r in responses]
         return found[0], (found[1] if field else None)
 
-    def _save_actions(self, user: UserRef, new: Memory, previous: Memory | None) -> list[dict[str, Any]]:
+    def _save_actions(self, user: ScopeRef, new: Memory, previous: Memory | None) -> list[dict[str, Any]]:
         pk = partition_key(user)
         now = new.updated_at.isoformat()
         # Order matters: CancellationReasons are read by position (index 1 = content marker).
@@ -426,7 +426,7 @@ class DynamoMemoryStore:
                            "ConditionExpression": "memory_key = :key",
                            "ExpressionAttributeValues": to_item({":key": memory_key})}}
 
-    def _bump_version(self, user: UserRef, by: int = 1) -> dict[str, Any]:
+    def _bump_version(self, user: ScopeRef, by: int = 1) -> dict[str, Any]:
         return {"Update": {
             "TableName": self._table,
             "Key": to_item({"pk": partition_key(user), "sk": "META"}),

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from agent_memory.domain.models import Memory, UserRef
+from agent_memory.domain.models import Memory, ScopeRef
 from agent_memory.domain.ranking import Candidate
 from agent_memory.domain.vectors import decode_vector, encode_vector
 from agent_memory.errors import AgentMemoryError, Throttled
@@ -114,7 +114,7 @@ class OpenSearchIndex:
 
     # ---- reads --------------------------------------------------------------------------
 
-    def candidates(self, user: UserRef, query: CandidateQuery) -> list[Candidate]:
+    def candidates(self, user: ScopeRef, query: CandidateQuery) -> list[Candidate]:
         found: dict[str, Candidate] = {}
         if query.text.strip():
             for hit in self._search(self.lexical_request(user, query)):
@@ -128,7 +128,7 @@ class OpenSearchIndex:
         return list(found.values())
 
     @staticmethod
-    def filters(user: UserRef, query: CandidateQuery) -> list[dict[str, Any]]:
+    def filters(user: ScopeRef, query: CandidateQuery) -> list[dict[str, Any]]:
         """Tenant + user always; memory types and the creation window when asked for."""
         clauses: list[dict[str, Any]] = [
             {"term": {"tenant_id": user.tenant_id}},
@@ -145,7 +145,7 @@ class OpenSearchIndex:
             clauses.append({"range": {"created_at": window}})
         return clauses
 
-    def lexical_request(self, user: UserRef, query: CandidateQuery) -> dict[str, Any]:
+    def lexical_request(self, user: ScopeRef, query: CandidateQuery) -> dict[str, Any]:
         return {
             "size": query.k,
             "_source": _SOURCE,
@@ -158,7 +158,7 @@ class OpenSearchIndex:
             },
         }
 
-    def knn_request(self, user: UserRef, query: CandidateQuery) -> dict[str, Any]:
+    def knn_request(self, user: ScopeRef, query: CandidateQuery) -> dict[str, Any]:
         if query.vector is None:
             raise ValueError("knn_request needs query.vector")
         return {

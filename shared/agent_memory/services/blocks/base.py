@@ -12,7 +12,7 @@ from typing import Protocol
 from agent_memory.api.inject_models import InjectionRequest
 from agent_memory.domain.context import Locale, Priority
 from agent_memory.domain.conversation import Message
-from agent_memory.domain.models import UserRef
+from agent_memory.domain.models import ScopeRef
 from agent_memory.domain.request_blocks import pick
 from agent_memory.ports import CachedContext, ContextCache
 
@@ -22,7 +22,7 @@ class FetchContext:
     """What a block source may read: the request, who asks, and facts derived once."""
 
     request: InjectionRequest
-    user: UserRef
+    user: ScopeRef
     locale: Locale
     now: float  # epoch seconds
     turn_number: int  # 1 = the conversation's first user message
@@ -30,10 +30,10 @@ class FetchContext:
     messages: Sequence[Message] = field(compare=False, repr=False)
     # Version counters read during this request: sources that key on the same scope's version (user
     # memory, hot memory) share one read instead of each doing a consistent GetItem.
-    _versions: dict[UserRef, int] = field(default_factory=dict, compare=False, repr=False)
+    _versions: dict[ScopeRef, int] = field(default_factory=dict, compare=False, repr=False)
     _versions_lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
 
-    def user_version(self, scope: UserRef, read: Callable[[UserRef], int]) -> int:
+    def user_version(self, scope: ScopeRef, read: Callable[[ScopeRef], int]) -> int:
         with self._versions_lock:
             if scope not in self._versions:
                 self._versions[scope] = read(scope)
@@ -52,7 +52,7 @@ class BlockCache:
     stores one. A source may cache its block in parts (user_memory: the top memories by version,
     the relevant ones by version and message); lookups and hits are counted for the hit-rate metric."""
 
-    def __init__(self, cache: ContextCache, user: UserRef, now: float) -> None:
+    def __init__(self, cache: ContextCache, user: ScopeRef, now: float) -> None:
         self._cache = cache
         self._user = user
         self._now = now

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agent_memory.domain.models import Memory, UserRef
+from agent_memory.domain.models import Memory, ScopeRef
 from agent_memory.domain.request_blocks import DEFAULT_ASSESSMENT_NOTE
 from agent_memory.ports import MemoryStore, Retriever
 from agent_memory.services.blocks.base import BlockSource
@@ -30,7 +30,7 @@ def default_sources(
     *,
     store: MemoryStore,
     search: SearchService,
-    current_memories: Callable[[UserRef], list[Memory]] | None,
+    current_memories: Callable[[ScopeRef], list[Memory]] | None,
     knowledge: Retriever | None,
     experiences: Retriever | None,
     knowledge_triggers: tuple[str, ...] = DEFAULT_KNOWLEDGE_TRIGGERS,

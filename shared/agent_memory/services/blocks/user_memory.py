@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agent_memory.domain.context import ContextType, Priority, one_line
-from agent_memory.domain.models import Memory, UserRef
+from agent_memory.domain.models import Memory, ScopeRef
 from agent_memory.ports import MemoryStore
 from agent_memory.services.blocks.base import BlockCache, FetchContext
 from agent_memory.services.search import SearchMode, SearchRequest, SearchService
@@ -25,7 +25,7 @@ class UserMemorySource:
         *,
         store: MemoryStore,
         search: SearchService,
-        current_memories: Callable[[UserRef], list[Memory]] | None = None,
+        current_memories: Callable[[ScopeRef], list[Memory]] | None = None,
         top_n: int = 5,
         relevant_n: int = 3,
         min_relevance: float = 0.3,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from agent_memory.adapters.serverless_index import ServerlessIndex
-from agent_memory.domain.models import MemoryType, NewMemory, UserRef
+from agent_memory.adapters.in_process_index import InProcessIndex
+from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from tests.fakes import InMemoryMemoryStore
 
-USER = UserRef(tenant_id="t", user_id="u")
+USER = ScopeRef(tenant_id="t", user_id="u")
 
 
 class Clock:
@@ -19,10 +19,10 @@ class Clock:
         return self.now
 
 
-def indexed(refresh_seconds: float) -> tuple[ServerlessIndex, InMemoryMemoryStore, Clock, str]:
+def indexed(refresh_seconds: float) -> tuple[InProcessIndex, InMemoryMemoryStore, Clock, str]:
     store, clock = InMemoryMemoryStore(), Clock()
     key = store.save(USER, NewMemory(memory_type=MemoryType.FACT, content="用户32岁", field="age")).memory.memory_key
-    index = ServerlessIndex(store=store, embedder=lambda: None, access_refresh_seconds=refresh_seconds, clock=clock)
+    index = InProcessIndex(store=store, embedder=lambda: None, access_refresh_seconds=refresh_seconds, clock=clock)
     index.current_memories(USER)  # built and cached
     return index, store, clock, key
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agent_memory.domain.bm25 import Bm25Index
-from agent_memory.domain.models import Memory, UserRef
+from agent_memory.domain.models import Memory, ScopeRef
 from agent_memory.domain.ranking import Candidate
 from agent_memory.domain.vectors import decode_vector
 from agent_memory.ports import CandidateQuery, Embedder, MemoryStore
@@ -42,7 +42,7 @@ def searchable_text(memory: Memory) -> str:
     return " ".join(part for part in (memory.content, extras, memory.category or "", memory.context or "") if part)
 
 
-class ServerlessIndex:
+class InProcessIndex:
     def __init__(
         self, *, store: MemoryStore, embedder: Callable[[], Embedder | None], max_users: int = 256,
         access_refresh_seconds: float = 10.0, clock: Callable[[], float] = time.monotonic,
@@ -52,11 +52,11 @@ class ServerlessIndex:
         self._clock = clock
         self._embedder = embedder
         self._max_users = max_users
-        self._cache: OrderedDict[UserRef, _UserIndex] = OrderedDict()
+        self._cache: OrderedDict[ScopeRef, _UserIndex] = OrderedDict()
         self._lock = threading.Lock()
         self.stats = {"hits": 0, "misses": 0}
 
-    def candidates(self, user: UserRef, query: CandidateQuery) -> list[Candidate]:
+    def candidates(self, user: ScopeRef, query: CandidateQuery) -> list[Candidate]:
         index = self._index(user)
         if not index.memories:
             return []
@@ -79,7 +79,7 @@ class ServerlessIndex:
             for i in sorted(chosen)
         ]
 
-    def current_memories(self, user: UserRef) -> list[Memory]:
+    def current_memories(self, user: ScopeRef) -> list[Memory]:
         """The user's current memories from the version-keyed cache (one GetItem when warm)."""
         return list(self._index(user).memories)
 
@@ -91,7 +91,7 @@ class ServerlessIndex:
             return False
         return not (query.created_to and memory.created_at > query.created_to)
 
-    def _index(self, user: UserRef) -> _UserIndex:
+    def _index(self, user: ScopeRef) -> _UserIndex:
         versions = self._store.versions(user)
         with self._lock:
             cached = self._cache.get(user)
@@ -115,7 +115,7 @@ class ServerlessIndex:
                     self._cache.popitem(last=False)
         return built
 
-    def _refresh_access(self, user: UserRef, cached: _UserIndex, access_version: int) -> None:
+    def _refresh_access(self, user: ScopeRef, cached: _UserIndex, access_version: int) -> None:
         """New access statistics on the cached memories; same memories, same order, same index."""
         stats = self._store.access_stats(user)
         cached.memories = [
