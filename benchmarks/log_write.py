@@ -1,6 +1,6 @@
 """The conversation log (L1): write and search latency in the service layer (make bench-log).
 
-The guide's acceptance figures: a message is written within 100 ms (流水账存储), a similarity
+The acceptance targets: a message is written within 100 ms (流水账存储), a similarity
 search returns within 500 ms (向量检索). Measured through `ConversationLogService` with the bundled
 embedder, on a table created from template.yaml in AWS's DynamoDB Local, the store `make run` uses
 (--backend moto for an in-process moto):
@@ -45,7 +45,7 @@ from benchmarks.common import (
 RESULTS = Path(__file__).resolve().parent / "results"
 TENANT = "bench"
 SEED_BATCH = 50
-# The guide's section 6.
+# p95 targets: a write within 100 ms, a search within 500 ms.
 TARGETS: dict[str, dict[str, float]] = {"write": {"p95_ms": 100.0}, "search": {"p95_ms": 500.0}}
 
 

@@ -63,8 +63,8 @@ if str(ROOT / "shared") not in sys.path:  # `python -m benchmarks.tokens` withou
 
 from agent_memory.domain.tokens import (  # noqa: E402
     FAMILIES,
+    FLAT_TOKENS_PER_CHAR,
     RATES,
-    SEED_TOKENS_PER_CHAR,
     Rates,
     TextCounts,
     TokenizerFamily,
@@ -338,7 +338,7 @@ def main() -> None:
                 "n": len(idx),
                 "ref_chars_per_token": round(sum(len(samples[i].text) for i in idx) / sum(ref), 2),
                 "estimator": summarize([_estimate(counts[i], rates) for i in idx], ref),
-                "seed_2_per_char": summarize([SEED_TOKENS_PER_CHAR * len(samples[i].text) for i in idx], ref),
+                "flat_2_per_char": summarize([FLAT_TOKENS_PER_CHAR * len(samples[i].text) for i in idx], ref),
             }
             if legacy:
                 row["legacy_claude2_bpe"] = summarize([legacy_counts[i] for i in idx], ref)
@@ -396,16 +396,16 @@ def _microseconds(text: str, runs: int = 200) -> float:
 def _print_table(family: str, rows: dict[str, Any], with_legacy: bool) -> None:
     print(f"\n{family} (reference: ctok {CTOK_VERSION[family]}; errors in % of the reference count)")
     header = (f"{'corpus':<12} {'n':>5} {'chars/tok':>9} {'mean|err|':>9} {'median':>7} {'p90|err|':>8} "
-              f"{'total':>6} | {'seed mean|err|':>14} {'seed median':>11}")
+              f"{'total':>6} | {'flat mean|err|':>14} {'flat median':>11}")
     if with_legacy:
         header += f" | {'legacy median':>13}"
     print(header)
     print("-" * len(header))
     for name, row in rows.items():
-        est, seed = row["estimator"], row["seed_2_per_char"]
+        est, flat = row["estimator"], row["flat_2_per_char"]
         line = (f"{name:<12} {row['n']:>5} {row['ref_chars_per_token']:>9.2f} {est['mean_abs_pct']:>9.1f} "
                 f"{est['median_signed_pct']:>+7.1f} {est['p90_abs_pct']:>8.1f} {est['total_ratio']:>6.3f} | "
-                f"{seed['mean_abs_pct']:>14.0f} {seed['median_signed_pct']:>+11.0f}")
+                f"{flat['mean_abs_pct']:>14.0f} {flat['median_signed_pct']:>+11.0f}")
         if with_legacy:
             line += f" | {row['legacy_claude2_bpe']['median_signed_pct']:>+13.1f}"
         print(line)

@@ -1,4 +1,4 @@
-"""Log-and-forget worker: logged user messages queued by the save function -> memories (the seed's save_info).
+"""Log-and-forget worker: logged user messages queued by the save function -> memories (as save_info extracts them).
 
 Each message is extracted once however often SQS delivers it; a failed record is reported alone
 (partial batch failure), retried, and after three receives lands in the dead-letter queue.

@@ -1,4 +1,4 @@
-"""Inject function: context blocks assembled into an Anthropic Messages request (seed 08)."""
+"""Inject function: context blocks assembled into an Anthropic Messages request."""
 
 from aws_lambda_powertools.event_handler import Response
 

@@ -79,7 +79,7 @@ def put_hot_memory(scope_type: str, scope_id: str, memory_type: str, key: str) -
 
 @app.post("/v1/<scope_type>/<scope_id>/hot-memory/refresh")
 def refresh_hot_memory(scope_type: str, scope_id: str) -> Response:
-    """The guide's refreshHotMemory: the LLM updates status/decisions/preferences from the recent log."""
+    """Hot-memory refresh: the LLM updates status/decisions/preferences from the recent log."""
     scope = current_scope(app, scope_type, scope_id)
     return json_response(200, get_services().rollup.refresh_hot_memory(scope))
 

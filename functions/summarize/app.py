@@ -1,4 +1,4 @@
-"""Summarize function: the structured user profile (the seed's summarize action). Read-only."""
+"""Summarize function: the structured user profile (the summarize action). Read-only."""
 
 from aws_lambda_powertools.event_handler import Response
 

@@ -57,7 +57,7 @@ class SearchIndex(Protocol):
 
 
 class ConversationTurn(BaseModel):
-    """One user/assistant exchange handed to the extractor (the seed's save_info input)."""
+    """One user/assistant exchange handed to the extractor (what save_info receives)."""
 
     user_message: str
     assistant_message: str = ""
@@ -118,7 +118,7 @@ class CachedContext(BaseModel):
 
 
 class ContextCache(Protocol):
-    """Context blocks shared across containers (the seed's per-conversation cache, made durable).
+    """Context blocks shared across containers (a per-conversation cache, made durable).
     Keys are per user; an expired entry is never returned, whatever the backend's TTL sweeper did."""
 
     def get(self, user: ScopeRef, key: str, *, now: float) -> CachedContext | None: ...

@@ -34,7 +34,7 @@ class Settings(BaseSettings):
     llm_timeout_seconds: float = Field(default=20.0, gt=0)
     llm_max_retries: int = Field(default=3, ge=0, le=10)
     llm_max_tokens: int = Field(default=1000, ge=100)
-    # The seed's temperature 0 (deterministic extraction). Empty = omit, for models that reject it.
+    # Temperature 0 (deterministic extraction). Empty = omit, for models that reject it.
     llm_temperature: float | None = Field(default=0.0, ge=0.0, le=1.0)
     anthropic_api_key: SecretStr | None = None
     anthropic_api_key_secret_arn: str = ""
@@ -51,9 +51,9 @@ class Settings(BaseSettings):
     opensearch_index: str = "agent-memory"  # an alias; the physical index carries a version suffix
     opensearch_use_ssl: bool = True
 
-    # The PRD's search settings (section 5.2), under its env names. Keyword/text default to 0.2/0.6, not
-    # the PRD's 0.4/0.4: measured on LoCoMo and MADial (README, "Search"), the coarse keyword-overlap
-    # signal at 40% costs 3-4 points of hit@5. Set 0.4/0.4 to get the PRD's split back.
+    # Search settings (MEMORY_SEARCH_*). Keyword/text default to 0.2/0.6, not an even 0.4/0.4: measured
+    # on LoCoMo and MADial (README, "Search"), the coarse keyword-overlap signal at 40% costs 3-4 points
+    # of hit@5. Set 0.4/0.4 for the even split.
     memory_search_default_mode: Literal["semantic", "keyword", "hybrid"] = "hybrid"
     memory_search_keyword_weight: float = Field(default=0.2, ge=0, le=1)
     memory_search_text_similarity_weight: float = Field(default=0.6, ge=0, le=1)
@@ -74,7 +74,7 @@ class Settings(BaseSettings):
     # Access statistics go through this queue, off the request's critical path. Empty = not recorded.
     access_stats_queue_url: str = ""
 
-    # Context injection (seed 08). Budget: available = max_context_tokens - reserved output - reserved system.
+    # Context injection. Budget: available = max_context_tokens - reserved output - reserved system.
     context_reserved_output_tokens: int = Field(default=4096, ge=0)
     context_reserved_system_tokens: int = Field(default=10_000, ge=0)
     context_compaction_threshold: float = Field(default=0.8, gt=0, le=1)
@@ -94,14 +94,14 @@ class Settings(BaseSettings):
     context_sop_url: str = ""
     context_protocol_url: str = ""
     context_retriever_timeout_seconds: float = Field(default=1.0, gt=0, le=10)
-    # Words that make a message worth a knowledge retrieval: empty = the seed's list, `*` = every message.
+    # Words that make a message worth a knowledge retrieval: empty = the built-in list, `*` = every message.
     context_knowledge_triggers: str = ""
     # Blocks are cached in this container and in the table (so the cache survives scale-out).
     context_cache_shared: bool = True
     context_cache_local_entries: int = Field(default=4096, ge=0)
     context_fetch_threads: int = Field(default=4, ge=1, le=32)
 
-    # Three-layer memory (the IIT guide). L1: the conversation log, kept this many days (DynamoDB TTL).
+    # Three-layer memory (L1 log, L2 hot memory, L3 weekly reports). L1: the log, kept this many days (TTL).
     conversation_log_ttl_days: int = Field(default=30, ge=1, le=3650)
     # Log and forget: logged user turns with `extract: true` queue an extraction here. Empty = refused.
     log_extraction_queue_url: str = ""
@@ -110,9 +110,9 @@ class Settings(BaseSettings):
     rollup_timezone: str = "UTC"
     rollup_shards: int = Field(default=16, ge=1, le=256)
     rollup_page_size: int = Field(default=500, ge=1, le=1000)  # active-scope markers read per query
-    # L2: how many recent log messages an LLM refresh of hot memory reads (the guide's 50).
+    # L2: how many recent log messages an LLM refresh of hot memory reads.
     hot_memory_refresh_messages: int = Field(default=50, ge=1, le=500)
-    # Intent-driven context (the guide's getContextForPrompt): its token budget, and the intent types
+    # Intent-driven context for a prompt: its token budget, and the intent types
     # that are questions about the past (the history book and the log are searched for them).
     intent_context_max_tokens: int = Field(default=2000, ge=100, le=50_000)
     intent_question_types: str = "QA_QUERY,question"
@@ -159,7 +159,7 @@ class Settings(BaseSettings):
 
     @property
     def knowledge_triggers(self) -> tuple[str, ...] | None:
-        """None = the seed's list; () = every message."""
+        """None = the built-in list (DEFAULT_KNOWLEDGE_TRIGGERS); () = every message."""
         text = self.context_knowledge_triggers.strip()
         if not text:
             return None

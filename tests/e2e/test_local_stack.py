@@ -1,4 +1,4 @@
-"""`make run`'s stack over real HTTP: the issue's done-when scenario, end to end."""
+"""`make run`'s stack over real HTTP: extract, supersede, load and tenant isolation, end to end."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import pytest
 
 pytestmark = pytest.mark.e2e
 
-SEED_MESSAGE = "我今年32岁，浙大计算机硕士毕业的，现在在杭州做前端开发，工作8年了，年薪大概80万"
+SELF_INTRODUCTION = "我今年32岁，浙大计算机硕士毕业的，现在在杭州做前端开发，工作8年了，年薪大概80万"
 
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,8 +94,8 @@ def http(stack: Stack, method: str, path: str, body: Any = None, tenant: str | N
         return error.code, json.loads(error.read() or b"null")
 
 
-def test_done_when_scenario_over_http(stack):
-    status, saved = http(stack, "POST", "/v1/users/u1/memories/extract", {"user_message": SEED_MESSAGE})
+def test_extract_supersede_load_and_isolate_tenants_over_http(stack):
+    status, saved = http(stack, "POST", "/v1/users/u1/memories/extract", {"user_message": SELF_INTRODUCTION})
     assert status == 200
     info = saved["extracted_info"]
     assert (info["age"], info["education"], info["major"]) == (32, "硕士", "计算机")

@@ -12,7 +12,7 @@ from agent_memory.errors import LlmUnavailable
 from agent_memory.ports import ConversationTurn
 from agent_memory.settings import get_settings
 
-SEED_MESSAGE = "我今年32岁，浙大计算机硕士毕业的，现在在杭州做前端开发，工作8年了，年薪大概80万"
+SELF_INTRODUCTION = "我今年32岁，浙大计算机硕士毕业的，现在在杭州做前端开发，工作8年了，年薪大概80万"
 USER = "/v1/users/u-1001"
 
 
@@ -22,9 +22,9 @@ def memories_of(api, tenant: str = "acme", user: str = "u-1001") -> list[dict[st
     return response.body["items"]
 
 
-def test_seed_scenario_extract_then_supersede_age(api):
+def test_extract_a_self_introduction_then_supersede_age(api):
     extracted = api.call("POST", f"{USER}/memories/extract", {
-        "action": "save_info", "userMessage": SEED_MESSAGE, "assistantMessage": "感谢您分享这些信息!",
+        "action": "save_info", "userMessage": SELF_INTRODUCTION, "assistantMessage": "感谢您分享这些信息!",
         "existingInfo": {},
     })
 
@@ -58,8 +58,8 @@ def test_seed_scenario_extract_then_supersede_age(api):
 
 
 def test_repeating_a_turn_stores_nothing_and_reports_skipped_fields(api):
-    api.call("POST", f"{USER}/memories/extract", {"user_message": SEED_MESSAGE})
-    again = api.call("POST", f"{USER}/memories/extract", {"user_message": SEED_MESSAGE})
+    api.call("POST", f"{USER}/memories/extract", {"user_message": SELF_INTRODUCTION})
+    again = api.call("POST", f"{USER}/memories/extract", {"user_message": SELF_INTRODUCTION})
 
     assert again.status == 200
     assert again.body["saved_count"] == 0
@@ -68,7 +68,7 @@ def test_repeating_a_turn_stores_nothing_and_reports_skipped_fields(api):
 
 def test_existing_info_fields_are_skipped_not_reextracted(api):
     response = api.call("POST", f"{USER}/memories/extract", {
-        "user_message": SEED_MESSAGE, "existing_info": {"age": 32, "currentLocation": "杭州"},
+        "user_message": SELF_INTRODUCTION, "existing_info": {"age": 32, "currentLocation": "杭州"},
     })
     assert {"age", "currentLocation"} <= set(response.body["skipped_fields"])
     assert "age" not in response.body["extracted_info"]
@@ -218,8 +218,8 @@ def test_unknown_routes_get_a_json_404(api):
     assert response.status == 404 and response.body["error"]["code"] == "route_not_found"
 
 
-def test_summarize_follows_the_seed_scenario(api):
-    api.call("POST", f"{USER}/memories/extract", {"user_message": SEED_MESSAGE})
+def test_summarize_builds_the_profile_from_a_self_introduction(api):
+    api.call("POST", f"{USER}/memories/extract", {"user_message": SELF_INTRODUCTION})
     api.call("POST", f"{USER}/memories/extract", {"user_message": "我对高才通B类非常感兴趣，希望尽快办理"})
 
     response = api.call("POST", f"{USER}/profile/summarize", {"action": "summarize"})
@@ -258,7 +258,7 @@ def test_llm_down_gives_503_with_retry_after_and_stores_nothing(api, monkeypatch
     monkeypatch.setattr("agent_memory.bootstrap.get_services", lambda: services)
     monkeypatch.setitem(api.functions.container("SaveFunction").__dict__, "get_services", lambda: services)
 
-    response = api.call("POST", f"{USER}/memories/extract", {"user_message": SEED_MESSAGE})
+    response = api.call("POST", f"{USER}/memories/extract", {"user_message": SELF_INTRODUCTION})
 
     assert response.status == 503
     assert response.body["error"]["code"] == "llm_unavailable"

@@ -140,7 +140,7 @@ def test_inject_always_carries_hot_memory_first_and_a_write_refreshes_it(api):
     assert first["blocks"][0]["priority"] == "P0"
     context = first["messages"][0]["content"]
     hot = context[context.index("<hot_memory>"):context.index("</hot_memory>")]
-    assert '- 语言: "中文"' in hot and hot.index("enrolled: 12") < hot.index('visit-window: "前后3天"')  # guide's order
+    assert '- 语言: "中文"' in hot and hot.index("enrolled: 12") < hot.index('visit-window: "前后3天"')  # section order
     assert "enrolled: 13" in second["messages"][0]["content"]
 
 

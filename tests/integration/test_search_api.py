@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 USER = "/v1/users/u-77"
-PRD_RESULT_FIELDS = {"memory_key", "summary", "content_preview", "memory_type", "relevance_score", "created_at",
-                     "keywords", "metadata"}
+RESULT_FIELDS = {"memory_key", "summary", "content_preview", "memory_type", "relevance_score", "created_at",
+                 "keywords", "metadata"}
 
 
 @pytest.fixture
@@ -31,12 +31,12 @@ def search(api, **body):
     return response.body
 
 
-def test_search_answers_the_prd_output_with_a_score_breakdown(api, seeded):
+def test_search_answers_every_result_field_with_a_score_breakdown(api, seeded):
     body = search(api, query="高才通", limit=3)
 
     assert set(body) >= {"total_found", "results", "search_strategy_used", "expanded_keywords"}
     top = body["results"][0]
-    assert set(top) >= PRD_RESULT_FIELDS
+    assert set(top) >= RESULT_FIELDS
     assert top["content_preview"] == "对高才通B类非常感兴趣"
     assert top["score_breakdown"]["keyword"] > 0 and top["score_breakdown"]["final"] == top["relevance_score"]
     assert body["search_strategy_used"].startswith("hybrid:")
@@ -148,7 +148,7 @@ def test_detail_resolve_and_recall(api, seeded):
     recall = api.call("POST", f"{USER}/memories/recall", {"message": "还是按之前说的高才通方案吧"}).body
     assert recall["decision"]["needs_recall"] and recall["decision"]["intent_type"] == "TASK_CONTINUATION"
     assert recall["memories"][0]["content_preview"] == "对高才通B类非常感兴趣"
-    assert all(m["relevance_score"] >= 0.7 for m in recall["memories"])  # the PRD's proactive threshold
+    assert all(m["relevance_score"] >= 0.7 for m in recall["memories"])  # proactive recall's relevance floor
     key = recall["memories"][0]["memory_key"]
     assert recall["context"].startswith(f"相关历史记忆 [{key}]:\n摘要: ")
     assert "内容: 对高才通B类非常感兴趣" in recall["context"]

@@ -80,7 +80,7 @@ def test_given_tool_calls_then_each_becomes_a_memory_in_the_users_language():
     assert memories[2].category == "TTPS"
 
 
-def test_request_follows_the_seed_temperature_zero_cached_system_prompt_and_tool_schema():
+def test_request_has_temperature_zero_a_cached_system_prompt_and_the_tool_schema():
     recorder = Recorder([httpx2.Response(200, json=message_response())])
 
     extractor_with(recorder, llm_model="claude-haiku-4-5").extract(TURN)

@@ -10,7 +10,7 @@ from typing import Any
 
 from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
 from agent_memory.api.inject_models import InjectionRequest, InjectionResult
-from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogMessage, WeeklyReport
+from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, WeeklyReport
 from agent_memory.domain.models import ScopeRef
 from agent_memory.domain.summary import extractive_summary
 from agent_memory.services.blocks.base import BlockSource
@@ -19,7 +19,7 @@ from agent_memory.services.blocks.request import ConversationStatsSource
 from agent_memory.services.conversation_log import ConversationLogService
 from agent_memory.services.inject import InjectLimits, InjectService
 from agent_memory.services.memory_layers import MemoryLayersService
-from tests.fakes import InMemoryMemoryStore
+from tests.fakes import FakeLayerStore, InMemoryMemoryStore
 
 NOW = 1_795_309_200.0  # 2026-11-22T01:00:00Z
 PACKAGE = Path(__file__).resolve().parents[2] / "shared" / "agent_memory"
@@ -41,23 +41,20 @@ def block_text(result: InjectionResult, block_type: str) -> str:
 
 # ---- intent_context ------------------------------------------------------------------------------
 
-class CountingLayers:
-    """The layer store's reads the memory layers service makes, with hot-memory reads counted."""
+class CountingLayers(FakeLayerStore):
+    """The fake layer store, with its hot-memory reads counted."""
 
-    def __init__(self, hot: list[HotMemoryEntry], reports: list[WeeklyReport]) -> None:
-        self.hot = hot
-        self.saved_reports = reports
+    def __init__(self, hot: list[HotMemoryEntry], reports: list[WeeklyReport], scope: ScopeRef) -> None:
+        super().__init__()
+        for entry in hot:
+            self.put_hot(scope, entry)
+        for report in reports:
+            self.put_report_if_absent(scope, report)
         self.hot_reads = 0
 
     def hot_memory(self, scope: ScopeRef) -> list[HotMemoryEntry]:
         self.hot_reads += 1
-        return self.hot
-
-    def reports(self, scope: ScopeRef) -> list[WeeklyReport]:
-        return self.saved_reports
-
-    def log_messages(self, scope: ScopeRef, **_: Any) -> list[LogMessage]:
-        return []
+        return super().hot_memory(scope)
 
 
 def test_the_intent_block_shows_the_reports_without_reading_or_charging_hot_memory():
@@ -67,11 +64,11 @@ def test_the_intent_block_shows_the_reports_without_reading_or_charging_hot_memo
                           created_at=moment, updated_at=moment) for i in range(10)]
     report = WeeklyReport(week_start=date(2026, 11, 9), week_end=date(2026, 11, 15), created_at=moment,
                           summary="访视窗口由PI确认为±3天")
-    store = CountingLayers(hot, [report])
+    who = ScopeRef(tenant_id="t-blocks", user_id="intent-hot")
+    store = CountingLayers(hot, [report], who)
     log = ConversationLogService(layers=store, embedder=lambda: None)
     layers = MemoryLayersService(layers=store, log=log, embedder=lambda: None,
                                  question_intents=frozenset({"qa_query"}), max_tokens=300)
-    who = ScopeRef(tenant_id="t-blocks", user_id="intent-hot")
 
     # When inject builds hot memory and the intent's context for a question about the past
     result = inject_with([HotMemorySource(layers=layers, store=InMemoryMemoryStore()),

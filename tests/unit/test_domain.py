@@ -14,7 +14,7 @@ from agent_memory.domain.models import MemoryType, NewMemory, content_hash, is_c
 from agent_memory.domain.text import tokenize
 
 
-def test_default_importance_follows_the_seed():
+def test_default_importance_is_fact_70_preference_60_intent_80():
     assert [NewMemory(memory_type=t, content="x").effective_importance() for t in MemoryType] == [70, 60, 80]
     assert NewMemory(memory_type=MemoryType.FACT, content="x", importance=5).effective_importance() == 5
 

@@ -54,7 +54,7 @@ def context_text(result: Any) -> str:
 
 # ---- blocks --------------------------------------------------------------------------------------
 
-def test_given_memories_and_state_when_injecting_then_the_seed_blocks_come_in_priority_order():
+def test_given_memories_and_state_when_injecting_then_the_blocks_come_in_priority_order():
     store, who = InMemoryMemoryStore(), user("blocks")
     remember(store, who, "用户35岁，本科学历，毕业于浙江大学", 90)
     remember(store, who, "用户对高才通B类感兴趣", 80, MemoryType.INTENT)
@@ -379,7 +379,7 @@ def test_experiences_in_the_retrievers_documented_shape_are_injected():
     assert "类似背景的客户走了高才通B类" in context_text(result)
 
 
-def test_context_types_are_the_seeds_eight_plus_the_guides_two():
+def test_context_types_are_eight_conversation_blocks_plus_two_memory_layers():
     assert [t.value for t in ContextType] == [
         "user_memory", "collected_info", "conversation_stats", "assessment_result", "relevant_knowledge",
         "similar_experiences", "device_context", "active_agents_history", "hot_memory", "intent_context"]
@@ -444,7 +444,7 @@ def test_over_the_compaction_threshold_with_nothing_to_compact_is_not_reported_a
     assert result.compaction_steps == [] and result.compacted is False
 
 
-def test_the_seeds_conditions_hold_for_caller_supplied_items_too():
+def test_knowledge_and_experience_conditions_hold_for_caller_supplied_items_too():
     who = user("conditions")
     experiences = [{"content": "先询问具体顾虑点"}]
     knowledge = [{"content": "B类要求百强大学学士学位"}]
@@ -456,7 +456,7 @@ def test_the_seeds_conditions_hold_for_caller_supplied_items_too():
         user_id=who.user_id, current_user_message="高才通的申请条件是什么？", relevant_knowledge=knowledge,
         similar_experiences=experiences))
     assert "relevant_knowledge" in no_stage.injected_contexts
-    assert "similar_experiences" not in no_stage.injected_contexts  # only in the seed's stages
+    assert "similar_experiences" not in no_stage.injected_contexts  # only in the consulting stages that call for it
     closing = build().inject.inject(who, request(
         user_id=who.user_id, current_user_message="好的谢谢", similar_experiences=experiences,
         consulting_state={"currentStageId": "closing"}))

@@ -4,6 +4,7 @@ import only domain; adapters never import services (so a service can be built fr
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -49,3 +50,19 @@ def test_no_file_in_the_layer_grows_past_the_line_bound():
     too_long = {str(path.relative_to(PACKAGE)): n for path in sorted(PACKAGE.rglob("*.py"))
                 if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert too_long == {}
+
+
+# Comments, docstrings and names say what the code does: they never send a reader to a document the
+# repo does not have. PRD is matched as written; the phrases in any case. "seeded", `seed_memories`
+# and random seeds do not match.
+OUTSIDE_DOCUMENTS = re.compile(r"\b(?:PRD|(?i:the seed|seed's|seeds?/|the guide|guide's))\b")
+SOURCE_DIRS = ("shared", "functions", "local", "benchmarks", "tests")
+
+
+def test_no_source_file_points_to_documents_outside_the_repo():
+    root, this = PACKAGE.parents[1], Path(__file__).resolve()
+    offenders = [f"{path.relative_to(root)}:{number}: {line.strip()}"
+                 for folder in SOURCE_DIRS for path in sorted((root / folder).rglob("*.py")) if path.resolve() != this
+                 for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+                 if OUTSIDE_DOCUMENTS.search(line)]
+    assert offenders == []

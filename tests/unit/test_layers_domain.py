@@ -24,12 +24,12 @@ def test_given_a_project_and_a_user_with_the_same_id_then_their_scopes_differ():
     assert scope_label(user) == {"type": "user", "id": "p1"}
 
 
-def test_given_hot_memory_when_formatted_then_it_reads_as_the_guides_format_hot_memory():
+def test_given_hot_memory_when_formatted_then_sections_come_in_order_with_json_values_by_priority():
     text = format_hot_memory([
         entry("meta", "name", "高血压研究", priority=1),
         entry("decision", "window", {"days": 3}, priority=9),
         entry("decision", "dose", "10mg", priority=2),
-        entry("preference", "tone", "brief"),  # not one of the guide's project sections
+        entry("preference", "tone", "brief"),  # not one of a project's sections
     ], zh=True, project=True)
     assert text == ('## 项目信息\n- name: "高血压研究"\n\n'
                     '## 关键决策\n- window: {"days":3}\n- dose: "10mg"')

@@ -10,7 +10,7 @@ from agent_memory.domain.models import ExtractedMemory, MemoryType, is_cjk_text
 from agent_memory.extraction import OfflineExtractor
 from agent_memory.ports import ConversationTurn
 
-SEED_MESSAGE = "我今年32岁，浙大计算机硕士毕业的，现在在杭州做前端开发，工作8年了，年薪大概80万"
+SELF_INTRODUCTION = "我今年32岁，浙大计算机硕士毕业的，现在在杭州做前端开发，工作8年了，年薪大概80万"
 
 INTENT_FIELDS = {"targetCategory", "immigrationTimeline", "investmentAmount"}
 
@@ -26,11 +26,11 @@ def values(user_message: str) -> dict[str, Any]:
     return {field: memory.value for field, memory in extract(user_message).items()}
 
 
-# --- the seed's scenario 1 -------------------------------------------------------------
+# --- a self-introduction with eight profile facts ------------------------------------------
 
 
-def test_given_seed_scenario_message_when_extracting_then_all_eight_fields_are_found():
-    assert values(SEED_MESSAGE) == {
+def test_given_a_self_introduction_when_extracting_then_all_eight_fields_are_found():
+    assert values(SELF_INTRODUCTION) == {
         "age": 32,
         "education": "硕士",
         "university": "浙江大学",
@@ -42,26 +42,26 @@ def test_given_seed_scenario_message_when_extracting_then_all_eight_fields_are_f
     }
 
 
-def test_given_seed_scenario_message_when_extracting_then_income_carries_currency_and_approximation():
-    income = extract(SEED_MESSAGE)["annualIncome"]
+def test_given_a_self_introduction_when_extracting_then_income_carries_currency_and_approximation():
+    income = extract(SELF_INTRODUCTION)["annualIncome"]
 
     assert income.metadata == {"currency": "CNY", "approximate": True}
     assert income.content == "年薪约80万人民币"
 
 
-def test_given_seed_scenario_message_when_extracting_then_every_content_is_chinese_and_every_type_is_fact():
-    memories = extract(SEED_MESSAGE).values()
+def test_given_a_self_introduction_when_extracting_then_every_content_is_chinese_and_every_type_is_fact():
+    memories = extract(SELF_INTRODUCTION).values()
 
     assert all(is_cjk_text(memory.content) for memory in memories)
     assert {memory.memory_type for memory in memories} == {MemoryType.FACT}
 
 
-def test_given_seed_scenario_with_ascii_commas_when_extracting_then_same_values():
-    assert values(SEED_MESSAGE.replace("，", ",")) == values(SEED_MESSAGE)
+def test_given_a_self_introduction_with_ascii_commas_when_extracting_then_same_values():
+    assert values(SELF_INTRODUCTION.replace("，", ",")) == values(SELF_INTRODUCTION)
 
 
-def test_given_seed_scenario_message_when_extracting_then_contents_are_concise_declaratives():
-    contents = {field: memory.content for field, memory in extract(SEED_MESSAGE).items()}
+def test_given_a_self_introduction_when_extracting_then_contents_are_concise_declaratives():
+    contents = {field: memory.content for field, memory in extract(SELF_INTRODUCTION).items()}
 
     assert contents["age"] == "用户32岁"
     assert contents["education"] == "最高学历：硕士"
@@ -583,8 +583,8 @@ def test_given_existing_info_when_extracting_then_known_fields_are_still_returne
 
 def test_given_the_same_message_twice_when_extracting_then_results_are_identical():
     assert OfflineExtractor().extract(
-        ConversationTurn(user_message=SEED_MESSAGE)
-    ) == OfflineExtractor().extract(ConversationTurn(user_message=SEED_MESSAGE))
+        ConversationTurn(user_message=SELF_INTRODUCTION)
+    ) == OfflineExtractor().extract(ConversationTurn(user_message=SELF_INTRODUCTION))
 
 
 def test_given_full_width_digits_when_extracting_then_they_are_read_as_numbers():
@@ -592,7 +592,7 @@ def test_given_full_width_digits_when_extracting_then_they_are_read_as_numbers()
 
 
 # --------------------------------------------------------------------------------------
-# Preferences, the fields added to the seed's list, and answers to the assistant's questions
+# Preferences, fields beyond the core profile, and answers to the assistant's questions
 # --------------------------------------------------------------------------------------
 
 
@@ -600,7 +600,7 @@ def kinds(user_message: str, **turn: Any) -> dict[str, tuple[str, Any]]:
     return {field: (m.memory_type.value, m.value) for field, m in extract(user_message, **turn).items()}
 
 
-def test_given_the_seeds_pace_wish_when_extracting_then_it_is_a_timeline_preference_not_an_intent():
+def test_given_a_wish_for_speed_when_extracting_then_it_is_a_timeline_preference_not_an_intent():
     assert kinds("希望尽快办理,时间越短越好") == {"immigrationTimeline": ("PREFERENCE", "尽快")}
 
 

@@ -67,7 +67,7 @@ def test_category_counts_as_a_keyword():
     assert score == 1.0
 
 
-def test_final_score_follows_the_prd_weights():
+def test_final_score_weighs_relevance_interaction_and_type_priority():
     only = memory("用户32岁", keywords=("32岁",))
     (scored,) = rank([Candidate(memory=only, lexical=2.0, vector=0.9)], query=QueryKeywords(("32岁",)),
                      mode="hybrid", weights=WEIGHTS, now=NOW)

@@ -58,7 +58,7 @@ def week(messages: list[LogMessage], project: bool = True) -> WeekLog:
 
 # ---- the weekly report ----------------------------------------------------------------------------
 
-def test_given_a_tool_answer_then_the_report_is_the_llms_and_the_request_is_the_guides_prompt():
+def test_given_a_tool_answer_then_the_report_is_the_llms_and_the_request_is_the_weekly_report_prompt():
     recorder = Recorder([httpx2.Response(200, json=tool_response("save_weekly_report", {
         "summary": "本周新入组3例受试者；数据监查委员会决定将访视窗口放宽至前后3天。",
         "key_events": ["新入组3例", "访视窗口放宽至前后3天", "  "]}))])

@@ -27,7 +27,7 @@ def services(memories: list[ExtractedMemory]) -> tuple[SaveService, LoadService,
     return built.save, built.load, store, extractor
 
 
-def test_extract_reports_the_seed_output_and_stores_values_in_metadata():
+def test_extract_reports_the_save_info_output_and_stores_values_in_metadata():
     save, _, store, extractor = services(
         [extracted("age", "用户32岁", 32), extracted("major", "专业：计算机", "计算机")]
     )

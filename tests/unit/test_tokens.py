@@ -18,10 +18,10 @@ from agent_memory.domain.tokens import (
     BLOCK_OVERHEAD_TOKENS,
     DEFAULT_FAMILY,
     FAMILIES,
+    FLAT_TOKENS_PER_CHAR,
     IMAGE_FLAT_TOKENS,
     MESSAGE_OVERHEAD_TOKENS,
     PDF_PAGE_TOKENS,
-    SEED_TOKENS_PER_CHAR,
     estimate_content_tokens,
     estimate_image_tokens,
     estimate_message_tokens,
@@ -85,7 +85,7 @@ def test_chinese_is_about_one_token_per_character_not_two(family):
     text = "用户喜欢在周末去爬山，最近在准备马拉松比赛。"
     per_char = estimate_tokens(text, family=family) / len(text)
     assert 1.0 <= per_char <= 1.5
-    assert per_char < SEED_TOKENS_PER_CHAR
+    assert per_char < FLAT_TOKENS_PER_CHAR
 
 
 def test_common_han_characters_cost_one_token_and_rare_ones_their_bytes():

@@ -1,4 +1,4 @@
-"""A knowledge or experience retriever behind HTTP (the seed's knowledge-service endpoints).
+"""A knowledge or experience retriever behind HTTP (a knowledge service's endpoint).
 
 Contract: ``POST <url>`` with ``{"query", "user_id", "tenant_id", "limit"}``; the answer is
 ``{"items": [{"content", "source"?, "similarity"?, "category"?}, ...]}``. A slow or failing retriever

@@ -1,6 +1,6 @@
 """HTTP request models. Limits here are part of the API contract, not deployment settings.
 
-Every request accepts snake_case and the seed's camelCase names (`memory_type` or `memoryType`);
+Every request accepts snake_case and camelCase names (`memory_type` or `memoryType`);
 unknown fields are rejected so a typo never silently drops data.
 """
 
@@ -58,7 +58,7 @@ class BatchRequest(RequestModel):
 
 
 class ExtractRequest(RequestModel):
-    """The seed's MemoryManagerSaveInput."""
+    """The save_info action: extract memories from a conversation turn."""
 
     action: Literal["save_info"] | None = None
     user_message: Annotated[Message, NonBlank]
@@ -68,7 +68,7 @@ class ExtractRequest(RequestModel):
 
 
 class LoadContextRequest(RequestModel):
-    """The seed's MemoryManagerLoadInput."""
+    """The load_context action: a user's memories, ordered for a query."""
 
     action: Literal["load_context"] | None = None
     query: Annotated[str, StringConstraints(max_length=2000)] = ""
@@ -82,7 +82,7 @@ class ListMemoriesQuery(RequestModel):
 
 
 class AddSynonymsRequest(RequestModel):
-    """The PRD's keyword_synonyms: a keyword and its synonyms (stored both ways, per tenant)."""
+    """Keyword synonyms: a keyword and its synonyms (stored both ways, per tenant)."""
 
     keyword: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
     synonyms: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]] = Field(
@@ -99,6 +99,6 @@ class SynonymQuery(RequestModel):
 
 
 class SummarizeRequest(RequestModel):
-    """The seed's MemoryManagerSummarizeInput (optional body)."""
+    """The summarize action (optional body)."""
 
     action: Literal["summarize"] | None = None

@@ -1,4 +1,4 @@
-"""Context blocks for injection (seed 08): types, priorities, TTLs, the tagged format and the frame.
+"""Context blocks for injection: types, priorities, TTLs, the tagged format and the frame.
 
 Pure formatting: the services fetch the data, this module turns it into the text the model reads.
 Everything that came from a user, a memory or a caller passes through `neutralize` first, so it can
@@ -24,7 +24,7 @@ class ContextType(StrEnum):
     SIMILAR_EXPERIENCES = "similar_experiences"
     DEVICE_CONTEXT = "device_context"
     ACTIVE_AGENTS_HISTORY = "active_agents_history"
-    # The IIT guide's layers: L2 hot memory (always injected) and its intent-driven history (L3 + L1).
+    # The memory layers: L2 hot memory (always injected) and its intent-driven history (L3 + L1).
     HOT_MEMORY = "hot_memory"
     INTENT_CONTEXT = "intent_context"
 
@@ -35,7 +35,7 @@ class Priority(IntEnum):
     NICE_TO_HAVE = 2  # P2: dropped first
 
 
-# The seed's "conversation lifetime" TTL.
+# A TTL marker: the block stays valid for the whole conversation.
 CONVERSATION_LIFETIME = -1.0
 
 Locale = str  # "zh" | "en"
@@ -121,7 +121,7 @@ def detect_locale(*texts: str) -> Locale:
 
 
 def context_message(blocks: list[ContextBlock], locale: Locale) -> str:
-    """The seed's single context message: header, the blocks in order, footer."""
+    """The single context message: header, the blocks in order, footer."""
     if not blocks:
         return ""
     frame = FRAME[locale]

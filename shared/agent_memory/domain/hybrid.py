@@ -1,6 +1,6 @@
 """Hybrid relevance over a small set of texts (a scope's reports or log): BM25 plus cosine.
 
-The memory search has its own ranking (keywords, synonyms, time decay, the PRD's weights); the log
+The memory search has its own ranking (keywords, synonyms, time decay, weighted); the log
 and the history book need less: how close a text is to a query, in [0, 1], explainable as two parts.
 """
 

@@ -1,7 +1,7 @@
 """Offline, statistical keyword extraction (the LLM supplies keywords when a provider is configured).
 
 Keywords are whole units a person would search for ("高才通B类", "python", "support group"), with
-weights in [0, 1]: earlier, longer and repeated terms weigh more. The PRD's keyword match then
+weights in [0, 1]: earlier, longer and repeated terms weigh more. Ranking's keyword match then
 compares them exactly, by prefix (高才通 finds 高才通B类) or through synonyms.
 """
 

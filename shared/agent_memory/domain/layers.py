@@ -1,4 +1,4 @@
-"""The three memory layers of the IIT guide (seed iit-memory-system-v2.8), for any scope.
+"""The three memory layers, for any scope.
 
 - L1, the conversation log: every message, kept 30 days (a setting), embedded and searchable.
 - L2, hot memory: typed key/value entries with a priority, always injected.
@@ -37,7 +37,7 @@ def scope_label(scope: ScopeRef) -> dict[str, str]:
 # ---- L1 -----------------------------------------------------------------------------------------
 
 class LogMessage(BaseModel):
-    """One conversation message in the log (the guide's iit_conversation_history)."""
+    """One conversation message in the log."""
 
     message_id: str
     conversation_id: str
@@ -52,7 +52,7 @@ class LogMessage(BaseModel):
 
 
 class LogHit(BaseModel):
-    """The guide's ConversationResult (id, content, role, intent, created_at, similarity), plus where from."""
+    """A log search hit (id, content, role, intent, created_at, similarity), plus where from."""
 
     message_id: str
     conversation_id: str
@@ -65,7 +65,7 @@ class LogHit(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def id(self) -> str:
-        """The guide's name for the message id."""
+        """The message id, under the name log hits expose it by."""
         return self.message_id
 
 
@@ -79,7 +79,7 @@ class HotMemoryType(StrEnum):
 
 
 class HotMemoryEntry(BaseModel):
-    """The guide's iit_project_memory row: unique per (scope, type, key)."""
+    """A hot memory entry: unique per (scope, type, key)."""
 
     type: HotMemoryType
     key: str
@@ -93,7 +93,7 @@ class HotMemoryEntry(BaseModel):
 # ---- L3 -----------------------------------------------------------------------------------------
 
 class WeeklyReport(BaseModel):
-    """The guide's iit_weekly_reports row: one per (scope, week_start)."""
+    """A weekly report in the history book: one per (scope, week_start)."""
 
     week_start: date
     week_end: date
@@ -135,7 +135,7 @@ HOT_SECTIONS = {
 
 
 def hot_value_text(value: Any) -> str:
-    """A value as the guide writes it into a prompt: JSON.stringify (strings quoted, no spaces)."""
+    """A value as hot memory's prompt format writes it: JSON.stringify (strings quoted, no spaces)."""
     import json
 
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
@@ -143,9 +143,9 @@ def hot_value_text(value: Any) -> str:
 
 def format_hot_memory(entries: list[HotMemoryEntry], *, zh: bool, project: bool,
                       clean: Any = lambda text: text) -> str:
-    """The guide's formatHotMemory: the sections meta, status and decisions in that order, each entry
+    """Hot memory's prompt format: the sections meta, status and decisions in that order, each entry
     `- key: JSON.stringify(value)`, entries by priority. A project gets exactly those sections; a user's
-    preferences (user hot memory is ours, not the guide's) follow as a fourth. `clean` neutralizes text
+    preferences follow as a fourth. `clean` neutralizes text
     for a prompt."""
     types = [HotMemoryType.META, HotMemoryType.STATUS, HotMemoryType.DECISION]
     if not project:

@@ -15,21 +15,21 @@ from agent_memory.domain.keys import Id, ScopeId
 
 
 class MemoryType(StrEnum):
-    """The seed's memory types. Add a member (and its default importance) to extend the set."""
+    """The memory types. Add a member (and its default importance) to extend the set."""
 
     FACT = "FACT"
     PREFERENCE = "PREFERENCE"
     INTENT = "INTENT"
 
 
-# The seed's IMPORTANCE_MAP.
+# Importance by type (0-100): intents 80, facts 70, preferences 60.
 DEFAULT_IMPORTANCE: dict[MemoryType, int] = {
     MemoryType.FACT: 70,
     MemoryType.INTENT: 80,
     MemoryType.PREFERENCE: 60,
 }
 
-# Immigration categories named by the seed; `category` also accepts free text.
+# Known immigration categories; `category` also accepts free text.
 KNOWN_CATEGORIES = ("QMAS", "GEP", "IANG", "TTPS", "CIES", "TECHTAS")
 
 

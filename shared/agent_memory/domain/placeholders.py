@@ -1,7 +1,7 @@
-"""Memory placeholders (PRD 3.4.3): [memory:key], [memory:key:summary], [memory:key:full],
-[memory:key:meta:field]. They resolve to text; a missing memory or field yields the PRD's explicit
-error marker, never a silent blank. (The PRD's exec() of code with memory slots is deliberately not
-built: running code inside a memory service would be a remote-code-execution hole.)
+"""Memory placeholders: [memory:key], [memory:key:summary], [memory:key:full],
+[memory:key:meta:field]. They resolve to text; a missing memory or field yields an explicit
+error marker, never a silent blank. (Executing code with memory slots is deliberately not
+supported: running code inside a memory service would be a remote-code-execution hole.)
 """
 
 from __future__ import annotations

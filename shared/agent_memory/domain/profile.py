@@ -1,4 +1,4 @@
-"""The structured user profile (the seed's MemoryManagerSummarizeOutput), built deterministically
+"""The structured user profile (what summarize returns), built deterministically
 from a user's current memories. The schema is data: a deployment can bring its own field set.
 """
 
@@ -14,8 +14,8 @@ from agent_memory.domain.models import Memory, is_cjk_text
 
 class ProfileField(BaseModel):
     section: str  # basic | career | immigration | family (or a deployment's own)
-    name: str  # the profile's field name (seed: jobTitle)
-    memory_fields: list[str]  # memory `field` slots that fill it (seed extraction: currentJobTitle)
+    name: str  # the profile's field name (e.g. jobTitle)
+    memory_fields: list[str]  # memory `field` slots that fill it (e.g. currentJobTitle)
     kind: str = "text"  # text | list | bool
     unit_zh: str = ""  # appended to bare numbers for Chinese users (32 -> 32岁)
     unit_en: str = ""
@@ -40,7 +40,7 @@ class ProfileSchema(BaseModel):
         return list(dict.fromkeys(f.section for f in self.fields))
 
 
-# The seed's immigration profile (07-memory-manager-agent.md, MemoryManagerSummarizeOutput).
+# The default profile: an immigration applicant's basics, career, immigration plans and family.
 DEFAULT_PROFILE_SCHEMA = ProfileSchema(fields=[
     ProfileField(section="basic", name="age", memory_fields=["age"], unit_zh="岁", unit_en=" years old",
                  label_zh="年龄", label_en="age"),

@@ -1,4 +1,4 @@
-"""The one ranking layer (PRD 3.3): whichever tier proposed the candidates, they are scored here.
+"""The one ranking layer: whichever tier proposed the candidates, they are scored here.
 
 relevance = keyword match (40%) + text similarity (40%) + time decay (20%)
 final     = relevance (70%) + interaction (20%) + type priority (10%)
@@ -33,7 +33,7 @@ class Candidate(BaseModel):
 
 SearchMode = Literal["semantic", "keyword", "hybrid"]
 
-# PRD: user_preference > command_output > general. Ours: preferences, then intents, then facts.
+# Type priority: preferences, then intents, then facts.
 TYPE_PRIORITY: dict[MemoryType, float] = {
     MemoryType.PREFERENCE: 1.0,
     MemoryType.INTENT: 0.75,
@@ -80,7 +80,7 @@ class ScoredMemory:
 
     @property
     def relevance(self) -> float:
-        """The PRD's relevance: keyword match, text match and time decay, weighted (what a caller's
+        """Relevance: keyword match, text match and time decay, weighted (what a caller's
         min_relevance_score bounds; the final score adds interaction and type priority to it)."""
         return self.parts[5]
 
@@ -104,13 +104,13 @@ class QueryKeywords:
 
 
 def time_decay(created_at: datetime, now: datetime, half_life_days: float) -> float:
-    """PRD: exponential decay with the given half-life, never below 50%."""
+    """Exponential decay with the given half-life, never below 50%."""
     age_days = max(0.0, (now - created_at).total_seconds() / 86400)
     return 0.5 + 0.5 * 0.5 ** (age_days / half_life_days)
 
 
 def keyword_match(memory: Memory, query: QueryKeywords, weights: RankingWeights) -> tuple[float, list[str]]:
-    """PRD: exact 1.0, prefix 0.8, synonym 0.7 — best per query keyword, averaged over them."""
+    """Exact 1.0, prefix 0.8, synonym 0.7 — best per query keyword, averaged over them."""
     if not query.terms:
         return 0.0, []
     memory_terms = [normalize_keyword(k.term) for k in memory.keywords]

@@ -1,6 +1,6 @@
 """The conventions every request model follows, whichever layer defines it.
 
-Fields accept snake_case and the seeds' camelCase names; unknown fields are rejected, so a typo never
+Fields accept snake_case and camelCase names; unknown fields are rejected, so a typo never
 silently drops data; text and JSON sizes are checked in UTF-8 bytes, the unit storage limits use.
 """
 

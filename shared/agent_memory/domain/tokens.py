@@ -62,7 +62,7 @@ RATES: Mapping[TokenizerFamily, Rates] = MappingProxyType({
     ),
 })
 
-SEED_TOKENS_PER_CHAR = 2.0  # a flat 2 tokens per character, the rule this replaces: kept for the benchmark only
+FLAT_TOKENS_PER_CHAR = 2.0  # a flat 2 tokens per character, the rule this replaces: kept for the benchmark only
 MESSAGE_OVERHEAD_TOKENS = 4  # role and turn delimiters per message (measured ~3 for Claude 3-4.5, rounded up)
 BLOCK_OVERHEAD_TOKENS = 4  # framing of a tool_use / tool_result / document block (id, tags): a guess, unmeasured
 IMAGE_PIXELS_PER_TOKEN = 750  # Anthropic's formula: tokens = width * height / 750 ...

@@ -1,8 +1,8 @@
-"""L1, the conversation log (the guide's 流水账): append, hybrid search, and log-and-forget extraction.
+"""L1, the conversation log (流水账, the running record): append, hybrid search, and log-and-forget extraction.
 
 - `append` stores one message or a batch: contents embedded in one call, `expires_at` from the log's
   TTL, the scope's active weeks marked for the rollup, all in one transaction. With `extract: true`
-  each user message is then queued for memory extraction (the seed's save_info), off the request path.
+  each user message is then queued for memory extraction (as save_info does), off the request path.
 - `search` ranks the scope's unexpired log against a query: BM25 blended with cosine similarity
   (`domain.hybrid`: 0.5 x BM25 normalised by the best match + 0.5 x cosine, lexical only for messages
   without a vector of the current model), the same fusion intent context uses for the log.

@@ -1,4 +1,4 @@
-"""Loading a user's memories: the seed's load_context, listing and detail."""
+"""Loading a user's memories: the load_context action, listing and detail."""
 
 from __future__ import annotations
 
@@ -13,15 +13,15 @@ from agent_memory.domain.placeholders import resolve
 from agent_memory.ports import MemoryStore
 from agent_memory.services.search import SearchRequest, SearchService, summary_of
 
-# Seed profile order, used to phrase the profile summary from field memories.
+# Profile field order, used to phrase the profile summary from field memories.
 PROFILE_FIELD_ORDER = (
     "age", "education", "university", "major", "currentJobTitle", "currentIndustry", "currentCompany",
     "totalYearsOfExperience", "annualIncome", "currentLocation", "maritalStatus", "hasChildren",
     "targetCategory", "immigrationTimeline", "investmentAmount", "hasHongKongEmployer",
 )
-# "If there is enough information" (seed): at least this many profile fields are known.
+# A profile summary is written only when at least this many profile fields are known.
 MIN_FIELDS_FOR_SUMMARY = 3
-# Blend of the seed's two orderings: importance (0-100) and relevance to the query (0-1).
+# Blend of two orderings: importance (0-100) and relevance to the query (0-1).
 IMPORTANCE_WEIGHT = 0.5
 RELEVANCE_WEIGHT = 0.5
 
@@ -35,7 +35,7 @@ class LoadedMemory(BaseModel):
 
 
 class LoadContextOutput(BaseModel):
-    """The seed's MemoryManagerLoadOutput."""
+    """The load_context action's answer."""
 
     action: str = "load_context"
     memories: list[LoadedMemory]

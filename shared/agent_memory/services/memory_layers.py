@@ -1,4 +1,4 @@
-"""L2 hot memory, the L3 history book's reads, and intent-driven context (the guide's getContextForPrompt)."""
+"""L2 hot memory, the L3 history book's reads, and intent-driven context for a prompt."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ class PutHotMemoryRequest(RequestModel):
 
 
 class HotMemoryView(BaseModel):
-    """The guide's getHotMemory shape (meta, status, decisions, preferences) plus the flat list."""
+    """Hot memory grouped by section (meta, status, decisions, preferences), plus the flat list."""
 
     scope: dict[str, str]
     entries: list[HotMemoryEntry]
@@ -75,7 +75,7 @@ class ReportSearchRequest(RequestModel):
 
 
 class Intent(OpenRequestModel):
-    """The guide's IntentResult: a type (QA_QUERY, QC_TASK, ...) and what it is about."""
+    """A message's intent: a type (QA_QUERY, QC_TASK, ...) and what it is about."""
 
     type: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
     query: Annotated[str, StringConstraints(max_length=2000)] = ""

@@ -1,4 +1,4 @@
-"""Recall decision and query analysis (the PRD's RecallAgent, 3.4.3), offline and deterministic.
+"""Recall decision and query analysis for proactive recall, offline and deterministic.
 
 Decides whether a message needs memories, of which intent, with which queries and keywords, and
 (when it does) runs the multi-round recall. The cues are language patterns, not fitted answers.
@@ -192,7 +192,7 @@ def _good_enough(result: MemorySearchResult, floor: float | None) -> bool:
 
 
 def expand(memories: list[MemorySearchResult], *, chinese: bool) -> str:
-    """The PRD's chat-side injection: each memory's key, summary and content (as previewed)."""
+    """Recalled memories as chat-side context: each memory's key, summary and content (as previewed)."""
     head, summary, content = ("相关历史记忆", "摘要", "内容") if chinese else ("Related memory", "Summary", "Content")
     return "\n\n".join(f"{head} [{m.memory_key}]:\n{summary}: {m.summary}\n{content}: {m.content_preview}"
                        for m in memories)

@@ -1,4 +1,4 @@
-"""The weekly rollup (the guide's rollupWeeklyMemory, refreshHotMemory and cleanupExpiredData), as a fan-out.
+"""The weekly rollup (weekly report, hot-memory refresh and expired-log cleanup), as a fan-out.
 
     schedule, Monday 01:00 ─ plan ──────────▶ one shard task per active-scope shard ──▶ RollupQueue
     worker: shard task ─── expand_shard ────▶ one scope task per scope that logged that week
@@ -244,7 +244,7 @@ class RollupService:
     # ---- hot memory ----------------------------------------------------------------------------
 
     def refresh_hot_memory(self, scope: ScopeRef, now: datetime | None = None) -> HotMemoryRefresh:
-        """The guide's refreshHotMemory: the LLM reads the scope's recent log and updates status, decisions
+        """Hot-memory refresh: the LLM reads the scope's recent log and updates status, decisions
         and preferences. Entries set through the API are never overwritten; unchanged ones are not rewritten
         (a write bumps the scope's version and so invalidates cached context). Offline: skipped."""
         now = now or self._clock()

@@ -1,4 +1,4 @@
-"""Saving memories: direct, batch, and extraction from a conversation turn (the seed's save_info)."""
+"""Saving memories: direct, batch, and extraction from a conversation turn (the save_info action)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ class SavedMemory(BaseModel):
 
 
 class SaveInfoOutput(BaseModel):
-    """The seed's MemoryManagerSaveOutput, field for field."""
+    """The save_info action's answer: what was extracted and what was saved."""
 
     action: str = "save_info"
     extracted_info: dict[str, Any] = Field(default_factory=dict)

@@ -1,4 +1,4 @@
-"""search_memories and get_memory_detail (the search PRD), with multi-round recall."""
+"""search_memories and get_memory_detail, with multi-round recall."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from agent_memory.ports import CandidateQuery, Embedder, MemoryStore, SearchInde
 
 SearchMode = Literal["semantic", "keyword", "hybrid"]
 Term = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
-MAX_RESULTS = 10  # the PRD's recall ceiling across rounds
+MAX_RESULTS = 10  # the most results recalled, across all rounds
 CANDIDATES_PER_RETRIEVER = 100
 
 
@@ -39,7 +39,7 @@ DEFAULT_MIN_RELEVANCE = 0.45
 
 
 class SearchRequest(RequestModel):
-    """The PRD's SearchMemoriesInput."""
+    """A search_memories request."""
 
     query: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
     search_mode: SearchMode | None = None  # None = the deployment's MEMORY_SEARCH_DEFAULT_MODE (hybrid)
@@ -64,7 +64,7 @@ class MemorySearchResult(BaseModel):
 
 
 class SearchMemoriesOutput(BaseModel):
-    """The PRD's SearchMemoriesOutput, plus how it was found."""
+    """What search_memories returns: the results, plus how they were found."""
 
     total_found: int
     results: list[MemorySearchResult]
@@ -82,7 +82,7 @@ class MemoryDetailOutput(BaseModel):
 
 @dataclass(frozen=True)
 class RecallRound:
-    """PRD RecallRoundManager: `keyword_weight` is BM25's share of text similarity in this round."""
+    """One recall round: `keyword_weight` is BM25's share of text similarity in this round."""
 
     name: str
     keyword_weight: float
@@ -173,7 +173,7 @@ class SearchService:
             False: keyword_matches(candidates, precise_query, self._weights) if synonyms else None,
         }
         keyword_scores[False] = keyword_scores[False] or keyword_scores[True]
-        # The final ranking (PRD 3.3.2) orders whatever the recall rounds bring in.
+        # The final ranking (relevance, interaction, type priority) orders whatever the recall rounds bring in.
         final = rank(candidates, query=expanded_query, mode=mode, weights=self._weights, now=now,
                      keyword_scores=keyword_scores[True])
         by_key = {s.memory.memory_key: s for s in final}

@@ -1,4 +1,4 @@
-"""summarize: the seed's MemoryManagerSummarizeOutput, cached by the user's version counter."""
+"""summarize: the structured user profile, cached by the user's version counter."""
 
 from __future__ import annotations
 

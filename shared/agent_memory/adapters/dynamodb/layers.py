@@ -116,7 +116,7 @@ class DynamoLayerStore:
         return [_log_from_item(i) for i in items if i["sk"]["S"] < high]
 
     def recent_log(self, scope: ScopeRef, *, limit: int, now: datetime | None = None) -> list[LogMessage]:
-        """The newest `limit` unexpired messages (the guide's refreshHotMemory reads 50), oldest first."""
+        """The newest `limit` unexpired messages (a hot-memory refresh reads 50 by default), oldest first."""
         values = _item({":pk": partition_key(scope), ":log": "LOG#", ":now": _epoch(now or utcnow())})
         pages = self._pages(
             KeyConditionExpression="pk = :pk AND begins_with(sk, :log)", FilterExpression="expires_at > :now",
@@ -190,7 +190,7 @@ class DynamoLayerStore:
         return stored
 
     def hot_memory(self, scope: ScopeRef) -> list[HotMemoryEntry]:
-        """Highest priority first (the guide's orderBy priority desc), then most recently updated."""
+        """Highest priority first, then most recently updated."""
         items = self._query(KeyConditionExpression="pk = :pk AND begins_with(sk, :hot)",
                             ExpressionAttributeValues=_item({":pk": partition_key(scope), ":hot": "HOT#"}))
         entries = [_hot_from_item(i) for i in items]

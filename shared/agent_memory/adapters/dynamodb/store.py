@@ -8,7 +8,7 @@ Items in a partition:
   ``MEM#<key>``       a memory, current or superseded (history is kept, never overwritten)
   ``FIELD#<field>``   pointer to the current memory of a field: the upsert slot
   ``HASH#<digest>``   marker of current content, so identical content is stored once
-  ``KW#<keyword>#<key>``  the PRD's agent_memory_keywords: one item per keyword of a current memory
+  ``KW#<keyword>#<key>``  the keyword index: one item per keyword of a current memory
 
 A save is one TransactWriteItems whose conditions make concurrent saves safe: the field
 pointer must still point where we read it, and the content marker must not exist.

@@ -1,4 +1,4 @@
-"""The PRD's keyword_synonyms, per tenant, in the memory table.
+"""Keyword synonyms, per tenant, in the memory table.
 
 Items: ``pk = T#<tenant>#SYN``, ``sk = K#<keyword>#S#<synonym>`` with a similarity score; both
 directions are stored, so a lookup is one Query. Reads are cached per container for a short time.

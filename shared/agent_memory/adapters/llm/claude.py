@@ -1,6 +1,6 @@
-"""Memory extraction with Claude (Anthropic API or Amazon Bedrock), per the Memory Manager seed.
+"""Memory extraction with Claude (Anthropic API or Amazon Bedrock).
 
-Temperature 0 (a setting, sent in the request body), the seed's `save_user_memory` tool (plus
+Temperature 0 (a setting, sent in the request body), the `save_user_memory` tool (plus
 `field`/`value` so a memory has an upsert slot and a structured value), and the system prompt
 marked for prompt caching.
 Retries with backoff on 408/409/429/5xx/529 are the SDK's own (`max_retries`); when the
@@ -17,7 +17,7 @@ import anthropic
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_memory.domain.models import ExtractedMemory, Keyword, MemoryType
-from agent_memory.domain.tools import SAVE_USER_MEMORY_TOOL as SEED_SAVE_USER_MEMORY_TOOL
+from agent_memory.domain.tools import SAVE_USER_MEMORY_TOOL as BASE_SAVE_USER_MEMORY_TOOL
 from agent_memory.errors import LlmUnavailable
 from agent_memory.observability import logger
 from agent_memory.ports import ConversationTurn
@@ -30,9 +30,9 @@ CORE_FIELDS = (
     "immigrationTimeline", "maritalStatus", "hasChildren", "familySupport",
 )
 
-# The seed's save_user_memory tool, plus what extraction needs: the slot (`field`), its structured
+# The save_user_memory tool, plus what extraction needs: the slot (`field`), its structured
 # `value`, and weighted `keywords` for search (so keywords cost no extra LLM call).
-SAVE_USER_MEMORY_TOOL: dict[str, Any] = copy.deepcopy(SEED_SAVE_USER_MEMORY_TOOL)
+SAVE_USER_MEMORY_TOOL: dict[str, Any] = copy.deepcopy(BASE_SAVE_USER_MEMORY_TOOL)
 SAVE_USER_MEMORY_TOOL["input_schema"]["properties"].update({
     "field": {
         "type": "string",
@@ -250,7 +250,7 @@ def _transcript(messages: list[dict[str, Any]]) -> str:
 
 
 class ClaudeConversationSummarizer:
-    """Compaction's early-turn summary (the seed uses Haiku). When the LLM is down, the offline
+    """Compaction's early-turn summary (a Haiku-class model by default). When the LLM is down, the offline
     extractive summary stands in: compaction must not fail the inject request."""
 
     def __init__(self, *, client: Any, model: str, max_tokens: int = 500, fallback: Any) -> None:

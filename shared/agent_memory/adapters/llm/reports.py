@@ -1,5 +1,5 @@
-"""The weekly rollup's LLM writers (Claude, Anthropic API or Bedrock): the week's report (the guide's
-rollupWeeklyMemory prompt) and the hot-memory refresh (its refreshHotMemory prompt).
+"""The weekly rollup's LLM writers (Claude, Anthropic API or Bedrock): the week's report and the
+hot-memory refresh.
 
 Both answer through a forced tool call, so the output is structured JSON checked against a schema
 rather than free text to parse. The metrics are counted by the service and given to the model to
@@ -162,7 +162,7 @@ class ClaudeWeeklyReportWriter:
                            extra={"llm_model": self._model, "stop_reason": getattr(message, "stop_reason", None)})
             raise LlmUnavailable("the LLM returned no usable weekly report; the report is retried") from error
         events = [_cut(e, KEY_EVENT_MAX_CHARS) for e in answer.key_events if e.strip()][:MAX_KEY_EVENTS]
-        # Models overshoot length limits now and then: the stored report keeps the guide's 500.
+        # Models overshoot length limits now and then: the stored report keeps to 500 characters.
         return ReportDraft(summary=_cut(answer.summary, REPORT_MAX_CHARS), key_events=events)
 
 
@@ -229,8 +229,8 @@ def _hot_key(key: str) -> str:
 
 
 class ClaudeHotMemoryRefresher:
-    """The guide's refreshHotMemory by Claude: entries with source "llm". Malformed items are skipped
-    (the guide logs and goes on); an LLM that stays down raises `LlmUnavailable`."""
+    """Hot-memory refresh by Claude: entries with source "llm". Malformed items are logged and
+    skipped; an LLM that stays down raises `LlmUnavailable`."""
 
     def __init__(self, *, client: Any, model: str, max_tokens: int = 1500, temperature: float | None = 0.0) -> None:
         self._client = client

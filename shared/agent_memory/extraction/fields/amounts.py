@@ -84,30 +84,6 @@ def _money_match(ctx: Utterance, patterns: tuple[re.Pattern[str], ...], *, negat
     return None
 
 
-def annual_income(ctx: Utterance) -> ExtractedMemory | None:
-    amount = _money_match(ctx, (_ZH_INCOME, *_EN_INCOME_PATTERNS))
-    if not amount:
-        return None
-    money = money_text(ctx, amount)
-    return fact(
-        "annualIncome",
-        amount.value,
-        ctx.say(f"年薪{money}", f"Annual income {money}"),
-        metadata={"currency": amount.currency, "approximate": amount.approximate},
-    )
-
-
-def investment_amount(ctx: Utterance) -> ExtractedMemory | None:
-    amount = _money_match(ctx, (_ZH_INVEST, *_ZH_INVEST_MORE, *_EN_INVEST_PATTERNS))
-    if not amount:
-        return None
-    money = money_text(ctx, amount)
-    return intent(
-        "investmentAmount",
-        amount.value,
-        ctx.say(f"可投资{money}", f"Can invest {money}"),
-        metadata={"currency": amount.currency, "approximate": amount.approximate},
-    )
 
 
 _ZH_BUDGET = re.compile(
@@ -132,14 +108,29 @@ _EN_BUDGET_PATTERNS = (
 )
 
 
-def budget(ctx: Utterance) -> ExtractedMemory | None:
-    amount = _money_match(ctx, (_ZH_BUDGET, *_ZH_BUDGET_MORE, *_EN_BUDGET_PATTERNS), negation=False)
+def _money_memory(ctx: Utterance, amount: Amount | None, field: str, say: tuple[str, str], *,
+                  plan: bool) -> ExtractedMemory | None:
+    """An amount as a memory: a FACT about the user's money, or an INTENT to invest or spend it."""
     if not amount:
         return None
     money = money_text(ctx, amount)
-    return intent(
-        "budget",
-        amount.value,
-        ctx.say(f"预算{money}", f"Budget {money}"),
-        metadata={"currency": amount.currency, "approximate": amount.approximate},
-    )
+    zh, en = say
+    make = intent if plan else fact
+    return make(field, amount.value, ctx.say(zh + money, en + money),
+                metadata={"currency": amount.currency, "approximate": amount.approximate})
+
+
+def annual_income(ctx: Utterance) -> ExtractedMemory | None:
+    amount = _money_match(ctx, (_ZH_INCOME, *_EN_INCOME_PATTERNS))
+    return _money_memory(ctx, amount, "annualIncome", ("年薪", "Annual income "), plan=False)
+
+
+def investment_amount(ctx: Utterance) -> ExtractedMemory | None:
+    amount = _money_match(ctx, (_ZH_INVEST, *_ZH_INVEST_MORE, *_EN_INVEST_PATTERNS))
+    return _money_memory(ctx, amount, "investmentAmount", ("可投资", "Can invest "), plan=True)
+
+
+def budget(ctx: Utterance) -> ExtractedMemory | None:
+    # "I don't want to spend more than 30k" states a budget: the negation belongs to the amount's bound.
+    amount = _money_match(ctx, (_ZH_BUDGET, *_ZH_BUDGET_MORE, *_EN_BUDGET_PATTERNS), negation=False)
+    return _money_memory(ctx, amount, "budget", ("预算", "Budget "), plan=True)
