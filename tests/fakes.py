@@ -152,7 +152,8 @@ class FakeLayerStore:
         self._write()
         with self._lock:
             for message in messages:
-                self._log[(scope, f"{message.created_at.astimezone(UTC).isoformat()}#{message.message_id}")] = message
+                key = f"{message.created_at.astimezone(UTC).isoformat()}#{message.conversation_id}#{message.message_id}"
+                self._log[(scope, key)] = message
             if messages:
                 for week in weeks:
                     self._active.setdefault((week, active_shard(scope, self.shards)), {})[partition_key(scope)] = scope

@@ -202,15 +202,16 @@ def test_given_bad_input_when_logging_or_searching_then_422_names_the_field_and_
     assert search(api, PROJECT, {"query": "valid x"}).body["results"] == []
 
 
-def test_given_a_batch_over_100_transaction_items_with_its_week_markers_then_422_names_messages(api):
+def test_given_100_messages_spanning_weeks_then_all_are_stored_and_101_are_refused(api):
     now = utcnow()
     batch = [{"role": "user", "content": f"note {i}", "createdAt": iso(now - timedelta(days=i % 20))}
-             for i in range(99)]
+             for i in range(101)]
 
-    response = append(api, PROJECT, "c1", {"messages": batch})
+    refused = append(api, PROJECT, "c1", {"messages": batch})
+    stored = append(api, PROJECT, "c1", {"messages": batch[:100]})
 
-    assert response.status == 422 and response.body["error"]["details"][0]["field"] == "messages"
-    assert search(api, PROJECT, {"query": "note"}).body["results"] == []
+    assert refused.status == 422 and refused.body["error"]["details"][0]["field"] == "messages"
+    assert stored.status == 201 and stored.body["stored_count"] == 100
 
 
 def test_given_no_extraction_queue_when_extract_is_asked_then_422_names_extract_and_nothing_is_written(api,

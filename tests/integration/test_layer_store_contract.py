@@ -162,3 +162,20 @@ def test_scopes_never_see_each_others_layers(layers, user):
     layers.put_hot(user, hot("k", "v"))
 
     assert layers.log_messages(other) == [] and layers.hot_memory(other) == []
+
+
+def test_the_same_message_id_at_the_same_time_in_two_conversations_is_two_messages(layers, user):
+    layers.append_messages(user, [message(1, conversation="conv-a")], set())
+    layers.append_messages(user, [message(1, conversation="conv-b")], set())
+
+    assert sorted(m.conversation_id for m in layers.log_messages(user)) == ["conv-a", "conv-b"]
+
+
+def test_a_hundred_messages_spanning_weeks_are_one_append(layers, user, week):
+    hundred = [message(i, minutes=i) for i in range(100)]
+
+    layers.append_messages(user, hundred, {week, week + timedelta(weeks=1)})
+
+    assert len(layers.log_messages(user)) == 100
+    shard = active_shard(user, layers.shards)
+    assert user in layers.active_scopes(week + timedelta(weeks=1), shard)[0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import binascii
 import json
 import re
 from collections.abc import Callable
@@ -73,6 +74,9 @@ def validation_details(error: ValidationError, prefix: str = "") -> list[dict[st
     return details
 
 
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+# Control characters and the invisible marks that reorder text (U+202E shows "abc" as "cba").
+_INVISIBLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _NAMED_MESSAGE = re.compile(r"^(?:Value error, )?(?P<field>[a-z][a-z0-9_]*): (?P<message>.+)$", re.DOTALL)
 
 
@@ -141,8 +145,9 @@ def hot_memory_slot(memory_type: str, key: str) -> tuple[Any, str]:
         raise invalid([{"field": "type", "message": "must be one of meta, status, decision, preference",
                         "type": "enum"}]) from None
     name = unquote(key).strip()
-    if not name or len(name) > 128 or "#" in name or "/" in name:
-        raise invalid([{"field": "key", "message": "must be 1-128 characters without '#' or '/'", "type": "pattern"}])
+    if not name or len(name) > 128 or "#" in name or "/" in name or _INVISIBLE.search(name):
+        raise invalid([{"field": "key", "message": "must be 1-128 characters without '#', '/', control or "
+                                                   "direction-changing characters", "type": "pattern"}])
     return type_, name
 
 
@@ -180,22 +185,53 @@ def id_param(name: str, value: str) -> str:
     return value
 
 
+def _not_a_json_number(name: str) -> None:
+    raise MalformedJson(f"body is not valid JSON: {name} is not a JSON number", details=[{"field": "body"}])
+
+
+def _lone_surrogate_path(data: Any) -> str | None:
+    """Where a string holds half of a UTF-16 pair ("\ud800"): such text cannot be stored or sent back."""
+    stack: list[tuple[str, Any]] = [("", data)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, str) and _SURROGATE.search(value):
+            return path or "body"
+        if isinstance(value, dict):
+            stack += [(f"{path}.{k}" if path else str(k), v) for k, v in value.items()]
+            if any(isinstance(k, str) and _SURROGATE.search(k) for k in value):
+                return path or "body"
+        elif isinstance(value, list):
+            stack += [(f"{path}.{i}" if path else str(i), v) for i, v in enumerate(value)]
+    return None
+
+
 def parse_body[M: BaseModel](app: APIGatewayHttpResolver, model: type[M], *, max_bytes: int = MAX_BODY_BYTES) -> M:
-    raw = app.current_event.decoded_body or ""
-    size = len(raw.encode("utf-8"))
+    try:
+        raw = app.current_event.decoded_body or ""
+    except (UnicodeDecodeError, binascii.Error, ValueError) as error:
+        raise MalformedJson("body is not valid UTF-8 text", details=[{"field": "body"}]) from error
+    size = len(raw.encode("utf-8", errors="surrogatepass"))
     if size > max_bytes:
         raise PayloadTooLarge(f"body is {size} bytes; the limit is {max_bytes}", details=[{"field": "body"}])
     if not raw.strip():
         raise MalformedJson("a JSON object body is required", details=[{"field": "body"}])
     try:
-        data = json.loads(raw)
+        data = json.loads(raw, parse_constant=_not_a_json_number)
     except json.JSONDecodeError as error:
         raise MalformedJson(
             f"body is not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})",
             details=[{"field": "body"}],
         ) from error
+    except RecursionError as error:
+        raise MalformedJson("body nests too deeply to read", details=[{"field": "body"}]) from error
+    except ValueError as error:  # an integer of thousands of digits
+        raise MalformedJson(f"body is not readable JSON: {error}", details=[{"field": "body"}]) from error
     if not isinstance(data, dict):
         raise invalid([{"field": "body", "message": "must be a JSON object", "type": "type"}])
+    broken = _lone_surrogate_path(data)
+    if broken is not None:
+        raise invalid([{"field": broken, "message": "holds an unpaired UTF-16 surrogate, which is not text",
+                        "type": "string_unicode"}])
     return parse_model(model, data)
 
 

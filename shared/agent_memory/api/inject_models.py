@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field, StringConstraints, field_validator, model
 from agent_memory.domain.caller_state import AgentExecutionRecord, ConsultingState, DeviceInfo
 from agent_memory.domain.context_placement import Placement
 from agent_memory.domain.conversation import Message
+from agent_memory.domain.keys import Id
 from agent_memory.domain.requests import RequestModel
 from agent_memory.services.memory_layers import Intent
 
@@ -67,7 +68,7 @@ class InjectionRequest(RequestModel):
     conversation_started_at: datetime | None = None
     # A project whose hot memory is injected besides the user's, and the intent of the current message
     # (question-like intents bring the weekly reports and the conversation log).
-    project_id: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9._:@-]{1,128}$")] | None = None
+    project_id: Id | None = None
     intent: Intent | None = None
 
     @model_validator(mode="after")

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, StringConstraints
 
 from agent_memory.domain.keys import FIELD_PATTERN
-from agent_memory.domain.models import Keyword, MemoryType, NewMemory, require_utc
+from agent_memory.domain.models import Keyword, MemoryType, NewMemory, not_in_the_future, require_utc
 from agent_memory.domain.requests import RequestModel, max_utf8_bytes
 
 MAX_BODY_BYTES = 256 * 1024
@@ -44,7 +44,7 @@ class CreateMemoryRequest(RequestModel):
     source: ShortText = "api"
     conversation_id: ShortText | None = None
     metadata: Metadata = Field(default_factory=dict)
-    created_at: Annotated[datetime | None, AfterValidator(require_utc)] = None
+    created_at: Annotated[datetime | None, AfterValidator(require_utc), AfterValidator(not_in_the_future)] = None
     # The preceding turn of the conversation, indexed for search only (batch items get it from the
     # previous item of the same conversation when omitted).
     context: Content | None = None
@@ -61,7 +61,7 @@ class ExtractRequest(RequestModel):
     """The save_info action: extract memories from a conversation turn."""
 
     action: Literal["save_info"] | None = None
-    user_message: Annotated[Message, NonBlank]
+    user_message: Annotated[str, NonBlank, AfterValidator(max_utf8_bytes(MAX_MESSAGE_BYTES))]
     assistant_message: Message = ""
     existing_info: Metadata = Field(default_factory=dict)
     conversation_id: ShortText | None = None

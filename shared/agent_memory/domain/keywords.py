@@ -36,6 +36,10 @@ def normalize_keyword(term: str) -> str:
     return unicodedata.normalize("NFKC", term).strip().casefold()
 
 
+# A keyword is something a person would type: a word longer than this (a URL, base64, a hash) is not one.
+MAX_KEYWORD_LENGTH = 40
+
+
 def extract_keywords(content: str, *, max_keywords: int = 5, min_weight: float = 0.3) -> list[Keyword]:
     text = unicodedata.normalize("NFKC", content)
     scores: dict[str, float] = {}
@@ -49,7 +53,7 @@ def extract_keywords(content: str, *, max_keywords: int = 5, min_weight: float =
                 position += 1
     for match in _LATIN.finditer(text):
         word = match.group().casefold().strip("'.-")
-        if len(word) >= 3 and word not in STOPWORDS:
+        if 3 <= len(word) <= MAX_KEYWORD_LENGTH and word not in STOPWORDS:
             scores[word] = scores.get(word, 0.0) + _score(min(len(word), 10), position, 4.0)
             position += 1
     if not scores:

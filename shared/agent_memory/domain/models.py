@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -231,7 +231,21 @@ def require_utc(value: datetime | None) -> datetime | None:
         return None
     if value.tzinfo is None:
         raise ValueError("must include a timezone, e.g. 2026-02-05T10:00:00Z")
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError as error:  # 0001-01-01T00:00:00+01:00 is before the first representable instant
+        raise ValueError("is out of the representable range of dates") from error
+
+
+# How far ahead of this clock a caller's clock may run before its timestamp counts as the future.
+CLOCK_SKEW = timedelta(minutes=5)
+
+
+def not_in_the_future(value: datetime | None) -> datetime | None:
+    """A memory from the future would never decay and would outrank everything said since."""
+    if value is not None and value > utcnow() + CLOCK_SKEW:
+        raise ValueError("must not be in the future")
+    return value
 
 
 def _ordered_range(value: tuple[datetime, datetime]) -> tuple[datetime, datetime]:

@@ -7,18 +7,39 @@ silently drops data; text and JSON sizes are checked in UTF-8 bytes, the unit st
 from __future__ import annotations
 
 import json
+import types
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 from pydantic.alias_generators import to_camel
 
 
-class RequestModel(BaseModel):
+def _takes_a_number(annotation: Any) -> bool:
+    if annotation in (int, float):
+        return True
+    if get_origin(annotation) in (Union, types.UnionType):
+        return bool(annotation) and any(_takes_a_number(a) for a in get_args(annotation)) and bool not in get_args(
+            annotation)
+    return False
+
+
+class _Numbers(BaseModel):
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_booleans_for_numbers(cls, value: Any, info: ValidationInfo) -> Any:
+        """JSON's true is not the number 1: a limit of `true` is refused, not read as 1."""
+        field = cls.model_fields.get(info.field_name or "")
+        if isinstance(value, bool) and field is not None and _takes_a_number(field.annotation):
+            raise ValueError("must be a number, not true or false")
+        return value
+
+
+class RequestModel(_Numbers):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
 
-class OpenRequestModel(BaseModel):
+class OpenRequestModel(_Numbers):
     """Caller state: the known fields are typed, anything else the caller keeps is passed through."""
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")

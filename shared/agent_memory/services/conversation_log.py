@@ -38,7 +38,7 @@ from agent_memory.ports import ConversationTurn, Embedder, ExtractionQueue, Laye
 from agent_memory.services.save import SaveService
 
 MAX_LOG_MESSAGE_BYTES = 32 * 1024
-MAX_LOG_BATCH = 100  # DynamoDB's transaction limit, shared with the batch's active-week markers
+MAX_LOG_BATCH = 100  # DynamoDB's transaction limit (the active-week markers are written apart)
 # A batch of 100 messages of 32 KB, JSON-escaped; stays under Lambda's 6 MB synchronous payload.
 MAX_LOG_BODY_BYTES = 4 * 1024 * 1024
 # How far ahead of the server's clock a caller's created_at may be (clock skew, not scheduling).
@@ -156,10 +156,9 @@ class ConversationLogService:
         now = self._clock()
         messages = self._messages(conversation_id, request, now)
         weeks: set[date] = {week_start_of(m.created_at, self._tz) for m in messages}
-        if len(messages) + len(weeks) > MAX_LOG_BATCH:
+        if len(messages) > MAX_LOG_BATCH:
             raise InvalidInput("too many messages for one transaction", details=[{
-                "field": "messages", "type": "too_long",
-                "message": f"a batch spanning {len(weeks)} weeks holds at most {MAX_LOG_BATCH - len(weeks)} messages"}])
+                "field": "messages", "type": "too_long", "message": f"at most {MAX_LOG_BATCH} messages"}])
         messages = self._embed(messages)
         store.append_messages(scope, messages, weeks)
 

@@ -3,7 +3,7 @@
 Items, next to the memories (``pk = T#<tenant>#U#<scope>``):
 
 =========================================  ====================================================
-``LOG#<created_at>#<message_id>``           a logged message; ``expires_at`` is the table TTL
+``LOG#<created_at>#<conv>#<message_id>``   a logged message; ``expires_at`` is the table TTL
 ``HOT#<type>#<key>``                        a hot-memory entry (upsert slot: scope, type, key)
 ``REPORT#<week_start>``                     the week's report; written once (conditional put), then its
                                             ``rollup_stage`` says how far the rollup got
@@ -61,6 +61,12 @@ def _epoch(moment: datetime) -> int:
     return int(moment.timestamp())
 
 
+def log_sort_key(message: LogMessage) -> str:
+    """Time first (the log reads by time range), then the conversation and the message: the same message
+    id at the same moment in two conversations is two messages."""
+    return f"LOG#{_iso(message.created_at)}#{message.conversation_id}#{message.message_id}"
+
+
 def active_partition(week_start: date, shard: int) -> str:
     return f"ACTIVE#{week_start.isoformat()}#{shard:02d}"
 
@@ -74,30 +80,33 @@ class DynamoLayerStore:
     # ---- L1: the conversation log ------------------------------------------------------------
 
     def append_messages(self, scope: ScopeRef, messages: list[LogMessage], weeks: set[date]) -> None:
-        """All or nothing: the messages and the scope's active-week markers in one transaction. A
-        message written again with the same id and time (a client retry) overwrites itself."""
+        """The messages all or nothing, in one transaction (at most 100). The scope's active-week markers
+        are written first, apart: a marker without messages only makes the rollup look at a quiet week,
+        and it keeps the whole transaction for messages. A message written again with the same
+        conversation, id and time (a client retry) overwrites itself."""
         if not messages:
             return
+        if len(messages) > MAX_TRANSACTION_ITEMS:
+            raise ValueError(f"at most {MAX_TRANSACTION_ITEMS} messages per append")
         pk = partition_key(scope)
-        actions: list[dict[str, Any]] = [{"Put": {"TableName": self._table, "Item": self._log_item(pk, m)}}
-                                         for m in messages]
         marker_expiry = _epoch(utcnow()) + ACTIVE_MARKER_DAYS * 86400
         shard = active_shard(scope, self.shards)
-        for week in sorted(weeks):
-            actions.append({"Put": {"TableName": self._table, "Item": _item({
-                "pk": active_partition(week, shard), "sk": pk, "kind": "active", "tenant_id": scope.tenant_id,
-                "scope_id": scope.user_id, "week_start": week.isoformat(), "expires_at": marker_expiry})}})
-        if len(actions) > MAX_TRANSACTION_ITEMS:
-            raise ValueError(f"at most {MAX_TRANSACTION_ITEMS} items per transaction")
+        markers = [{"PutRequest": {"Item": _item({
+            "pk": active_partition(week, shard), "sk": pk, "kind": "active", "tenant_id": scope.tenant_id,
+            "scope_id": scope.user_id, "week_start": week.isoformat(), "expires_at": marker_expiry})}}
+            for week in sorted(weeks)]
         try:
-            self._client.transact_write_items(TransactItems=actions)
+            if markers:
+                write_all(self._client, self._table, markers)
+            self._client.transact_write_items(TransactItems=[
+                {"Put": {"TableName": self._table, "Item": self._log_item(pk, m)}} for m in messages])
         except ClientError as error:
             raise_domain_error(error)
 
     def _log_item(self, pk: str, message: LogMessage) -> dict[str, Any]:
         values = message.model_dump(mode="json", exclude={"embedding"}, exclude_none=True)
         values["expires_at"] = _epoch(message.expires_at)  # the table's TTL attribute: epoch seconds
-        item = _item({"pk": pk, "sk": f"LOG#{_iso(message.created_at)}#{message.message_id}", "kind": "log",
+        item = _item({"pk": pk, "sk": log_sort_key(message), "kind": "log",
                       **values})
         if message.embedding:
             item["embedding"] = _serializer.serialize(Binary(message.embedding))
