@@ -122,3 +122,42 @@ def test_given_the_bundled_openmp_runtime_then_queries_use_one_thread_and_passag
     embedder.embed_query("where does the user live")
     embedder.embed_documents(["I live in Berlin", "我住在杭州"])
     assert recording.calls == [1, 2]
+
+
+class WordTokens:
+    """A tokenizer stand-in: one token per word."""
+
+    def token_count(self, text: str, is_query: bool = False) -> int:
+        return len(text.split())
+
+
+def test_a_long_passage_is_cut_to_the_tokens_the_model_reads():
+    from agent_memory.adapters.embeddings.local import _first_tokens
+
+    text = " ".join(f"w{i}" for i in range(3000))
+
+    cut = _first_tokens(WordTokens(), text, 500)
+
+    assert 400 <= len(cut.split()) <= 500 and text.startswith(cut)
+    assert _first_tokens(WordTokens(), "short text", 500) == "short text"
+
+
+def test_a_calls_passages_share_a_token_budget_but_each_keeps_its_beginning(monkeypatch):
+    from agent_memory.adapters.embeddings import local
+
+    seen: list[int] = []
+    monkeypatch.setattr(local, "_first_tokens", lambda model, text, limit: seen.append(limit) or text)
+
+    class Model:
+        def passage(self, texts: list[str]) -> list[list[float]]:
+            return [[0.0] * local.DIMENSION for _ in texts]
+
+    embedder = local.LocalE5Embedder()
+    embedder._model = Model()
+    embedder.embed_documents(["a"])
+    embedder.embed_documents(["a"] * 100)
+    embedder.embed_documents(["a"] * 1000)
+
+    assert seen[0] == local.MAX_PASSAGE_TOKENS
+    assert set(seen[1:101]) == {local.CALL_TOKEN_BUDGET // 100}
+    assert set(seen[101:]) == {local.MIN_PASSAGE_TOKENS}

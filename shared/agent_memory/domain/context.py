@@ -78,15 +78,24 @@ def tagged_block(type_: str, priority: Priority, ttl: float, now: float, body: s
 
 # ---- injection safety --------------------------------------------------------------------------
 
-_ANGLE = str.maketrans({"<": "‹", ">": "›"})
+# Characters that look like an angle bracket or an equals sign, full-width and small forms included:
+# each becomes the inert bracket or a plain "=". (Not NFKC on everything: Chinese punctuation such as
+# "，" and "：" stays as the user wrote it.)
+_ANGLE = str.maketrans({
+    "<": "‹", ">": "›", "＜": "‹", "＞": "›", "﹤": "‹", "﹥": "›", "〈": "‹", "〉": "›", "⟨": "‹", "⟩": "›",
+    "❮": "‹", "❯": "›", "ᐸ": "‹", "ᐳ": "›", "˂": "‹", "˃": "›",
+    "＝": "=", "﹦": "=", "⁼": "=", "₌": "=", "⹀": "=", "═": "=", "꞊": "=", "゠": "=", "〓": "=", "᐀": "=",
+    "⚌": "=", "⩵": "==", "⩶": "===",
+})
 _FRAME_RULE = re.compile(r"={3,}")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 
 
 def neutralize(text: object) -> str:
     """Untrusted text made inert inside the frame: no angle brackets (so no tag can be opened or
     closed, whatever its spelling), no `===` rules (so the frame's header and footer cannot be
-    imitated), no control or bidi-override characters. The text stays readable: `a < b` → `a ‹ b`."""
+    imitated), no control, zero-width or direction marks, and look-alikes first folded to what they
+    imitate. The text stays readable: `a < b` → `a ‹ b`."""
     cleaned = _CONTROL.sub("", str(text)).translate(_ANGLE)
     return _FRAME_RULE.sub(lambda m: "=" + "\u200b=" * (len(m.group()) - 1), cleaned)
 
