@@ -190,3 +190,27 @@ def test_given_bedrock_then_the_model_is_invoked_through_bedrock_runtime_with_si
     assert request.headers["authorization"].startswith("AWS4-HMAC-SHA256")
     assert json.loads(request.content)["temperature"] == 0
     assert [m.content for m in memories] == ["User is 32 years old"]
+
+
+def test_given_a_rotated_secret_then_the_new_key_is_used_once_the_old_one_is_five_minutes_old():
+    from agent_memory.adapters.llm.claude import KeyRefreshingClient
+
+    keys = iter(["sk-ant-old", "sk-ant-new"])
+    built: list[str] = []
+    now = [1000.0]
+
+    class Client:
+        def __init__(self, key: str) -> None:
+            built.append(key)
+            self.messages = f"messages of {key}"
+
+    client = KeyRefreshingClient(build=Client, read_key=lambda: next(keys), clock=lambda: now[0])
+
+    first = client.messages
+    now[0] += 299
+    still = client.messages
+    now[0] += 1  # e.g. a SnapStart restore: wall time jumps past the key's age
+    rotated = client.messages
+
+    assert (first, still, rotated) == ("messages of sk-ant-old", "messages of sk-ant-old", "messages of sk-ant-new")
+    assert built == ["sk-ant-old", "sk-ant-new"]

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import copy
 import json
+import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 import anthropic
@@ -106,7 +109,38 @@ def make_client(settings: Settings, *, http_client: Any = None, secrets_client: 
         common["http_client"] = http_client
     if settings.effective_llm_provider == "bedrock":
         return anthropic.AnthropicBedrock(aws_region=settings.aws_region, **common)
+    if settings.anthropic_api_key is None and settings.anthropic_api_key_secret_arn:
+        return KeyRefreshingClient(build=lambda key: anthropic.Anthropic(api_key=key, **common),
+                                   read_key=lambda: _api_key(settings, secrets_client))
     return anthropic.Anthropic(api_key=_api_key(settings, secrets_client), **common)
+
+
+class KeyRefreshingClient:
+    """An Anthropic client whose key, kept in Secrets Manager, is read again once it is `ttl_seconds`
+    old: a rotated key is picked up, and a SnapStart snapshot taken after the warm-up (wall time jumps
+    forward at restore) never keeps using the key it was taken with."""
+
+    def __init__(self, *, build: Callable[[str], Any], read_key: Callable[[], str], ttl_seconds: float = 300.0,
+                 clock: Callable[[], float] = time.time) -> None:
+        self._build = build
+        self._read_key = read_key
+        self._ttl = ttl_seconds
+        self._clock = clock
+        self._client: Any = None
+        self._read_at = 0.0
+        self._lock = threading.Lock()
+
+    @property
+    def messages(self) -> Any:
+        return self._current().messages
+
+    def _current(self) -> Any:
+        with self._lock:
+            now = self._clock()
+            if self._client is None or now - self._read_at >= self._ttl:
+                self._client = self._build(self._read_key())
+                self._read_at = now
+            return self._client
 
 
 def _api_key(settings: Settings, secrets_client: Any) -> str:
