@@ -113,3 +113,35 @@ def test_block_sources_never_import_the_inject_service_and_the_domain_never_impo
     assert sources and all("agent_memory.services.inject" not in imports_of(p) for p in sources)
     domain = sorted((PACKAGE / "domain").rglob("*.py"))
     assert [p.name for p in domain if any(m.startswith("agent_memory.api") for m in imports_of(p))] == []
+
+
+CANARY = "canary-7f3a-用户秘密"
+
+
+class LeakySource:
+    """A source that fails the way a bad item does: a pydantic error quoting the user's text."""
+
+    type = "relevant_knowledge"
+    priority = 1
+    ttl_seconds = 0.0
+    does_io = False
+
+    def build(self, ctx: Any, cache: Any) -> str:
+        from pydantic import BaseModel
+
+        class Item(BaseModel):
+            similarity: float
+
+        Item.model_validate({"similarity": ctx.request.current_user_message})
+        return ""
+
+
+def test_a_failing_source_is_logged_without_the_users_words(caplog):
+    with caplog.at_level("DEBUG"):
+        result = inject_with([LeakySource()], ScopeRef(tenant_id="t", user_id="u-leak"),
+                             current_user_message=f"政策是什么 {CANARY}")
+
+    logged = " ".join(f"{record.getMessage()} {record.__dict__} {record.exc_text or ''}" for record in caplog.records)
+    assert [f.type for f in result.failed_contexts] == ["relevant_knowledge"]
+    assert "context source failed" in logged and "float_parsing" in logged
+    assert CANARY not in logged

@@ -27,7 +27,7 @@ from agent_memory.errors import (
     Throttled,
     Unauthorized,
 )
-from agent_memory.observability import logger, metrics, record_request_outcome, tracer
+from agent_memory.observability import error_fields, logger, metrics, record_request_outcome, tracer
 from agent_memory.settings import get_settings
 
 # The one table from domain errors to HTTP.
@@ -98,7 +98,7 @@ def new_resolver() -> APIGatewayHttpResolver:
     @app.exception_handler(Exception)
     def _unexpected(error: Exception) -> Response:
         request_id = getattr(app.lambda_context, "aws_request_id", None)
-        logger.exception("unhandled error", extra={"error_type": type(error).__name__})
+        logger.error("unhandled error", extra=error_fields(error))
         return error_response(
             500, "internal_error", "an unexpected error occurred; quote the request id when reporting it",
             {"request_id": request_id},

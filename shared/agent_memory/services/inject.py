@@ -37,7 +37,7 @@ from agent_memory.domain.current_message import user_texts, with_current_message
 from agent_memory.domain.models import ScopeRef
 from agent_memory.domain.tokens import estimate_message_tokens
 from agent_memory.errors import InvalidInput
-from agent_memory.observability import MetricUnit, logger, metrics
+from agent_memory.observability import MetricUnit, error_fields, logger, metrics
 from agent_memory.ports import ContextCache, TokenCounter
 from agent_memory.services.blocks.base import BlockCache, BlockSource, FetchContext
 
@@ -170,7 +170,7 @@ class InjectService:
         try:
             body = source.build(ctx, cache)
         except Exception as error:  # a failing source costs its block, never the request; the result says so
-            logger.exception("context source failed", context_type=source.type)
+            logger.error("context source failed", extra={"context_type": source.type, **error_fields(error)})
             metrics.add_metric(name="ContextSourceErrors", unit=MetricUnit.Count, value=1)
             failure = FailedBlock(type=source.type, priority=f"P{int(source.priority)}", reason=type(error).__name__)
             return empty_block(source.type, source.priority, source.ttl_seconds, ctx.now), cache, failure
