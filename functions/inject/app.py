@@ -3,6 +3,7 @@
 from aws_lambda_powertools.event_handler import Response
 
 from agent_memory.api.http import (
+    authorize,
     current_user,
     http_handler,
     json_response,
@@ -21,6 +22,8 @@ app = new_resolver()
 def inject() -> Response:
     request = parse_body(app, InjectionRequest, max_bytes=MAX_INJECT_BODY_BYTES)
     user = current_user(app, request.user_id)
+    if request.project_id:
+        authorize(app, "projects", request.project_id)
     return json_response(200, get_services().inject.inject(user, request))
 
 

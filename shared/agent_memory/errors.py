@@ -30,6 +30,10 @@ class Unauthorized(AgentMemoryError):
     code = "unauthorized"
 
 
+class Forbidden(AgentMemoryError):
+    code = "forbidden"
+
+
 class NotFound(AgentMemoryError):
     code = "not_found"
 

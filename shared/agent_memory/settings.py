@@ -26,6 +26,12 @@ class Settings(BaseSettings):
     # Tenancy: `jwt` reads the tenant from the authorizer's claims (AWS); `header` from X-Tenant-Id (local).
     tenant_source: Literal["jwt", "header"] = "jwt"
     tenant_claim: str = "tenant_id"
+    # Who the tokens belong to. `service`: a backend acting for any user of its tenant. `end_user`: the
+    # path's user must be the token's subject (USER_CLAIM), unless the token's space-separated `scope`
+    # claim holds SERVICE_SCOPE; projects then need SERVICE_SCOPE too.
+    token_kind: Literal["service", "end_user"] = "service"
+    user_claim: str = "sub"
+    service_scope: str = "memory:any-user"
     default_tenant: str = "default"
 
     # LLM. Empty provider = the offline rule-based fallback.

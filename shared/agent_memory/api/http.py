@@ -19,6 +19,7 @@ from agent_memory.errors import (
     AgentMemoryError,
     Conflict,
     EmbeddingUnavailable,
+    Forbidden,
     InvalidInput,
     LlmUnavailable,
     MalformedJson,
@@ -34,6 +35,7 @@ from agent_memory.settings import get_settings
 STATUS_BY_ERROR: dict[type[AgentMemoryError], int] = {
     MalformedJson: 400,
     Unauthorized: 401,
+    Forbidden: 403,
     NotFound: 404,
     Conflict: 409,
     PayloadTooLarge: 413,
@@ -118,7 +120,27 @@ def current_user(app: APIGatewayHttpResolver, user_id: str) -> ScopeRef:
         raise invalid([{"field": "user_id", "message": "must be 1-128 of A-Z a-z 0-9 . _ : @ -", "type": "pattern"}])
     tenant_id = current_tenant(app)
     logger.append_keys(user_id=user_id)
+    authorize(app, "users", user_id)
     return ScopeRef(tenant_id=tenant_id, user_id=user_id)
+
+
+def authorize(app: APIGatewayHttpResolver, scope_type: str, scope_id: str) -> None:
+    """With end-user tokens, a token reaches its own user only, unless it holds the service scope."""
+    settings = get_settings()
+    if settings.token_kind != "end_user" or settings.tenant_source != "jwt":
+        return
+    claims = _claims(app)
+    if settings.service_scope in str(claims.get("scope", "")).split():
+        return
+    if scope_type == "users" and str(claims.get(settings.user_claim, "")) == scope_id:
+        return
+    raise Forbidden(f"this token may not act for {scope_type.rstrip('s')} {scope_id!r}",
+                    details=[{"field": "user_id" if scope_type == "users" else "scope_id"}])
+
+
+def _claims(app: APIGatewayHttpResolver) -> dict[str, Any]:
+    authorizer = (app.current_event.get("requestContext") or {}).get("authorizer") or {}
+    return dict((authorizer.get("jwt") or {}).get("claims") or {})
 
 
 def current_scope(app: APIGatewayHttpResolver, scope_type: str, scope_id: str) -> ScopeRef:
@@ -130,7 +152,9 @@ def current_scope(app: APIGatewayHttpResolver, scope_type: str, scope_id: str) -
     from agent_memory.domain.layers import scope_ref
 
     logger.append_keys(scope_type=scope_type, scope_id=scope_id)
-    return scope_ref(current_tenant(app), "users" if scope_type == "users" else "projects", scope_id)
+    tenant_id = current_tenant(app)
+    authorize(app, scope_type, scope_id)
+    return scope_ref(tenant_id, "users" if scope_type == "users" else "projects", scope_id)
 
 
 def hot_memory_slot(memory_type: str, key: str) -> tuple[Any, str]:
