@@ -54,6 +54,12 @@ class LlmUnavailable(AgentMemoryError):
     code = "llm_unavailable"
 
 
+class SearchUnavailable(AgentMemoryError):
+    """The search index could not be reached or failed; nothing was changed."""
+
+    code = "search_unavailable"
+
+
 class EmbeddingUnavailable(AgentMemoryError):
     """The embedding model could not be reached; nothing was stored."""
 

@@ -25,6 +25,7 @@ from agent_memory.errors import (
     MalformedJson,
     NotFound,
     PayloadTooLarge,
+    SearchUnavailable,
     Throttled,
     Unauthorized,
 )
@@ -43,9 +44,10 @@ STATUS_BY_ERROR: dict[type[AgentMemoryError], int] = {
     Throttled: 429,
     LlmUnavailable: 503,
     EmbeddingUnavailable: 503,
+    SearchUnavailable: 503,
 }
 RETRY_AFTER_SECONDS: dict[type[AgentMemoryError], str] = {
-    Throttled: "1", LlmUnavailable: "5", EmbeddingUnavailable: "5", Conflict: "1",
+    Throttled: "1", LlmUnavailable: "5", EmbeddingUnavailable: "5", SearchUnavailable: "5", Conflict: "1",
 }
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from agent_memory.domain.models import Memory, ScopeRef
 from agent_memory.domain.ranking import Candidate
 from agent_memory.domain.vectors import decode_vector, encode_vector
-from agent_memory.errors import AgentMemoryError, Throttled
+from agent_memory.errors import AgentMemoryError, SearchUnavailable, Throttled
 from agent_memory.ports import CandidateQuery, Embedder
 
 if TYPE_CHECKING:
@@ -92,9 +92,16 @@ def cosine_from_score(score: float) -> float:
 
 
 def _raise_for(error: Exception) -> NoReturn:
-    """Translate an opensearch-py error into a domain error, in one place."""
-    if getattr(error, "status_code", None) == 429:
+    """Translate an opensearch-py error into a domain error, in one place: 429 is a throttle; an index
+    that cannot be reached (connection refused, timeout) or answers 5xx is unavailable (503, retry)."""
+    import opensearchpy
+
+    status = getattr(error, "status_code", None)
+    if status == 429:
         raise Throttled("the search index is busy, retry shortly") from error
+    unreachable = isinstance(error, opensearchpy.ConnectionError | ConnectionError | TimeoutError)
+    if unreachable or (isinstance(status, int) and status >= 500):
+        raise SearchUnavailable("the search index is unavailable; nothing was changed, retry shortly") from error
     raise error
 
 
