@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, HTTPServer
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 
@@ -27,6 +25,7 @@ from tests.acceptance.helpers import (
     save,
     save_many,
 )
+from tests.retriever_service import RetrieverService
 
 PRIORITIES = {"user_memory": "P0", "collected_info": "P0", "assessment_result": "P0", "conversation_stats": "P1",
               "relevant_knowledge": "P1", "active_agents_history": "P1", "similar_experiences": "P2",
@@ -616,51 +615,31 @@ def test_context_injection_cache_invalidation_assessment_real_time_en(api):
     _assessment_real_time(api, "en")
 
 
-class _Knowledge(BaseHTTPRequestHandler):
-    calls: ClassVar[list[dict[str, Any]]] = []
-    items: ClassVar[list[dict[str, Any]]] = []
-
-    def do_POST(self) -> None:
-        type(self).calls.append(json.loads(self.rfile.read(int(self.headers["content-length"]))))
-        data = json.dumps({"items": type(self).items}, ensure_ascii=False).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
-def knowledge_url() -> Iterator[str]:
-    server = HTTPServer(("127.0.0.1", 0), _Knowledge)
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    _Knowledge.calls = []
-    yield f"http://127.0.0.1:{server.server_port}/retrieve"
-    server.shutdown()
+def knowledge() -> Iterator[RetrieverService]:
+    with RetrieverService(lambda path, body: []) as service:
+        yield service
 
 
-def _knowledge_ttl(api: Any, monkeypatch: Any, url: str, lang: str) -> None:
-    _Knowledge.items = LANG[lang]["knowledge"]
-    configure(monkeypatch, CONTEXT_KNOWLEDGE_URL=url)
+def _knowledge_ttl(api: Any, monkeypatch: Any, knowledge: RetrieverService, lang: str) -> None:
+    knowledge.answer = lambda path, body: LANG[lang]["knowledge"]
+    configure(monkeypatch, CONTEXT_KNOWLEDGE_URL=f"{knowledge.url}/retrieve")
     question = LANG[lang]["policy_question"]
     first = inject(api, ask(lang, question))
     second = inject(api, ask(lang, question))
     assert [block_info(r, "relevant_knowledge")["cached"] for r in (first, second)] == [False, True]
     assert block_info(first, "relevant_knowledge")["cache_ttl_seconds"] == 30
-    assert len(_Knowledge.calls) == 1 and _Knowledge.calls[0]["query"] == question
+    assert len(knowledge.calls) == 1 and knowledge.calls[0]["query"] == question
     assert LANG[lang]["knowledge"][0]["source"] in context_text(second)
 
 
-def test_context_injection_cache_invalidation_knowledge_ttl_zh(api, monkeypatch, knowledge_url):
+def test_context_injection_cache_invalidation_knowledge_ttl_zh(api, monkeypatch, knowledge):
     # context injection, cache invalidation: retrieved knowledge is reused for 30 s, then expires
-    _knowledge_ttl(api, monkeypatch, knowledge_url, "zh")
+    _knowledge_ttl(api, monkeypatch, knowledge, "zh")
 
 
-def test_context_injection_cache_invalidation_knowledge_ttl_en(api, monkeypatch, knowledge_url):
-    _knowledge_ttl(api, monkeypatch, knowledge_url, "en")
+def test_context_injection_cache_invalidation_knowledge_ttl_en(api, monkeypatch, knowledge):
+    _knowledge_ttl(api, monkeypatch, knowledge, "en")
 
 
 # ---- 9. performance targets ----

@@ -3,12 +3,9 @@ always injected) and weekly reports (L3, retrieved by intent), in Chinese and in
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, HTTPServer
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 
@@ -26,6 +23,7 @@ from tests.acceptance.helpers import (
     ok,
     run_weekly_rollup,
 )
+from tests.retriever_service import RetrieverService
 
 PROJECT = "/v1/projects/study-42"
 
@@ -384,34 +382,17 @@ def test_three_layer_memory_info_mapping_en(api):
 
 # ---- 4.2 retrieval strategy by intent ----
 
-class _Retriever(BaseHTTPRequestHandler):
-    answers: ClassVar[dict[str, str]] = {}
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers["content-length"]))
-        text = type(self).answers[self.path.strip("/")]
-        data = json.dumps({"items": [{"content": text, "source": self.path.strip("/")}]}, ensure_ascii=False).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
-def retriever_url() -> Iterator[str]:
-    server = HTTPServer(("127.0.0.1", 0), _Retriever)
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
+def retrievers() -> Iterator[RetrieverService]:
+    with RetrieverService(lambda path, body: []) as service:
+        yield service
 
 
-def _retrieval_strategy(api: Any, monkeypatch: Any, url: str, lang: str) -> None:
+def _retrieval_strategy(api: Any, monkeypatch: Any, retrievers: RetrieverService, lang: str) -> None:
     data = LANG[lang]
-    _Retriever.answers = {"sop": data["sop"], "protocol": data["protocol"]}
+    answers = {"sop": data["sop"], "protocol": data["protocol"]}
+    retrievers.answer = lambda path, body: [{"content": answers[path], "source": path}]
+    url = retrievers.url
     configure(monkeypatch, CONTEXT_SOP_URL=f"{url}/sop", CONTEXT_PROTOCOL_URL=f"{url}/protocol")
     log_week(api, lang, last_week())
     put_hot(api, lang)
@@ -426,13 +407,13 @@ def _retrieval_strategy(api: Any, monkeypatch: Any, url: str, lang: str) -> None
     assert data["week"][2][3][:12] in by_intent["QA_QUERY"] and data["sop"] not in by_intent["QA_QUERY"]
 
 
-def test_three_layer_memory_retrieval_strategy_by_intent_zh(api, monkeypatch, retriever_url):
+def test_three_layer_memory_retrieval_strategy_by_intent_zh(api, monkeypatch, retrievers):
     # three-layer memory, retrieval strategy: QC task -> SOPs, question -> history, protocol question -> RAG
-    _retrieval_strategy(api, monkeypatch, retriever_url, "zh")
+    _retrieval_strategy(api, monkeypatch, retrievers, "zh")
 
 
-def test_three_layer_memory_retrieval_strategy_by_intent_en(api, monkeypatch, retriever_url):
-    _retrieval_strategy(api, monkeypatch, retriever_url, "en")
+def test_three_layer_memory_retrieval_strategy_by_intent_en(api, monkeypatch, retrievers):
+    _retrieval_strategy(api, monkeypatch, retrievers, "en")
 
 
 # ---- 5.2 cache and 5.3 token budget ----

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, HTTPServer
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 
@@ -16,6 +14,7 @@ from agent_memory.domain.conversation import validate_messages
 from agent_memory.domain.keys import cache_partition_key
 from agent_memory.domain.models import ScopeRef
 from agent_memory.settings import Settings, get_settings
+from tests.retriever_service import RetrieverService
 
 USER = "/v1/users/u-inject"
 INJECT = "/v1/context/inject"
@@ -114,37 +113,22 @@ def test_malformed_json_is_400(api):
 
 # ---- the HTTP retriever --------------------------------------------------------------------------
 
-class _Knowledge(BaseHTTPRequestHandler):
-    calls: ClassVar[list[dict[str, Any]]] = []
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-        type(self).calls.append(body)
-        payload = {"items": [{"source": "优才计划评分标准", "content": "综合计分制下学历最高可得45分",
-                              "similarity": 0.85}]}
-        data = json.dumps(payload, ensure_ascii=False).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        pass
+POLICY_ITEM = {"source": "优才计划评分标准", "content": "综合计分制下学历最高可得45分", "similarity": 0.85}
 
 
 @pytest.fixture
-def knowledge_url() -> Iterator[str]:
-    server = HTTPServer(("127.0.0.1", 0), _Knowledge)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    _Knowledge.calls = []
-    yield f"http://127.0.0.1:{server.server_port}/retrieve"
-    server.shutdown()
+def knowledge() -> Iterator[RetrieverService]:
+    with RetrieverService(lambda path, body: [POLICY_ITEM]) as service:
+        yield service
+
+
+@pytest.fixture
+def knowledge_url(knowledge: RetrieverService) -> str:
+    return f"{knowledge.url}/retrieve"
 
 
 def test_a_configured_retriever_fills_relevant_knowledge_only_for_policy_questions_and_is_cached(
-        knowledge_url, lambda_env):
+        knowledge, knowledge_url, lambda_env):
     services = build_services(Settings(context_knowledge_url=knowledge_url), dynamodb_client=lambda_env)
     who = ScopeRef(tenant_id="acme", user_id="u-knowledge")
 
@@ -156,7 +140,7 @@ def test_a_configured_retriever_fills_relevant_knowledge_only_for_policy_questio
     assert "来源：优才计划评分标准 (相似度: 0.85)" in policy.messages[0]["content"]
     assert next(b for b in again.blocks if b.type == "relevant_knowledge").cached
     assert "relevant_knowledge" not in chat.injected_contexts
-    assert len(_Knowledge.calls) == 1 and _Knowledge.calls[0]["tenant_id"] == "acme"
+    assert len(knowledge.calls) == 1 and knowledge.calls[0]["tenant_id"] == "acme"
 
 
 def test_an_unreachable_retriever_reads_as_nothing_found():
