@@ -136,3 +136,24 @@ def test_logged_user_messages_reach_the_extraction_worker_through_a_queue_with_a
     assert event["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
     assert queue["VisibilityTimeout"] >= 6 * worker["Timeout"]
     assert actions_of("ExtractWorkerFunction") >= {"dynamodb:PutItem", "dynamodb:DeleteItem", "bedrock:InvokeModel"}
+
+
+def test_bedrock_is_allowed_only_on_the_configured_model_family_and_this_regions_profiles():
+    text = json.dumps(resources())
+    assert "inference-profile/*\"" not in text and "foundation-model/anthropic.*" not in text
+    assert "foundation-model/${BedrockModelPattern}" in text
+    assert "${AWS::Region}:${AWS::AccountId}:inference-profile/*.${BedrockModelPattern}" in text
+
+
+def test_the_indexer_writes_only_to_the_configured_domain_or_collection_when_one_is_named():
+    policies = json.dumps(resources()["IndexerFunction"]["Properties"]["Policies"])
+    assert "domain/${OpenSearchResourceName}/*" in policies
+    assert "collection/${OpenSearchResourceName}" in policies
+
+
+def test_api_access_logging_and_reserved_concurrency_are_parameters():
+    template = load_template()
+    assert {"ApiAccessLogs", "ReservedConcurrency"} <= set(template["Parameters"])
+    api = resources()["MemoryApi"]["Properties"]
+    assert "AccessLogSettings" in api
+    assert "ReservedConcurrentExecutions" in template["Globals"]["Function"]
