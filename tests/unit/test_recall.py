@@ -31,8 +31,7 @@ class FakeSearch:
         self.rounds_per_search = rounds_per_search
         self.calls: list[tuple[str, int]] = []
 
-    def search(self, user: ScopeRef, request: SearchRequest, *, max_rounds: int = 3, fill: bool = True
-               ) -> SearchMemoriesOutput:
+    def search(self, user: ScopeRef, request: SearchRequest, *, max_rounds: int = 3) -> SearchMemoriesOutput:
         self.calls.append((request.query, max_rounds))
         return SearchMemoriesOutput(total_found=len(self.results), results=self.results, search_strategy_used="x",
                                     expanded_keywords=None, rounds_executed=min(max_rounds, self.rounds_per_search))

@@ -95,10 +95,11 @@ class InProcessIndex:
         versions = self._store.versions(user)
         with self._lock:
             cached = self._cache.get(user)
-            if cached is not None and cached.version == versions.content:
+            hit = cached is not None and cached.version == versions.content
+            if hit:
                 self._cache.move_to_end(user)
                 self.stats["hits"] += 1
-        if cached is not None and cached.version == versions.content:
+        if hit and cached is not None:
             if cached.access_version != versions.access and (
                     self._clock() - cached.access_read_at >= self._access_refresh):
                 self._refresh_access(user, cached, versions.access)

@@ -16,7 +16,7 @@ an array valid while shrinking it are in ``domain.compaction``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from agent_memory.domain.models import is_cjk_text
 
@@ -168,15 +168,14 @@ def _alternation_problems(roles: list[str | None]) -> list[str]:
     return problems
 
 
-def _with_role(message: object, role: str) -> bool:
+def _with_role(message: object, role: str) -> TypeGuard[Message]:
     return isinstance(message, dict) and message.get("role") == role
 
 
 def _tool_use_problems(i: int, messages: list[Any], seen: set[str]) -> list[str]:
     """An assistant message's tool_use ids: used once, each answered in the next message."""
     following = messages[i + 1] if i + 1 < len(messages) else None
-    answered = (set(_tool_result_ids(following))
-                if isinstance(following, dict) and _with_role(following, "user") else set())
+    answered = set(_tool_result_ids(following)) if _with_role(following, "user") else set()
     problems = []
     for tool_id in _tool_use_ids(messages[i]):
         if tool_id in seen:
@@ -190,9 +189,7 @@ def _tool_use_problems(i: int, messages: list[Any], seen: set[str]) -> list[str]
 def _tool_result_problems(i: int, messages: list[Any]) -> list[str]:
     """A user message's tool_results: each answers the previous message, once, before any other content."""
     previous = messages[i - 1] if i > 0 else None
-    asked = (set(_tool_use_ids(previous))
-             if isinstance(previous, dict) and _with_role(previous, "assistant")
-             else set())
+    asked = set(_tool_use_ids(previous)) if _with_role(previous, "assistant") else set()
     problems, seen = [], set()
     for tool_id in _tool_result_ids(messages[i]):
         if tool_id not in asked:

@@ -16,12 +16,9 @@ from pydantic.alias_generators import to_camel
 
 
 def _takes_a_number(annotation: Any) -> bool:
-    if annotation in (int, float):
-        return True
-    if get_origin(annotation) in (Union, types.UnionType):
-        return bool(annotation) and any(_takes_a_number(a) for a in get_args(annotation)) and bool not in get_args(
-            annotation)
-    return False
+    """int or float, alone or in a union that does not also take a bool."""
+    options = get_args(annotation) if get_origin(annotation) in (Union, types.UnionType) else (annotation,)
+    return bool not in options and any(option in (int, float) for option in options)
 
 
 class _Numbers(BaseModel):

@@ -131,7 +131,8 @@ def alternation(words: list[str] | tuple[str, ...] | dict[str, Any]) -> str:
     return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
 
 
-_REQUEST = re.compile(
+# A polite request is a preference, not a question: "Could you reply in Mandarin?", "可以用繁体中文跟我沟通吗？"
+REQUEST = re.compile(
     r"\b(?:could|can|would) you (?:please )?(?:reply|respond|write|answer|keep|send|call|email|text|use|talk|speak)\b"
     r"|(?:可以|能不能|能否|麻烦|请)(?:用|说|发|打)",
     re.IGNORECASE,
@@ -141,4 +142,4 @@ _QUESTION_CLAUSE = re.compile(r"[^,，;；。.!！?？\n]*(?:[?？]|吗\s*$|吗(
 
 def without_questions(text: str) -> str:
     """The text without the clauses that ask something: "能申请高才通吗？" states nothing about the user."""
-    return _QUESTION_CLAUSE.sub(lambda m: m.group(0) if _REQUEST.search(m.group(0)) else " ", text).strip()
+    return _QUESTION_CLAUSE.sub(lambda m: m.group(0) if REQUEST.search(m.group(0)) else " ", text).strip()

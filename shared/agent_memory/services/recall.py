@@ -59,7 +59,6 @@ _CUE_WORDS = re.compile(
 # A memory recalled unasked must score at least its round's floor: 0.7 in the first (precise) round,
 # then 0.6 (synonyms) and 0.5 (semantic); what the search tops up from its final ranking is held to
 # the last round's floor. Recall runs at most these many rounds over all its queries.
-PROACTIVE_SEARCH_THRESHOLD = 0.7
 ROUND_FLOORS = {r.name: r.min_score for r in RECALL_ROUNDS} | {"fill": RECALL_ROUNDS[-1].min_score}
 MAX_RECALL_ROUNDS = len(RECALL_ROUNDS)
 # Cues that the user wants it now (urgency high).

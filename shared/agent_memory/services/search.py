@@ -140,10 +140,10 @@ class SearchService:
         if embedder is not None:
             embedder.embed_query("warm up")
 
-    def search(self, user: ScopeRef, request: SearchRequest, *, max_rounds: int = len(RECALL_ROUNDS),
-               fill: bool = True) -> SearchMemoriesOutput:
-        """Ranked memories for the request. At most `max_rounds` recall rounds run; with `fill`, a thin
-        recall is topped up from the final ranking (results marked `recall_round: "fill"`)."""
+    def search(self, user: ScopeRef, request: SearchRequest, *, max_rounds: int = len(RECALL_ROUNDS)
+               ) -> SearchMemoriesOutput:
+        """Ranked memories for the request. At most `max_rounds` recall rounds run; a thin recall is topped
+        up from the final ranking (results marked `recall_round: "fill"`)."""
         requested: SearchMode = request.search_mode or self._default_mode
         terms = self._query_keywords(request)
         if self._expand:  # a synonym may be a phrase ("top talent pass scheme"), not one keyword
@@ -201,7 +201,7 @@ class SearchService:
         # Rounds decide what is recalled and when to stop; the caller's min_relevance_score, on relevance,
         # is the only hard floor, so a thin recall is topped up from the final ranking instead of
         # returning too little.
-        for scored in final if fill else ():
+        for scored in final:
             if len(recalled) >= limit:
                 break
             if scored.memory.memory_key not in recalled and relevant(scored.memory.memory_key):

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from agent_memory.domain.models import ExtractedMemory, MemoryType
-from agent_memory.extraction.grammar import Utterance, alternation, clause_around, stated
+from agent_memory.extraction.grammar import REQUEST, Utterance, alternation, clause_around, stated
 
 
 @dataclass(frozen=True)
@@ -117,12 +117,6 @@ _GENERAL_EN = re.compile(
 )
 # What a general liking is not about: people, and plans the other rules read ("我喜欢香港" is fine).
 _GENERAL_SKIP = re.compile(r"^(?:to|if|when|you|your|it|this|that|them|him|her|the idea|你|您|他|她|这个|那个|去|做|办)", re.I)
-# A polite request is a preference, not a question: "Could you reply in Mandarin?", "可以用繁体中文跟我沟通吗？"
-REQUEST = re.compile(
-    r"\b(?:could|can|would) you (?:please )?(?:reply|respond|write|answer|keep|send|call|email|text|use|talk|speak)\b"
-    r"|(?:可以|能不能|能否|麻烦|请)(?:用|说|发|打)",
-    re.IGNORECASE,
-)
 _DIET = re.compile(
     r"我(?P<zh>吃素|是素食者|不吃(?:辣|肉|海鲜|猪肉|牛肉))|\bI(?:'m| am)\s+(?:a\s+)?(?P<en>vegetarian|vegan|pescatarian)\b"
     r"|\bI\s+(?:don't|do not)\s+eat\s+(?P<en2>meat|pork|beef|seafood|spicy food)\b",
