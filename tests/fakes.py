@@ -16,6 +16,7 @@ from agent_memory.domain.models import (
     MemoryPage,
     MemoryType,
     NewMemory,
+    PartialSave,
     SaveOutcome,
     SaveResult,
     ScopeRef,
@@ -25,7 +26,7 @@ from agent_memory.domain.models import (
     superseded_by,
     utcnow,
 )
-from agent_memory.errors import NotFound
+from agent_memory.errors import AgentMemoryError, NotFound
 from agent_memory.ports import ConversationTurn
 
 
@@ -40,7 +41,13 @@ class InMemoryMemoryStore:
         self._versions[user] = self._versions.get(user, 0) + 1
 
     def save_many(self, user: ScopeRef, memories: list[NewMemory]) -> list[SaveResult]:
-        return [self.save(user, memory) for memory in memories]
+        results: list[SaveResult] = []
+        for memory in memories:
+            try:
+                results.append(self.save(user, memory))
+            except AgentMemoryError as error:
+                raise PartialSave(results, error) from error
+        return results
 
     def save(self, user: ScopeRef, memory: NewMemory) -> SaveResult:
         digest = content_hash(memory.content)

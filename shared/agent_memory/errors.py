@@ -70,3 +70,14 @@ class QueueUnavailable(AgentMemoryError):
     """A work queue refused messages after retries; the caller's own retry (schedule, SQS) takes over."""
 
     code = "queue_unavailable"
+
+
+class BatchInterrupted(AgentMemoryError):
+    """A fault stopped a batch part-way. `details` says which items were written and which were not;
+    the HTTP status is the cause's. Saves are idempotent by content, so resending the batch is safe."""
+
+    code = "batch_interrupted"
+
+    def __init__(self, message: str, *, cause: AgentMemoryError, details: Any = None) -> None:
+        super().__init__(message, details=details)
+        self.cause = cause

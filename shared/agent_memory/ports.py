@@ -76,7 +76,8 @@ class MemoryStore(Protocol):
     def save(self, user: ScopeRef, memory: NewMemory) -> SaveResult: ...
 
     def save_many(self, user: ScopeRef, memories: list[NewMemory]) -> list[SaveResult]:
-        """In order, with the results `save` one by one would give (a store may batch the writes)."""
+        """In order, with the results `save` one by one would give (a store may batch the writes).
+        A fault part-way raises `PartialSave` carrying the results of the items written before it."""
         ...
 
     def get(self, user: ScopeRef, memory_key: str) -> Memory | None: ...

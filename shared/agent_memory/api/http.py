@@ -17,6 +17,7 @@ from agent_memory.domain.keys import is_valid_id, is_valid_memory_key
 from agent_memory.domain.models import ScopeRef
 from agent_memory.errors import (
     AgentMemoryError,
+    BatchInterrupted,
     Conflict,
     EmbeddingUnavailable,
     Forbidden,
@@ -94,8 +95,10 @@ def new_resolver() -> APIGatewayHttpResolver:
 
     @app.exception_handler(AgentMemoryError)
     def _domain_error(error: AgentMemoryError) -> Response:
-        status = STATUS_BY_ERROR.get(type(error), 500)
-        retry = RETRY_AFTER_SECONDS.get(type(error))
+        # An interrupted batch answers with its cause's status (and Retry-After), and says what was written.
+        kind = type(error.cause) if isinstance(error, BatchInterrupted) else type(error)
+        status = STATUS_BY_ERROR.get(kind, 500)
+        retry = RETRY_AFTER_SECONDS.get(kind)
         headers = {"Retry-After": retry} if retry else None
         return error_response(status, error.code, error.message, error.details, headers)
 

@@ -197,6 +197,16 @@ class SaveResult(BaseModel):
     superseded: Memory | None = None
 
 
+class PartialSave(Exception):
+    """A fault stopped `save_many` part-way: `written` are the results of the items stored before it,
+    in order; no later item was stored."""
+
+    def __init__(self, written: list[SaveResult], cause: Exception) -> None:
+        super().__init__(str(cause))
+        self.written = written
+        self.cause = cause
+
+
 class MemoryPage(BaseModel):
     items: list[Memory]
     next_cursor: str | None = None

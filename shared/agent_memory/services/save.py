@@ -13,13 +13,14 @@ from agent_memory.domain.models import (
     Memory,
     MemoryType,
     NewMemory,
+    PartialSave,
     SaveOutcome,
     SaveResult,
     ScopeRef,
 )
 from agent_memory.domain.profile import slot_field
 from agent_memory.domain.vectors import encode_vector
-from agent_memory.errors import InvalidInput
+from agent_memory.errors import AgentMemoryError, BatchInterrupted, InvalidInput
 from agent_memory.ports import ConversationTurn, Embedder, MemoryExtractor, MemoryStore
 
 # Reads a memory's text for the profile fields it states ("用户35岁" -> age 35), as extraction does.
@@ -161,11 +162,25 @@ class SaveService:
     def save_batch(self, user: ScopeRef, memories: list[NewMemory]) -> list[SaveResult]:
         """Saves in order (a later item for the same field supersedes an earlier one).
 
-        Every item is validated before this is called, so a bad batch writes nothing. Each save
-        is idempotent by content, so retrying a batch after a mid-way failure stores nothing twice.
+        Every item is validated before this is called, so a bad batch writes nothing. A fault part-way
+        raises BatchInterrupted naming the items written and those not; each save is idempotent by
+        content, so resending the whole batch stores nothing twice.
         """
         memories = self._checked_categories(memories, field="memories.{i}.category")
-        return self._store.save_many(user, self.enrich(self._with_fields(memories)))
+        try:
+            return self._store.save_many(user, self.enrich(self._with_fields(memories)))
+        except PartialSave as partial:
+            cause = partial.cause if isinstance(partial.cause, AgentMemoryError) \
+                else AgentMemoryError(str(partial.cause))
+            written = [{"index": i, "memory_key": r.memory.memory_key, "outcome": r.outcome.value}
+                       for i, r in enumerate(partial.written)]
+            raise BatchInterrupted(
+                f"{cause.message} after {len(written)} of {len(memories)} items were written; "
+                "resend the batch (written items are recognised and not stored twice)",
+                cause=cause,
+                details={"cause": cause.code, "written": written,
+                         "not_written": list(range(len(written), len(memories)))},
+            ) from cause
 
     def delete(self, user: ScopeRef, memory_key: str) -> Memory:
         return self._store.delete(user, memory_key)

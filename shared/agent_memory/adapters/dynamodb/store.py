@@ -42,6 +42,7 @@ from agent_memory.domain.models import (
     MemoryPage,
     MemoryType,
     NewMemory,
+    PartialSave,
     SaveOutcome,
     SaveResult,
     ScopeRef,
@@ -51,7 +52,7 @@ from agent_memory.domain.models import (
     superseded_by,
     utcnow,
 )
-from agent_memory.errors import Conflict, InvalidInput, NotFound, Throttled
+from agent_memory.errors import AgentMemoryError, Conflict, InvalidInput, NotFound, Throttled
 
 
 def _keyword_sk(term: str, memory_key: str) -> str:
@@ -142,9 +143,17 @@ class DynamoMemoryStore:
         together, several to a transaction with one version bump; the rest, and any group whose
         transaction is cancelled by a concurrent write, go through `save`, which handles every race.
         """
+        results: list[SaveResult] = []
+        try:
+            self._save_in_groups(user, memories, results)
+        except AgentMemoryError as error:
+            raise PartialSave(results, error) from error
+        return results
+
+    def _save_in_groups(self, user: ScopeRef, memories: list[NewMemory], results: list[SaveResult]) -> None:
+        """Appends each item's result to `results` once it is stored, so a fault leaves the list true."""
         digests = [content_hash(m.content) for m in memories]
         stored = self._content_markers(user, set(digests))
-        results: list[SaveResult] = []
         group: list[tuple[NewMemory, Memory]] = []
         actions, size = 1, 0  # the group's transaction so far: its version bump, and what its memories add
         seen: set[str] = set()
@@ -155,19 +164,19 @@ class DynamoMemoryStore:
             more_actions, more_bytes = _transaction_cost(stored_form) if stored_form else (0, 0)
             if stored_form is None or actions + more_actions > _MAX_TRANSACTION_ACTIONS \
                     or size + more_bytes > _MAX_GROUP_BYTES:
-                results.extend(self._create_group(user, group))
+                self._create_group(user, group, results)
                 group, actions, size = [], 1, 0
             if stored_form is None:
                 results.append(self.save(user, memory))
             else:
                 group.append((memory, stored_form))
                 actions, size = actions + more_actions, size + more_bytes
-        results.extend(self._create_group(user, group))
-        return results
+        self._create_group(user, group, results)
 
-    def _create_group(self, user: ScopeRef, group: list[tuple[NewMemory, Memory]]) -> list[SaveResult]:
+    def _create_group(self, user: ScopeRef, group: list[tuple[NewMemory, Memory]], results: list[SaveResult]
+                      ) -> None:
         if not group:
-            return []
+            return
         actions = [action for _, memory in group for action in self._save_actions(user, memory, None)[:-1]]
         actions.append(self._bump_version(user, by=len(group)))  # one item, once per transaction
         try:
@@ -176,8 +185,10 @@ class DynamoMemoryStore:
             if error.response.get("Error", {}).get("Code") != "TransactionCanceledException":
                 raise_domain_error(error)
             # Something of the group was stored meanwhile: one by one, each outcome is decided alone.
-            return [self.save(user, proposed) for proposed, _ in group]
-        return [SaveResult(outcome=SaveOutcome.CREATED, memory=memory) for _, memory in group]
+            for proposed, _ in group:
+                results.append(self.save(user, proposed))
+            return
+        results.extend(SaveResult(outcome=SaveOutcome.CREATED, memory=memory) for _, memory in group)
 
     def _content_markers(self, user: ScopeRef, digests: set[str]) -> set[str]:
         """Which of these contents the user's memories hold now (strongly consistent)."""
