@@ -11,12 +11,13 @@ SAM := $(SAM_VENV)/bin/sam
 PORT ?= 3000
 export PYTHONPATH := $(CURDIR)/shared:$(CURDIR)
 
-.PHONY: help install prerequisites dynamodb-local run reset rollup invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval bench-inject bench-log bench-local bench-extract reindex clean
+.PHONY: help install prerequisites dynamodb-local run reset rollup invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval bench-inject bench-log bench-local bench-extract reindex clean fuzz
 
 help:
 	@echo "make run      serve the API on http://127.0.0.1:$(PORT) (DynamoDB Local, data in .data/; offline LLM; PORT= overrides)"
 	@echo "make reset    wipe the local stack's data (.data/)"
 	@echo "make test     lint, types, unit + integration + e2e tests, template lint (cfn-lint)"
+	@echo "make fuzz     schemathesis over every operation of the OpenAPI document against a fresh local stack (EXAMPLES=25)"
 	@echo "make rollup   fire the weekly rollup at the running \`make run\` (same PORT; WEEK=2026-11-16 picks a week)"
 	@echo "make invoke FN=SaveFunction EVENT=events/save-create-memory.json   one function, one event"
 	@echo "make build    sam build (no Docker needed)"
@@ -27,7 +28,7 @@ help:
 	@echo "make bench-log         conversation log write and search latency (benchmarks/results/log_write.json)"
 	@echo "make bench-local       \`make run\` over HTTP: import, whole-stack RSS, search (START=1 starts one; benchmarks/results/local_stack.json)"
 
-$(VENV)/.installed: requirements-dev.txt shared/requirements.txt
+$(VENV)/.installed: requirements-dev.txt shared/requirements.txt functions/docs/requirements.txt
 	@test -n "$(PYTHON312)" || { echo "Python 3.12 not found: install it (pyenv install 3.12.1) or set PYTHON312=/path/to/python3.12"; exit 1; }
 	$(PYTHON312) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
@@ -117,6 +118,10 @@ test-e2e: $(VENV)/.installed
 
 test: lint typecheck validate $(DDB_LOCAL)/.installed
 	$(PY) -m pytest -q
+
+# Every operation with valid and invalid inputs: no 5xx, every response as documented (a throw-away stack).
+fuzz: $(VENV)/.installed prerequisites $(DDB_LOCAL)/.installed
+	$(PY) -m local.fuzz --examples $(or $(EXAMPLES),25)
 
 bench: $(VENV)/.installed $(DDB_LOCAL)/.installed
 	$(PY) -m benchmarks.run $(if $(BACKEND),--backend $(BACKEND))

@@ -17,6 +17,7 @@ from agent_memory.api.http import (
     parse_query,
     warm_before_snapshot,
 )
+from agent_memory.api.responses import SynonymEntry, SynonymList, ToolCatalogue
 from agent_memory.api.schemas import ListMemoriesQuery, LoadContextRequest, ResolveRequest, SynonymQuery
 from agent_memory.bootstrap import get_services
 from agent_memory.domain.tools import MEMORY_TOOLS_SYSTEM_PROMPT, tool_definitions
@@ -75,14 +76,15 @@ def get_synonyms() -> Response:
     tenant = current_tenant(app)
     keyword = parse_query(app, SynonymQuery).keyword
     found = get_services().search.synonyms_for(tenant, (keyword,)).get(keyword, ())
-    return json_response(200, {"keyword": keyword,
-                               "synonyms": [{"synonym": s, "similarity_score": score} for s, score in found]})
+    return json_response(200, SynonymList(keyword=keyword, synonyms=[SynonymEntry(synonym=s, similarity_score=score)
+                                                                  for s, score in found]))
 
 
 @app.get("/v1/tools")
 def tools() -> Response:
     current_tenant(app)
-    return json_response(200, {"tools": tool_definitions(SearchRequest), "system_prompt": MEMORY_TOOLS_SYSTEM_PROMPT})
+    catalogue = ToolCatalogue(tools=tool_definitions(SearchRequest), system_prompt=MEMORY_TOOLS_SYSTEM_PROMPT)
+    return json_response(200, catalogue)
 
 
 @app.get("/v1/<scope_type>/<scope_id>/hot-memory")

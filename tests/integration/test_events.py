@@ -45,6 +45,7 @@ EXPECTED = {
     "save-append-messages.json": ("SaveFunction", 201, {"scope", "conversation_id", "stored_count", "message_ids",
                                                         "expires_at", "queued_extractions"}),
     "load-search-conversations.json": ("LoadFunction", 200, {"scope", "total_found", "results"}),
+    "docs-openapi.json": ("DocsFunction", 200, {"openapi", "info", "paths", "components"}),
 }
 # Run after a memory exists, with its key put into the path (events carry a placeholder key).
 NEEDS_MEMORY = {"load-get-memory.json", "save-delete-memory.json", "load-resolve-placeholders.json"}
@@ -59,7 +60,8 @@ def load_event(name: str) -> dict:
 
 
 def test_every_event_file_has_an_expectation():
-    assert {p.name for p in EVENTS.glob("*.json")} == {*EXPECTED, "rollup-schedule.json", *SQS_EVENTS}
+    assert {p.name for p in EVENTS.glob("*.json")} == {*EXPECTED, "rollup-schedule.json", "docs-page.json",
+                                                       *SQS_EVENTS}
 
 
 def test_every_http_event_names_a_route_of_its_function():
@@ -90,6 +92,28 @@ def test_event_through_its_function(api, name):
     assert result["statusCode"] == status, result["body"]
     assert result["headers"]["Content-Type"] == "application/json"
     assert keys <= set(json.loads(result["body"]))
+
+
+def test_docs_page_event_through_its_function(api):
+    result = api.functions.invoke("DocsFunction", load_event("docs-page.json"))
+
+    assert result["statusCode"] == 200
+    assert result["headers"]["Content-Type"].startswith("text/html")
+    assert 'src="/docs/assets/swagger-ui-bundle.js"' in result["body"]
+
+
+@pytest.mark.parametrize(("asset", "content_type"), [
+    ("swagger-ui-bundle.js", "text/javascript"), ("swagger-ui.css", "text/css"), ("docs-init.js", "text/javascript")])
+def test_the_docs_page_assets_are_served_from_the_deployment_itself(api, asset, content_type):
+    event = load_event("docs-page.json")
+    event.update(routeKey="GET /docs/assets/{name}", rawPath=f"/docs/assets/{asset}", pathParameters={"name": asset})
+    event["requestContext"]["http"]["path"] = event["rawPath"]
+
+    result = api.functions.invoke("DocsFunction", event)
+
+    assert result["statusCode"] == 200
+    assert result["headers"]["Content-Type"].startswith(content_type)
+    assert len(result["body"]) > (1000 if asset != "docs-init.js" else 50)
 
 
 def test_schedule_event_through_the_rollup_function(api):

@@ -53,6 +53,13 @@ def test_given_a_malformed_body_then_a_4xx_names_it(api, raw, status):
     assert response.body["error"]["details"][0]["field"] in ("body", "query")
 
 
+def test_given_an_optional_body_that_is_not_utf8_then_400(api):
+    response = api.call("POST", f"{USER}/profile/summarize", raw_body=b"\xff")
+
+    assert response.status == 400, response.body
+    assert response.body["error"]["details"] == [{"field": "body"}]
+
+
 def test_given_a_date_before_the_first_representable_instant_then_422(api):
     response = api.call("POST", f"{USER}/memories", {"memory_type": "FACT", "content": "x",
                                                       "created_at": "0001-01-01T00:00:00+01:00"})

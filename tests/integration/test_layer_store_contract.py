@@ -179,3 +179,11 @@ def test_a_hundred_messages_spanning_weeks_are_one_append(layers, user, week):
     assert len(layers.log_messages(user)) == 100
     shard = active_shard(user, layers.shards)
     assert user in layers.active_scopes(week + timedelta(weeks=1), shard)[0]
+
+
+def test_a_range_from_before_the_year_1000_to_far_ahead_holds_every_message(layers, user):
+    layers.append_messages(user, [message(1), message(2, minutes=1)], set())
+
+    everything = layers.log_messages(user, start=datetime(337, 1, 10, tzinfo=UTC), end=datetime(3237, 1, 1, tzinfo=UTC))
+
+    assert [m.message_id for m in everything] == ["m-1", "m-2"]

@@ -15,8 +15,8 @@ from agent_memory.adapters.opensearch.index import OpenSearchIndex
 from agent_memory.api.http import RETRY_AFTER_SECONDS, STATUS_BY_ERROR, new_resolver
 from agent_memory.domain.models import MemoryType, NewMemory, SaveOutcome, ScopeRef
 from agent_memory.errors import BatchInterrupted, Conflict, LlmUnavailable, SearchUnavailable, Throttled
-from agent_memory.services.save import SaveService
 from agent_memory.ports import CandidateQuery
+from agent_memory.services.save import SaveService
 from tests.conftest import TABLE
 
 USER = ScopeRef(tenant_id="t", user_id="u")

@@ -234,7 +234,7 @@ def _lone_surrogate_path(data: Any) -> str | None:
     return None
 
 
-def parse_body[M: BaseModel](app: APIGatewayHttpResolver, model: type[M], *, max_bytes: int = MAX_BODY_BYTES) -> M:
+def _raw_body(app: APIGatewayHttpResolver, max_bytes: int) -> str:
     try:
         raw = app.current_event.decoded_body or ""
     except (UnicodeDecodeError, binascii.Error, ValueError) as error:
@@ -242,6 +242,16 @@ def parse_body[M: BaseModel](app: APIGatewayHttpResolver, model: type[M], *, max
     size = len(raw.encode("utf-8", errors="surrogatepass"))
     if size > max_bytes:
         raise PayloadTooLarge(f"body is {size} bytes; the limit is {max_bytes}", details=[{"field": "body"}])
+    return raw
+
+
+def parse_optional_body[M: BaseModel](app: APIGatewayHttpResolver, model: type[M]) -> M | None:
+    """A body the route may go without: None when it is empty, else as `parse_body` reads it."""
+    return parse_body(app, model) if _raw_body(app, MAX_BODY_BYTES).strip() else None
+
+
+def parse_body[M: BaseModel](app: APIGatewayHttpResolver, model: type[M], *, max_bytes: int = MAX_BODY_BYTES) -> M:
+    raw = _raw_body(app, max_bytes)
     if not raw.strip():
         raise MalformedJson("a JSON object body is required", details=[{"field": "body"}])
     try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, StringConstraints, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from agent_memory.domain.caller_state import AgentExecutionRecord, ConsultingState, DeviceInfo
 from agent_memory.domain.context_placement import Placement
@@ -51,7 +51,14 @@ class ExperienceItem(KnowledgeItem):
 
 
 class InjectionRequest(RequestModel):
-    user_id: str
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "user_id": "u-1001", "conversation_id": "conv-1",
+        "messages": [{"role": "user", "content": "你好，我想了解香港身份"},
+                     {"role": "assistant", "content": "好的。请问您的学历和工作年限？"}],
+        "current_user_message": "我浙大硕士，工作8年，我适合高才通吗?", "max_context_tokens": 32000,
+    }]})
+
+    user_id: Id
     conversation_id: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=128)]
     messages: Annotated[list[MessageParam], Field(max_length=MAX_MESSAGES)] = Field(default_factory=list)
     current_user_message: Annotated[str, StringConstraints(max_length=100_000)] = ""

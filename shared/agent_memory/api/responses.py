@@ -1,8 +1,11 @@
-"""The save function's response bodies, built from what the services return."""
+"""Response bodies the handlers build themselves (the services' own outputs are models already),
+and the error body every route shares."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from typing import Any
+
+from pydantic import BaseModel, Field
 
 from agent_memory.domain.models import Memory, SaveOutcome, SaveResult
 
@@ -56,3 +59,28 @@ class SynonymsAdded(BaseModel):
     keyword: str
     synonyms: list[str]
     stored_pairs: int
+
+
+class SynonymEntry(BaseModel):
+    synonym: str
+    similarity_score: float
+
+
+class SynonymList(BaseModel):
+    keyword: str
+    synonyms: list[SynonymEntry]
+
+
+class ToolCatalogue(BaseModel):
+    tools: list[dict[str, Any]] = Field(description="Anthropic tool definitions: name, description, input_schema")
+    system_prompt: str
+
+
+class ErrorBody(BaseModel):
+    code: str = Field(description="machine-readable, e.g. validation_error, not_found, throttled")
+    message: str
+    details: Any = Field(default=None, description="for validation errors, a list of {field, message, type}")
+
+
+class ErrorResponse(BaseModel):
+    error: ErrorBody

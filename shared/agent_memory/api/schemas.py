@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, StringConstraints
+from pydantic import AfterValidator, ConfigDict, Field, StringConstraints
 
 from agent_memory.domain.keys import FIELD_PATTERN
 from agent_memory.domain.models import Keyword, MemoryType, NewMemory, not_in_the_future, require_utc
@@ -34,6 +34,11 @@ Metadata = Annotated[dict[str, Any], AfterValidator(max_utf8_bytes(MAX_METADATA_
 
 class CreateMemoryRequest(RequestModel):
     """The save_user_memory tool's input, plus the optional slot and import fields."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"memory_type": "FACT", "content": "用户32岁，在杭州做前端开发", "importance": 80},
+        {"memory_type": "PREFERENCE", "content": "Prefers short answers by email", "field": "contact_channel"},
+    ]})
 
     memory_type: MemoryType
     content: Content

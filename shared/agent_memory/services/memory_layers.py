@@ -53,6 +53,12 @@ class HotMemoryView(BaseModel):
     preferences: list[HotMemoryEntry]
 
 
+class HotMemoryDeleted(BaseModel):
+    deleted: bool = True
+    type: HotMemoryType
+    key: str
+
+
 class ReportView(BaseModel):
     week_start: date
     week_end: date
@@ -145,9 +151,9 @@ class MemoryLayersService:
                              status=by_type[HotMemoryType.STATUS], decisions=by_type[HotMemoryType.DECISION],
                              preferences=by_type[HotMemoryType.PREFERENCE])
 
-    def delete_hot(self, scope: ScopeRef, type_: HotMemoryType, key: str) -> dict[str, Any]:
+    def delete_hot(self, scope: ScopeRef, type_: HotMemoryType, key: str) -> HotMemoryDeleted:
         self._store().delete_hot(scope, type_, key)
-        return {"deleted": True, "type": type_.value, "key": key}
+        return HotMemoryDeleted(type=type_, key=key)
 
     def hot_memory_text(self, scope: ScopeRef, *, zh: bool) -> str:
         entries = self._store().hot_memory(scope)

@@ -54,7 +54,8 @@ def _values(item: dict[str, Any]) -> dict[str, Any]:
 
 def _iso(moment: datetime) -> str:
     """Fixed-width UTC timestamps, so sort keys order by time."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    # isoformat pads the year to four digits (strftime's %Y gives "337" for the year 337, out of order).
+    return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
 
 
 def _epoch(moment: datetime) -> int:

@@ -1,0 +1,143 @@
+"""Every HTTP operation: its route, the models its handler validates with, and what it answers.
+
+The OpenAPI document is built from this table, and a test holds the table to the handlers (the same
+routes, the same request models) and to template.yaml (the same routes), so the three never drift.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+
+from agent_memory.api.inject_models import InjectionRequest, InjectionResult
+from agent_memory.api.responses import (
+    BatchSaveResponse,
+    DeletedMemory,
+    SavedMemoryResponse,
+    SynonymList,
+    SynonymsAdded,
+    ToolCatalogue,
+)
+from agent_memory.api.schemas import (
+    AddSynonymsRequest,
+    BatchRequest,
+    CreateMemoryRequest,
+    ExtractRequest,
+    ListMemoriesQuery,
+    LoadContextRequest,
+    ResolveRequest,
+    SummarizeRequest,
+    SynonymQuery,
+)
+from agent_memory.domain.layers import HotMemoryEntry
+from agent_memory.domain.models import MemoryPage
+from agent_memory.services.conversation_log import (
+    AppendMessagesRequest,
+    AppendResult,
+    LogSearchRequest,
+    LogSearchResult,
+)
+from agent_memory.services.load import LoadContextOutput, ResolvedText
+from agent_memory.services.memory_layers import (
+    HotMemoryDeleted,
+    HotMemoryView,
+    IntentContext,
+    IntentContextRequest,
+    PutHotMemoryRequest,
+    ReportList,
+    ReportSearchRequest,
+)
+from agent_memory.services.recall import RecallOutput, RecallRequest
+from agent_memory.services.rollup import HotMemoryRefresh
+from agent_memory.services.save import SaveInfoOutput
+from agent_memory.services.search import MemoryDetailOutput, SearchMemoriesOutput, SearchRequest
+from agent_memory.services.summarize import SummarizeOutput
+
+
+@dataclass(frozen=True)
+class Operation:
+    method: str
+    path: str  # OpenAPI form: /v1/users/{user_id}/memories
+    operation_id: str  # the handler's name
+    tag: str
+    summary: str
+    response: type[BaseModel]
+    status: int = 200
+    body: type[BaseModel] | None = None
+    body_required: bool = True
+    query: type[BaseModel] | None = None
+    also: tuple[int, ...] = ()  # other success statuses with the same body (a duplicate save is a 200)
+
+    @property
+    def resolver_path(self) -> str:
+        """The path as the handlers' resolver writes it: /v1/users/<user_id>/memories."""
+        return self.path.replace("{", "<").replace("}", ">")
+
+
+_MEMORIES, _CONTEXT, _LAYERS, _TENANT = "memories", "context", "hot memory, log and reports", "tenant"
+_USER = "/v1/users/{user_id}"
+_SCOPE = "/v1/{scope_type}/{scope_id}"
+
+OPERATIONS: tuple[Operation, ...] = (
+    # save function
+    Operation("POST", f"{_USER}/memories", "create_memory", _MEMORIES,
+              "Save one memory (a duplicate answers 200 with the stored one; a new value for a field supersedes)",
+              SavedMemoryResponse, 201, CreateMemoryRequest, also=(200,)),
+    Operation("POST", f"{_USER}/memories/batch", "create_memories", _MEMORIES,
+              "Save 1-100 memories in order, all validated before any is written",
+              BatchSaveResponse, 201, BatchRequest),
+    Operation("POST", f"{_USER}/memories/extract", "extract_memories", _MEMORIES,
+              "Extract facts, preferences and intents from a conversation turn and save them",
+              SaveInfoOutput, 200, ExtractRequest),
+    Operation("DELETE", f"{_USER}/memories/{{memory_key}}", "delete_memory", _MEMORIES,
+              "Delete a memory (its history goes with it)", DeletedMemory),
+    Operation("POST", "/v1/synonyms", "add_synonyms", _TENANT,
+              "Add synonyms the tenant's keyword search expands queries with", SynonymsAdded, 201, AddSynonymsRequest),
+    Operation("PUT", f"{_SCOPE}/hot-memory/{{memory_type}}/{{key}}", "put_hot_memory", _LAYERS,
+              "Set a hot-memory entry (key URL-encoded)", HotMemoryEntry, 200, PutHotMemoryRequest),
+    Operation("POST", f"{_SCOPE}/hot-memory/refresh", "refresh_hot_memory", _LAYERS,
+              "Refresh status, decisions and preferences from the recent log", HotMemoryRefresh),
+    Operation("DELETE", f"{_SCOPE}/hot-memory/{{memory_type}}/{{key}}", "delete_hot_memory", _LAYERS,
+              "Delete a hot-memory entry", HotMemoryDeleted),
+    Operation("POST", f"{_SCOPE}/conversations/{{conversation_id}}/messages", "append_messages", _LAYERS,
+              "Append messages to the conversation log (optionally extracting memories from user turns)",
+              AppendResult, 201, AppendMessagesRequest),
+    # load function
+    Operation("POST", f"{_USER}/context/load", "load_context", _CONTEXT,
+              "The user's memories ranked by importance, relevance and recency", LoadContextOutput, 200,
+              LoadContextRequest),
+    Operation("GET", f"{_USER}/memories", "list_memories", _MEMORIES,
+              "List current memories, newest first, page by page", MemoryPage, query=ListMemoriesQuery),
+    Operation("GET", f"{_USER}/memories/{{memory_key}}", "get_memory", _MEMORIES,
+              "One memory with its version history", MemoryDetailOutput),
+    Operation("POST", f"{_USER}/memories/search", "search_memories", _MEMORIES,
+              "Hybrid keyword and vector search with filters and a score breakdown", SearchMemoriesOutput, 200,
+              SearchRequest),
+    Operation("POST", f"{_USER}/memories/recall", "recall", _MEMORIES,
+              "Multi-round recall for a message, widening the search until enough is found", RecallOutput, 200,
+              RecallRequest),
+    Operation("POST", f"{_USER}/memories/resolve", "resolve_placeholders", _MEMORIES,
+              "Fill {{field}} placeholders in a text from the user's memories", ResolvedText, 200, ResolveRequest),
+    Operation("GET", "/v1/synonyms", "get_synonyms", _TENANT, "The synonyms stored for a keyword", SynonymList,
+              query=SynonymQuery),
+    Operation("GET", "/v1/tools", "tools", _TENANT, "Anthropic tool definitions for the memory tools",
+              ToolCatalogue),
+    Operation("GET", f"{_SCOPE}/hot-memory", "get_hot_memory", _LAYERS, "The scope's hot memory", HotMemoryView),
+    Operation("GET", f"{_SCOPE}/reports", "list_reports", _LAYERS, "The scope's weekly reports", ReportList),
+    Operation("POST", f"{_SCOPE}/reports/search", "search_reports", _LAYERS, "Search the weekly reports",
+              ReportList, 200, ReportSearchRequest),
+    Operation("POST", f"{_SCOPE}/context/intent", "intent_context", _CONTEXT,
+              "Hot memory, reports and log for an intent, within a token budget", IntentContext, 200,
+              IntentContextRequest),
+    Operation("POST", f"{_SCOPE}/conversations/search", "search_conversations", _LAYERS,
+              "Search the unexpired conversation log", LogSearchResult, 200, LogSearchRequest),
+    # summarize function
+    Operation("POST", f"{_USER}/profile/summarize", "summarize", _CONTEXT,
+              "A structured user profile with a completeness score and a narrative", SummarizeOutput, 200,
+              SummarizeRequest, body_required=False),
+    # inject function
+    Operation("POST", "/v1/context/inject", "inject", _CONTEXT,
+              "Assemble prioritised context blocks into an Anthropic Messages request under a token budget",
+              InjectionResult, 200, InjectionRequest),
+)
