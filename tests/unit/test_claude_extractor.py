@@ -156,6 +156,18 @@ def test_given_connection_failure_then_llm_unavailable():
         extractor_with(broken, llm_max_retries=0).extract(TURN)
 
 
+def test_given_the_llm_times_out_then_retried_and_llm_unavailable():
+    def slow(request: httpx2.Request) -> httpx2.Response:
+        slow.calls += 1
+        raise httpx2.ReadTimeout("timed out", request=request)
+    slow.calls = 0
+
+    with pytest.raises(LlmUnavailable):
+        extractor_with(slow, llm_max_retries=1).extract(TURN)
+
+    assert slow.calls == 2  # the SDK retried the timeout once
+
+
 def test_given_anthropic_without_key_then_a_clear_configuration_error():
     with pytest.raises(LlmUnavailable, match="ANTHROPIC_API_KEY"):
         build_extractor(Settings(llm_provider="anthropic"))
