@@ -18,13 +18,13 @@ from agent_memory.api.http import (
     warm_before_snapshot,
 )
 from agent_memory.api.responses import SynonymEntry, SynonymList, ToolCatalogue
-from agent_memory.api.schemas import ListMemoriesQuery, LoadContextRequest, ResolveRequest, SynonymQuery
+from agent_memory.api.schemas import ListMemoriesQuery, LoadContextRequest, ResolveRequest, SynonymQuery, ToolsQuery
 from agent_memory.bootstrap import get_services
-from agent_memory.domain.tools import MEMORY_TOOLS_SYSTEM_PROMPT, tool_definitions
 from agent_memory.services.conversation_log import LogSearchRequest
 from agent_memory.services.memory_layers import IntentContextRequest, ReportSearchRequest
 from agent_memory.services.recall import RecallRequest
 from agent_memory.services.search import SearchRequest
+from agent_memory.services.tools import system_prompt, tool_definitions
 
 app = new_resolver()
 
@@ -83,8 +83,12 @@ def get_synonyms() -> Response:
 @app.get("/v1/tools")
 def tools() -> Response:
     current_tenant(app)
-    catalogue = ToolCatalogue(tools=tool_definitions(SearchRequest), system_prompt=MEMORY_TOOLS_SYSTEM_PROMPT)
-    return json_response(200, catalogue)
+    query = parse_query(app, ToolsQuery)
+    settings = get_services().settings
+    lang = query.lang or settings.tools_language
+    return json_response(200, ToolCatalogue(
+        tools=tool_definitions(lang=lang, include=query.include, categories=settings.memory_categories),
+        system_prompt=system_prompt(lang)))
 
 
 @app.get("/v1/<scope_type>/<scope_id>/hot-memory")

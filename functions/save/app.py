@@ -21,6 +21,7 @@ from agent_memory.bootstrap import get_services
 from agent_memory.ports import ConversationTurn
 from agent_memory.services.conversation_log import MAX_LOG_BODY_BYTES, AppendMessagesRequest
 from agent_memory.services.memory_layers import PutHotMemoryRequest
+from agent_memory.services.tools import ToolUseBlock
 
 app = new_resolver()
 
@@ -59,6 +60,14 @@ def delete_memory(user_id: str, memory_key: str) -> Response:
     user = current_user(app, user_id)
     deleted = get_services().save.delete(user, memory_key_param(memory_key))
     return json_response(200, DeletedMemory(memory_key=deleted.memory_key))
+
+
+@app.post("/v1/users/<user_id>/tools/execute")
+def execute_tool(user_id: str) -> Response:
+    """A model's tool_use block in, its tool_result block out (a mistake the model can fix is is_error)."""
+    user = current_user(app, user_id)
+    block = parse_body(app, ToolUseBlock)
+    return json_response(200, get_services().tools.execute(user, block))
 
 
 @app.post("/v1/synonyms")

@@ -37,6 +37,7 @@ from agent_memory.services.recall import RecallService
 from agent_memory.services.save import SaveService
 from agent_memory.services.search import SearchService
 from agent_memory.services.summarize import SummarizeService
+from agent_memory.services.tools import ToolExecutor
 from agent_memory.settings import Settings, get_settings
 
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ class Services:
     search: SearchService
     recall: RecallService
     summarize: SummarizeService
+    tools: ToolExecutor  # runs a model's tool_use block with the services above
     inject: InjectService
     index: SearchIndex
     synonyms: SynonymSource | None
@@ -199,15 +201,18 @@ def build_services(
         categories=settings.memory_categories,
         field_reader=read_fields,
     )
+    load = LoadService(store=store, search=search, current_memories=_cached_memories(index))
+    summarize = SummarizeService(store=store, current_memories=_cached_memories(index), narrate=narrator_provider)
     return Services(
         settings=settings,
         store=store,
         save=save,
-        load=LoadService(store=store, search=search, current_memories=_cached_memories(index)),
+        load=load,
         search=search,
         recall=RecallService(search=search),
-        summarize=SummarizeService(store=store, current_memories=_cached_memories(index),
-                                   narrate=narrator_provider),
+        summarize=summarize,
+        tools=ToolExecutor(save=save, search=search, load=load, summarize=summarize, memory_layers=memory_layers,
+                           conversation_log=conversation_log),
         inject=inject,
         index=index,
         synonyms=synonyms,

@@ -72,6 +72,8 @@ class Settings(BaseSettings):
     # The categories a memory may carry (case-insensitive; stored as written here). Comma-separated or a
     # JSON list; the default is the immigration domain's; empty = any category.
     memory_categories: Annotated[list[str], NoDecode] = Field(default_factory=lambda: list(KNOWN_CATEGORIES))
+    # The language of GET /v1/tools' descriptions and system prompt when the request names none.
+    tools_language: Literal["en", "zh"] = "en"
     # Per-container cache of a user's memories, keyed by the user's version counter.
     search_cache_users: int = Field(default=256, ge=0)
     # How stale a cached user's access statistics (the interaction score) may get while reads are recorded.

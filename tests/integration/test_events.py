@@ -45,6 +45,7 @@ EXPECTED = {
     "save-append-messages.json": ("SaveFunction", 201, {"scope", "conversation_id", "stored_count", "message_ids",
                                                         "expires_at", "queued_extractions"}),
     "load-search-conversations.json": ("LoadFunction", 200, {"scope", "total_found", "results"}),
+    "save-execute-tool.json": ("SaveFunction", 200, {"type", "tool_use_id", "content"}),
     "docs-openapi.json": ("DocsFunction", 200, {"openapi", "info", "paths", "components"}),
 }
 # Run after a memory exists, with its key put into the path (events carry a placeholder key).

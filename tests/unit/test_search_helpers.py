@@ -11,9 +11,8 @@ from agent_memory.domain.keywords import extract_keywords
 from agent_memory.domain.models import Memory, MemoryType
 from agent_memory.domain.placeholders import find_placeholders, resolve
 from agent_memory.domain.text import tokenize
-from agent_memory.domain.tools import tool_definitions
 from agent_memory.services.recall import IntentType, RecallRequest, analyze
-from agent_memory.services.search import SearchRequest, summary_of
+from agent_memory.services.search import summary_of
 
 T = datetime(2026, 2, 5, tzinfo=UTC)
 CMD = Memory(memory_key="mem_01kf0000000000000000000001", tenant_id="t", user_id="u", memory_type=MemoryType.FACT,
@@ -88,15 +87,6 @@ def test_bm25_prefers_rarer_terms_and_shorter_documents():
     scores = index.scores(tokenize("support group"))
     assert scores.argmax() == 0 and scores[1] == 0
     assert index.scores(tokenize("painted"))[2] > index.scores(tokenize("painted"))[3]
-
-
-def test_tool_definitions_are_anthropic_tools_generated_from_the_models():
-    tools = {t["name"]: t for t in tool_definitions(SearchRequest)}
-    assert set(tools) == {"search_memories", "get_memory_detail", "save_user_memory", "get_user_context"}
-    search = tools["search_memories"]["input_schema"]
-    assert search["required"] == ["query"]
-    assert search["properties"]["search_mode"]["anyOf"][0]["enum"] == ["semantic", "keyword", "hybrid"]
-    assert search["properties"]["limit"]["maximum"] == 20
 
 
 def test_recall_reads_urgency_and_complexity():

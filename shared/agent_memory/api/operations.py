@@ -29,6 +29,7 @@ from agent_memory.api.schemas import (
     ResolveRequest,
     SummarizeRequest,
     SynonymQuery,
+    ToolsQuery,
 )
 from agent_memory.domain.layers import HotMemoryEntry
 from agent_memory.domain.models import MemoryPage
@@ -53,6 +54,7 @@ from agent_memory.services.rollup import HotMemoryRefresh
 from agent_memory.services.save import SaveInfoOutput
 from agent_memory.services.search import MemoryDetailOutput, SearchMemoriesOutput, SearchRequest
 from agent_memory.services.summarize import SummarizeOutput
+from agent_memory.services.tools import ToolResultBlock, ToolUseBlock
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,7 @@ class Operation:
 
 
 _MEMORIES, _CONTEXT, _LAYERS, _TENANT = "memories", "context", "hot memory, log and reports", "tenant"
+_TOOLS = "agent tools"
 _USER = "/v1/users/{user_id}"
 _SCOPE = "/v1/{scope_type}/{scope_id}"
 
@@ -92,6 +95,9 @@ OPERATIONS: tuple[Operation, ...] = (
               SaveInfoOutput, 200, ExtractRequest),
     Operation("DELETE", f"{_USER}/memories/{{memory_key}}", "delete_memory", _MEMORIES,
               "Delete a memory (its history goes with it)", DeletedMemory),
+    Operation("POST", f"{_USER}/tools/execute", "execute_tool", _TOOLS,
+              "Run a model's tool_use block (any tool of GET /v1/tools) and answer its tool_result block",
+              ToolResultBlock, 200, ToolUseBlock),
     Operation("POST", "/v1/synonyms", "add_synonyms", _TENANT,
               "Add synonyms the tenant's keyword search expands queries with", SynonymsAdded, 201, AddSynonymsRequest),
     Operation("PUT", f"{_SCOPE}/hot-memory/{{memory_type}}/{{key}}", "put_hot_memory", _LAYERS,
@@ -121,8 +127,9 @@ OPERATIONS: tuple[Operation, ...] = (
               "Fill {{field}} placeholders in a text from the user's memories", ResolvedText, 200, ResolveRequest),
     Operation("GET", "/v1/synonyms", "get_synonyms", _TENANT, "The synonyms stored for a keyword", SynonymList,
               query=SynonymQuery),
-    Operation("GET", "/v1/tools", "tools", _TENANT, "Anthropic tool definitions for the memory tools",
-              ToolCatalogue),
+    Operation("GET", "/v1/tools", "tools", _TOOLS,
+              "Anthropic tool definitions for the memory tools (lang=en|zh; include=all adds the extended tools)",
+              ToolCatalogue, query=ToolsQuery),
     Operation("GET", f"{_SCOPE}/hot-memory", "get_hot_memory", _LAYERS, "The scope's hot memory", HotMemoryView),
     Operation("GET", f"{_SCOPE}/reports", "list_reports", _LAYERS, "The scope's weekly reports", ReportList),
     Operation("POST", f"{_SCOPE}/reports/search", "search_reports", _LAYERS, "Search the weekly reports",

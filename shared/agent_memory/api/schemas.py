@@ -107,3 +107,11 @@ class SummarizeRequest(RequestModel):
     """The summarize action (optional body)."""
 
     action: Literal["summarize"] | None = None
+
+
+class ToolsQuery(RequestModel):
+    """GET /v1/tools: the descriptions' language (default: the deployment's TOOLS_LANGUAGE) and whether
+    to add the extended tools (log, hot memory, reports, profile) to the four memory tools."""
+
+    lang: Literal["en", "zh"] | None = None
+    include: Literal["core", "all"] = "core"

@@ -9,7 +9,6 @@ LLM stays down we raise `LlmUnavailable` so the caller gets a 503 and can retry 
 
 from __future__ import annotations
 
-import copy
 import json
 import threading
 import time
@@ -19,8 +18,7 @@ from typing import Any
 import anthropic
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agent_memory.domain.models import ExtractedMemory, Keyword, MemoryType
-from agent_memory.domain.tools import SAVE_USER_MEMORY_TOOL as BASE_SAVE_USER_MEMORY_TOOL
+from agent_memory.domain.models import KNOWN_CATEGORIES, ExtractedMemory, Keyword, MemoryType
 from agent_memory.errors import LlmUnavailable
 from agent_memory.observability import logger
 from agent_memory.ports import ConversationTurn
@@ -33,9 +31,36 @@ CORE_FIELDS = (
     "immigrationTimeline", "maritalStatus", "hasChildren", "familySupport",
 )
 
-# The save_user_memory tool, plus what extraction needs: the slot (`field`), its structured
-# `value`, and weighted `keywords` for search (so keywords cost no extra LLM call).
-SAVE_USER_MEMORY_TOOL: dict[str, Any] = copy.deepcopy(BASE_SAVE_USER_MEMORY_TOOL)
+# The extraction prompt's save_user_memory tool (its wording and camelCase names are what the prompt
+# was written and measured with; the public tool catalogue is services/tools.py), plus what extraction
+# needs: the slot (`field`), its structured `value`, and weighted `keywords` for search (so keywords cost
+# no extra LLM call).
+SAVE_USER_MEMORY_TOOL: dict[str, Any] = {
+    "name": "save_user_memory",
+    "description": "将用户信息保存到长期记忆存储。每条记忆包含类型、内容和相关移民类别。",
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "memoryType": {
+                "type": "string",
+                "enum": [t.value for t in MemoryType],
+                "description": "FACT=用户陈述的事实(年龄、学历等),PREFERENCE=用户偏好(倾向的移民方式),"
+                "INTENT=用户意图(计划时间、预算等)",
+            },
+            "content": {
+                "type": "string",
+                "description": '要保存的记忆内容,用简洁的陈述句表达,如"用户32岁,清华大学计算机硕士"。'
+                "使用用户自己的语言,不要翻译。",
+            },
+            "category": {
+                "type": "string",
+                "enum": list(KNOWN_CATEGORIES),
+                "description": "相关的移民类别(如果有明确关联)",
+            },
+        },
+        "required": ["memoryType", "content"],
+    },
+}
 SAVE_USER_MEMORY_TOOL["input_schema"]["properties"].update({
     "field": {
         "type": "string",
