@@ -11,12 +11,13 @@ SAM := $(SAM_VENV)/bin/sam
 PORT ?= 3000
 export PYTHONPATH := $(CURDIR)/shared:$(CURDIR)
 
-.PHONY: help install prerequisites dynamodb-local run reset rollup invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval bench-inject bench-log bench-local bench-extract reindex clean fuzz
+.PHONY: help install prerequisites dynamodb-local run reset rollup invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval bench-inject bench-log bench-local bench-extract reindex clean fuzz mcp
 
 help:
 	@echo "make run      serve the API on http://127.0.0.1:$(PORT) (DynamoDB Local, data in .data/; offline LLM; PORT= overrides)"
 	@echo "make reset    wipe the local stack's data (.data/)"
 	@echo "make test     lint, types, unit + integration + e2e tests, template lint (cfn-lint)"
+	@echo "make mcp MEMORY_USER=u   the MCP server (stdio) for user u against the API on PORT (MCP_TRANSPORT=http for remote)"
 	@echo "make fuzz     schemathesis over every operation of the OpenAPI document against a fresh local stack (EXAMPLES=25)"
 	@echo "make rollup   fire the weekly rollup at the running \`make run\` (same PORT; WEEK=2026-11-16 picks a week)"
 	@echo "make invoke FN=SaveFunction EVENT=events/save-create-memory.json   one function, one event"
@@ -28,7 +29,7 @@ help:
 	@echo "make bench-log         conversation log write and search latency (benchmarks/results/log_write.json)"
 	@echo "make bench-local       \`make run\` over HTTP: import, whole-stack RSS, search (START=1 starts one; benchmarks/results/local_stack.json)"
 
-$(VENV)/.installed: requirements-dev.txt shared/requirements.txt functions/docs/requirements.txt
+$(VENV)/.installed: requirements-dev.txt shared/requirements.txt functions/docs/requirements.txt clients/python/pyproject.toml
 	@test -n "$(PYTHON312)" || { echo "Python 3.12 not found: install it (pyenv install 3.12.1) or set PYTHON312=/path/to/python3.12"; exit 1; }
 	$(PYTHON312) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
@@ -94,10 +95,11 @@ invoke: $(VENV)/.installed
 	$(PY) -m local.invoke $(FN) $(EVENT)
 
 lint: $(VENV)/.installed
-	$(VENV)/bin/ruff check shared functions local tests benchmarks
+	$(VENV)/bin/ruff check shared functions local tests benchmarks clients
 
 typecheck: $(VENV)/.installed
 	$(VENV)/bin/mypy
+	cd clients/python && ../../$(VENV)/bin/mypy --strict agent_memory_client
 
 # The template lint `sam validate --lint` runs (cfn-lint, SAM transform included), without the SAM CLI's venv.
 validate: $(VENV)/.installed
@@ -118,6 +120,15 @@ test-e2e: $(VENV)/.installed
 
 test: lint typecheck validate $(DDB_LOCAL)/.installed
 	$(PY) -m pytest -q
+
+# The MCP server for one user against the API on 127.0.0.1:$(PORT), on stdio (nothing else may reach stdout:
+# set-up output goes to stderr); MCP_TRANSPORT=http serves streamable HTTP on MCP_PORT instead.
+# The tenant: AGENT_MEMORY_TENANT, else the API's default tenant.
+mcp:
+	@$(MAKE) --no-print-directory install >&2
+	@test -n "$(MEMORY_USER)" || { echo "usage: make mcp PORT=3000 MEMORY_USER=u-1001" >&2; exit 2; }
+	@$(PY) -m agent_memory_client.mcp_server --base-url http://127.0.0.1:$(PORT) --user "$(MEMORY_USER)" \
+	  --transport $(or $(MCP_TRANSPORT),stdio) --port $(or $(MCP_PORT),8765)
 
 # Every operation with valid and invalid inputs: no 5xx, every response as documented (a throw-away stack).
 fuzz: $(VENV)/.installed prerequisites $(DDB_LOCAL)/.installed

@@ -67,7 +67,8 @@ def execute_tool(user_id: str) -> Response:
     """A model's tool_use block in, its tool_result block out (a mistake the model can fix is is_error)."""
     user = current_user(app, user_id)
     block = parse_body(app, ToolUseBlock)
-    return json_response(200, get_services().tools.execute(user, block))
+    result = get_services().tools.execute(user, block)
+    return json_response(200, result.model_dump(exclude_none=True))  # is_error only when true, as Claude sends it
 
 
 @app.post("/v1/synonyms")

@@ -3,71 +3,22 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
+from agent_memory_client import MemoryClient, NotFoundError, ValidationError
+
+from tests.e2e.stack import ROOT, Stack, start_stack
 
 pytestmark = pytest.mark.e2e
 
 SELF_INTRODUCTION = "我今年32岁，浙大计算机硕士毕业的，现在在杭州做前端开发，工作8年了，年薪大概80万"
-
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@dataclass
-class Stack:
-    url: str
-    process: subprocess.Popen[str]
-    data_dir: Path
-
-    def stop(self) -> str:
-        """A normal stop (SIGTERM, as a supervisor sends it); returns what the stack printed."""
-        self.process.terminate()
-        out, _ = self.process.communicate(timeout=120)
-        return out
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start_stack(data_dir: Path, port: int | None = None) -> Stack:
-    """`make run` in a child process (`python -m local.stack`) on a free port, its data in `data_dir`."""
-    from local.dynamodb_local import available
-
-    if not available():
-        pytest.skip("DynamoDB Local not installed (make dynamodb-local) or no java")
-    port = port or free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "LLM_", "ANTHROPIC_", "LOCAL_"))}
-    env["PYTHONPATH"] = f"{ROOT / 'shared'}:{ROOT}"
-    process = subprocess.Popen([sys.executable, "-m", "local.stack", "--port", str(port), "--data-dir", str(data_dir)],
-                               cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            urllib.request.urlopen(url + "/health-probe", timeout=1)
-        except urllib.error.HTTPError:
-            return Stack(url, process, data_dir)  # the stack answered (a JSON 404): it is up
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                raise RuntimeError(f"local stack did not start:\n{process.communicate()[0]}") from None
-            time.sleep(0.2)
 
 
 @pytest.fixture(scope="module")
@@ -80,13 +31,15 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
             running.stop()
 
 
-def http(stack: Stack, method: str, path: str, body: Any = None, tenant: str | None = None,
-         raw: bytes | None = None) -> tuple[int, Any]:
+def client(stack: Stack, tenant: str | None = None) -> MemoryClient:
+    return MemoryClient(stack.url, tenant_id=tenant, max_retries=0)
+
+
+def http(stack: Stack, method: str, path: str, body: Any = None, raw: bytes | None = None) -> tuple[int, Any]:
+    """Raw HTTP, for what a client never sends (broken JSON) and the local-only invoke route."""
     data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
     request = urllib.request.Request(stack.url + path, data=data, method=method,
                                      headers={"content-type": "application/json"})
-    if tenant:
-        request.add_header("X-Tenant-Id", tenant)
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, json.loads(response.read() or b"null")
@@ -95,39 +48,34 @@ def http(stack: Stack, method: str, path: str, body: Any = None, tenant: str | N
 
 
 def test_extract_supersede_load_and_isolate_tenants_over_http(stack):
-    status, saved = http(stack, "POST", "/v1/users/u1/memories/extract", {"user_message": SELF_INTRODUCTION})
-    assert status == 200
-    info = saved["extracted_info"]
+    memory = client(stack)
+    info = memory.extract("u1", SELF_INTRODUCTION)["extracted_info"]
     assert (info["age"], info["education"], info["major"]) == (32, "硕士", "计算机")
     assert info["currentJobTitle"] == "前端开发"
     assert (info["totalYearsOfExperience"], info["annualIncome"], info["currentLocation"]) == (8, 800000, "杭州")
     assert info["university"] in ("浙江大学", "浙大")
 
-    status, _ = http(stack, "POST", "/v1/users/u1/memories/extract", {"user_message": "我今年33岁"})
-    assert status == 200
+    memory.extract("u1", "我今年33岁")
 
-    status, loaded = http(stack, "POST", "/v1/users/u1/context/load", {"query": "年龄"})
-    contents = [m["content"] for m in loaded["memories"]]
+    contents = [m["content"] for m in memory.load_context("u1", "年龄")["memories"]]
     assert any("33岁" in c for c in contents) and not any("32岁" in c for c in contents)
 
-    _, listing = http(stack, "GET", "/v1/users/u1/memories?limit=100")
-    age = next(m for m in listing["items"] if m["field"] == "age")
-    _, detail = http(stack, "GET", f"/v1/users/u1/memories/{age['memory_key']}")
-    assert [h["content"] for h in detail["history"]] == ["用户32岁", "用户33岁"]
+    age = next(m for m in memory.list_memories("u1", limit=100)["items"] if m["field"] == "age")
+    assert [h["content"] for h in memory.get_memory("u1", age["memory_key"])["history"]] == ["用户32岁", "用户33岁"]
 
-    _, other = http(stack, "GET", "/v1/users/u1/memories", tenant="another-tenant")
-    assert other["items"] == []
+    assert client(stack, tenant="another-tenant").list_memories("u1")["items"] == []
 
 
 def test_bad_input_and_unknown_routes_over_http(stack):
     status, body = http(stack, "POST", "/v1/users/u2/memories", raw=b"{oops")
     assert status == 400 and body["error"]["code"] == "invalid_json"
-    status, body = http(stack, "POST", "/v1/users/u2/memories/batch",
-                        {"memories": [{"memoryType": "FACT", "content": "ok"},
-                                      {"memoryType": "NOPE", "content": "x"}]})
-    assert status == 422 and body["error"]["details"][0]["field"] == "memories.1.memoryType"
-    _, listing = http(stack, "GET", "/v1/users/u2/memories")
-    assert listing["items"] == []
+    memory = client(stack)
+    with pytest.raises(ValidationError) as refused:
+        memory.save_batch("u2", [{"memoryType": "FACT", "content": "ok"}, {"memoryType": "NOPE", "content": "x"}])
+    assert refused.value.details[0]["field"] == "memories.1.memoryType"
+    assert memory.list_memories("u2")["items"] == []
+    with pytest.raises(NotFoundError):
+        memory.get_memory("u2", "mem_0123456789abcdefghjkmnpqrs")
     status, body = http(stack, "GET", "/v2/whatever")
     assert status == 404 and body["error"]["code"] == "route_not_found"
 
@@ -217,18 +165,17 @@ def test_given_a_stopped_stack_when_it_starts_again_then_every_kind_of_data_is_t
     monday = date.today() - timedelta(days=date.today().weekday() + 7)
     first = start_stack(tmp_path)
     try:  # one of each: a memory, a synonym, a hot-memory entry, a log message, a report
-        assert http(first, "POST", "/v1/users/u1/memories", {"memory_type": "FACT", "content": "我住在杭州"})[0] == 201
-        assert http(first, "POST", "/v1/synonyms", {"keyword": "网球", "synonyms": ["tennis"]})[0] in (200, 201)
-        hot = {"value": "高血压研究", "priority": 10}
-        assert http(first, "PUT", "/v1/projects/p1/hot-memory/meta/name", hot)[0] < 300
-        status, _ = http(first, "POST", "/v1/projects/p1/conversations/c1/messages", {"messages": [
-            {"role": "user", "content": "本周新入组3例受试者", "created_at": f"{monday}T09:00:00+08:00"}]})
-        assert status < 300
+        memory = client(first)
+        assert memory.save("u1", memory_type="FACT", content="我住在杭州")["outcome"] == "created"
+        memory.add_synonyms("网球", ["tennis"])
+        memory.set_hot_memory("projects", "p1", "meta", "name", "高血压研究", priority=10)
+        memory.log("projects", "p1", "c1", [{"role": "user", "content": "本周新入组3例受试者",
+                                             "created_at": f"{monday}T09:00:00+08:00"}])
         # The weekly rollup, through the queue and the workers' process, writes last week's report.
         status, _ = http(first, "POST", "/_local/invoke/RollupFunction",
                          {"source": "aws.scheduler", "time": f"{monday + timedelta(days=7)}T01:00:00Z"})
         assert status == 200, _
-        assert wait_for(lambda: http(first, "GET", "/v1/projects/p1/reports")[1]["reports"])
+        assert wait_for(lambda: memory.list_reports("projects", "p1")["reports"])
     finally:
         printed = first.stop()
     assert first.process.returncode == 0, printed
@@ -236,15 +183,12 @@ def test_given_a_stopped_stack_when_it_starts_again_then_every_kind_of_data_is_t
 
     second = start_stack(tmp_path)
     try:
-        _, memories = http(second, "GET", "/v1/users/u1/memories")
-        assert [m["content"] for m in memories["items"]] == ["我住在杭州"]
-        _, synonyms = http(second, "GET", "/v1/synonyms?keyword=%E7%BD%91%E7%90%83")
-        assert "tennis" in json.dumps(synonyms, ensure_ascii=False)
-        _, hot = http(second, "GET", "/v1/projects/p1/hot-memory")
-        assert "高血压研究" in json.dumps(hot, ensure_ascii=False)
-        _, found = http(second, "POST", "/v1/projects/p1/conversations/search", {"query": "入组"})
+        memory = client(second)
+        assert [m["content"] for m in memory.list_memories("u1")["items"]] == ["我住在杭州"]
+        assert "tennis" in json.dumps(memory.get_synonyms("网球"), ensure_ascii=False)
+        assert "高血压研究" in json.dumps(memory.get_hot_memory("projects", "p1"), ensure_ascii=False)
+        found = memory.search_conversations("projects", "p1", "入组")
         assert "本周新入组3例受试者" in json.dumps(found, ensure_ascii=False)
-        _, reports = http(second, "GET", "/v1/projects/p1/reports")
-        assert len(reports["reports"]) == 1
+        assert len(memory.list_reports("projects", "p1")["reports"]) == 1
     finally:
         second.stop()

@@ -1,0 +1,486 @@
+"""The shapes of the API's requests and answers, as TypedDicts (plain dicts at run time).
+
+Answers are decoded JSON: every key the server's model defines is present (the server writes nulls),
+so the answer TypedDicts are total; a key the server adds later simply shows up in the dict. Where a
+shape is large and caller-defined (the inject request, an Anthropic tool definition) it is `dict[str, Any]`.
+
+Names follow the OpenAPI document's schemas (GET /openapi.json); the client-side name is given where it differs.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypedDict
+
+MemoryType = Literal["FACT", "PREFERENCE", "INTENT"]
+Scope = Literal["users", "projects"]
+HotMemoryType = Literal["meta", "status", "decision", "preference"]
+SearchMode = Literal["semantic", "keyword", "hybrid"]
+Role = Literal["user", "assistant"]
+SaveOutcome = Literal["created", "superseded", "duplicate"]
+
+
+# ----------------------------------------------------------------------------------------------- requests
+
+
+class _KeywordRequired(TypedDict):
+    term: str
+
+
+class Keyword(_KeywordRequired, total=False):
+    """A search keyword and its weight (0-1, default 1)."""
+
+    weight: float
+
+
+class _NewMemoryRequired(TypedDict):
+    memory_type: MemoryType
+    content: str
+
+
+class NewMemory(_NewMemoryRequired, total=False):
+    """One item of `save_batch` (the `CreateMemoryRequest` schema). `keywords` may also be plain strings."""
+
+    category: str
+    field: str
+    importance: int
+    keywords: list[Keyword | str]
+    source: str
+    conversation_id: str
+    metadata: dict[str, Any]
+    created_at: str
+    context: str
+
+
+class _LogMessageRequired(TypedDict):
+    role: Role
+    content: str
+
+
+class LogMessage(_LogMessageRequired, total=False):
+    """One message for `log` (`LogMessageIn`). `created_at` needs a timezone; a `message_id` needs its
+    `created_at`, and a message carrying both is written once however often it is sent."""
+
+    intent: str
+    created_at: str
+    message_id: str
+    author_id: str
+
+
+class _IntentRequired(TypedDict):
+    type: str
+
+
+class Intent(_IntentRequired, total=False):
+    """A message's intent for `intent_context`: a type (QA_QUERY, QC_TASK, question...) and what it is about."""
+
+    query: str
+    entities: dict[str, Any]
+
+
+class ToolUseBlock(TypedDict):
+    """An Anthropic `tool_use` content block, as the model wrote it."""
+
+    type: Literal["tool_use"]
+    id: str
+    name: str
+    input: dict[str, Any]
+
+
+# ----------------------------------------------------------------------------------------------- memories
+
+
+class Memory(TypedDict):
+    """A stored memory. `superseded_at` set means it is history, never current."""
+
+    memory_key: str
+    tenant_id: str
+    user_id: str
+    memory_type: MemoryType
+    content: str
+    category: str | None
+    field: str | None
+    importance: int
+    keywords: list[Keyword]
+    source: str
+    conversation_id: str | None
+    metadata: dict[str, Any]
+    content_hash: str
+    created_at: str
+    updated_at: str
+    valid_from: str
+    superseded_at: str | None
+    superseded_by: str | None
+    supersedes: str | None
+    access_count: int
+    last_accessed_at: str | None
+    version: int
+    context: str | None
+    embedding_model: str | None
+
+
+class _SaveResponseRequired(TypedDict):
+    outcome: SaveOutcome
+    memory: Memory
+    superseded: Memory | None
+
+
+class SaveResponse(_SaveResponseRequired, total=False):
+    """`save`: 201 when stored (`created` or `superseded` an older value of the field), 200 `duplicate`."""
+
+    skipped_fields: list[str]
+
+
+class BatchItemResult(TypedDict):
+    index: int
+    memory_key: str
+    outcome: SaveOutcome
+    superseded_key: str | None
+
+
+class BatchSaveResponse(TypedDict):
+    saved_count: int
+    memory_keys: list[str]
+    results: list[BatchItemResult]
+
+
+class SavedMemory(TypedDict):
+    memoryType: MemoryType
+    content: str
+    field: str
+
+
+class ExtractResponse(TypedDict):
+    """`extract` (the `SaveInfoOutput` schema): what was extracted from the turn and what was saved."""
+
+    action: str
+    extracted_info: dict[str, Any]
+    saved_count: int
+    saved_memories: list[SavedMemory]
+    skipped_fields: list[str]
+
+
+class DeletedMemory(TypedDict):
+    deleted: bool
+    memory_key: str
+
+
+class MemoryPage(TypedDict):
+    """One page of `list_memories`; pass `next_cursor` back for the next (None on the last page)."""
+
+    items: list[Memory]
+    next_cursor: str | None
+
+
+class MemoryDetail(TypedDict):
+    """`get_memory` (`MemoryDetailOutput`): the memory and every version of its field."""
+
+    memory: Memory
+    history: list[Memory]
+
+
+# ------------------------------------------------------------------------------------------------- search
+
+
+class ScoreBreakdown(TypedDict):
+    keyword: float
+    text: float
+    lexical: float
+    vector: float
+    time_decay: float
+    relevance: float
+    interaction: float
+    type_priority: float
+    final: float
+    matched_keywords: list[str]
+
+
+class SearchResult(TypedDict):
+    """One hit of `search` or `recall` (`MemorySearchResult`)."""
+
+    memory_key: str
+    summary: str
+    content_preview: str
+    memory_type: MemoryType
+    relevance_score: float
+    created_at: str
+    keywords: list[str]
+    metadata: dict[str, Any]
+    score_breakdown: ScoreBreakdown
+    recall_round: str
+
+
+class SearchResponse(TypedDict):
+    """`search` (`SearchMemoriesOutput`): the results and how they were found."""
+
+    total_found: int
+    results: list[SearchResult]
+    search_strategy_used: str
+    expanded_keywords: list[str] | None
+    rounds_executed: int
+
+
+class RecallDecision(TypedDict):
+    needs_recall: bool
+    intent_type: str
+    confidence: float
+    urgency: Literal["low", "medium", "high"]
+    is_complex_query: bool
+    search_queries: list[str]
+    keywords: list[str]
+    memory_types: list[MemoryType] | None
+    reasoning: str
+
+
+class RecallResponse(TypedDict):
+    """`recall` (`RecallOutput`): the decision, the memories, `[memory:key:full]` placeholders and the context."""
+
+    decision: RecallDecision
+    memories: list[SearchResult]
+    search_strategy_used: str | None
+    rounds_executed: int
+    placeholders: list[str]
+    context: str | None
+
+
+class ResolvedText(TypedDict):
+    text: str
+    placeholders: list[str]
+    missing: list[str]
+
+
+class LoadedMemory(TypedDict):
+    type: MemoryType
+    content: str
+    importance: int
+    category: str | None
+    createdAt: str | None
+
+
+class LoadContextResponse(TypedDict):
+    """`load_context` (`LoadContextOutput`)."""
+
+    action: str
+    memories: list[LoadedMemory]
+    user_profile_summary: str | None
+    total_memories: int
+
+
+class Completeness(TypedDict):
+    score: int
+    filled_fields: list[str]
+    missing_fields: list[str]
+
+
+class SummarizeResponse(TypedDict):
+    """`summarize` (`SummarizeOutput`): `user_profile` by section (basic, career, immigration, family)."""
+
+    action: str
+    user_profile: dict[str, dict[str, Any]]
+    completeness: Completeness
+    narrative_summary: str
+
+
+class TokenUsage(TypedDict):
+    available: int
+    messages_before: int
+    messages_after: int
+    context: int
+    counted_by: Literal["estimate", "anthropic"]
+
+
+class InjectedBlock(TypedDict):
+    type: str
+    priority: str
+    tokens: int
+    cache_ttl_seconds: float
+    cached: bool
+
+
+class FailedBlock(TypedDict):
+    type: str
+    priority: str
+    reason: str
+
+
+class InjectionResult(TypedDict):
+    """`inject`: an Anthropic Messages request's `messages` (and `system`) with the context blocks placed."""
+
+    messages: list[dict[str, Any]]
+    system: list[dict[str, Any]] | None
+    injected_contexts: list[str]
+    dropped_contexts: list[str]
+    failed_contexts: list[FailedBlock]
+    total_context_tokens: int
+    compacted: bool
+    compaction_steps: list[str]
+    blocks: list[InjectedBlock]
+    token_usage: TokenUsage
+
+
+# -------------------------------------------------------------------------------- hot memory, log, reports
+
+
+class HotMemoryEntry(TypedDict):
+    """An L2 hot-memory entry, unique per (scope, type, key); `set_hot_memory` answers it."""
+
+    type: HotMemoryType
+    key: str
+    value: Any
+    priority: int
+    source: Literal["api", "llm"]
+    created_at: str
+    updated_at: str
+
+
+class HotMemoryView(TypedDict):
+    """`get_hot_memory`: the entries by priority, and grouped by section."""
+
+    scope: dict[str, str]
+    entries: list[HotMemoryEntry]
+    meta: list[HotMemoryEntry]
+    status: list[HotMemoryEntry]
+    decisions: list[HotMemoryEntry]
+    preferences: list[HotMemoryEntry]
+
+
+class HotMemoryDeleted(TypedDict):
+    deleted: bool
+    type: HotMemoryType
+    key: str
+
+
+class HotMemoryRefresh(TypedDict):
+    """`refresh_hot_memory`: status, decisions and preferences rewritten from the recent log."""
+
+    scope: dict[str, str]
+    status: Literal["refreshed", "skipped", "no_messages"]
+    reason: str | None
+    messages_read: int
+    entries: list[HotMemoryEntry]
+    unchanged: int
+    kept_api_entries: list[str]
+
+
+class StoredMessage(TypedDict):
+    message_id: str
+    role: str
+    created_at: str
+    expires_at: str
+
+
+class _AppendResultRequired(TypedDict):
+    scope: dict[str, str]
+    conversation_id: str
+    stored_count: int
+    message_ids: list[str]
+    messages: list[StoredMessage]
+    expires_at: str
+    queued_extractions: list[str]
+
+
+class AppendResult(_AppendResultRequired, total=False):
+    """`log`: the stored messages; with `extract=True`, the message ids queued (and any that failed to queue)."""
+
+    failed_extractions: list[str]
+
+
+class LogHit(TypedDict):
+    id: str
+    message_id: str
+    conversation_id: str
+    role: str
+    content: str
+    intent: str | None
+    created_at: str
+    similarity: float
+
+
+class LogSearchResult(TypedDict):
+    scope: dict[str, str]
+    total_found: int
+    results: list[LogHit]
+
+
+class _ReportRequired(TypedDict):
+    week_start: str
+    week_end: str
+    summary: str
+    key_events: list[str]
+    metrics: dict[str, Any]
+    generated_by: str
+    created_at: str
+
+
+class Report(_ReportRequired, total=False):
+    """An L3 weekly report (`ReportView`); `similarity` is set by `search_reports`."""
+
+    similarity: float | None
+
+
+class ReportList(TypedDict):
+    scope: dict[str, str]
+    reports: list[Report]
+
+
+class ContextPart(TypedDict):
+    layer: Literal["hot_memory", "reports", "log"]
+    items: int
+    tokens: int
+    text: str
+
+
+class IntentContext(TypedDict):
+    """`intent_context`: hot memory always, reports and log for question-like intents, within `max_tokens`."""
+
+    scope: dict[str, str]
+    context: str
+    parts: list[ContextPart]
+    skipped: list[str]
+    tokens: int
+    max_tokens: int
+
+
+# ------------------------------------------------------------------------------------------ tenant, tools
+
+
+class SynonymEntry(TypedDict):
+    synonym: str
+    similarity_score: float
+
+
+class SynonymList(TypedDict):
+    keyword: str
+    synonyms: list[SynonymEntry]
+
+
+class SynonymsAdded(TypedDict):
+    keyword: str
+    synonyms: list[str]
+    stored_pairs: int
+
+
+class ToolCatalogue(TypedDict):
+    """`tools`: Anthropic tool definitions (`name`, `description`, `input_schema`) and the system prompt."""
+
+    tools: list[dict[str, Any]]
+    system_prompt: str
+
+
+class _ToolResultRequired(TypedDict):
+    type: Literal["tool_result"]
+    tool_use_id: str
+    content: str
+
+
+class ToolResult(_ToolResultRequired, total=False):
+    """`execute_tool`: an Anthropic `tool_result` block, ready for the next user message. `is_error` is true
+    for a mistake the model can fix (bad argument, unknown tool, missing memory); absent or null otherwise."""
+
+    is_error: bool | None
+
+
+class MemoryToolResult(TypedDict):
+    """`memory_tool`: the memory_20250818 command's text, and whether it is an error for the model."""
+
+    content: str
+    is_error: bool

@@ -1,0 +1,63 @@
+"""`make run`'s stack in a child process, for the end-to-end tests."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class Stack:
+    url: str
+    process: subprocess.Popen[str]
+    data_dir: Path
+
+    def stop(self) -> str:
+        """A normal stop (SIGTERM, as a supervisor sends it); returns what the stack printed."""
+        self.process.terminate()
+        out, _ = self.process.communicate(timeout=120)
+        return out
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_stack(data_dir: Path, port: int | None = None) -> Stack:
+    """`make run` in a child process (`python -m local.stack`) on a free port, its data in `data_dir`."""
+    from local.dynamodb_local import available
+
+    if not available():
+        pytest.skip("DynamoDB Local not installed (make dynamodb-local) or no java")
+    port = port or free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "LLM_", "ANTHROPIC_", "LOCAL_"))}
+    env["PYTHONPATH"] = f"{ROOT / 'shared'}:{ROOT}"
+    process = subprocess.Popen([sys.executable, "-m", "local.stack", "--port", str(port), "--data-dir", str(data_dir)],
+                               cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            urllib.request.urlopen(url + "/health-probe", timeout=1)
+        except urllib.error.HTTPError:
+            return Stack(url, process, data_dir)  # the stack answered (a JSON 404): it is up
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                raise RuntimeError(f"local stack did not start:\n{process.communicate()[0]}") from None
+            time.sleep(0.2)
+
+

@@ -1,0 +1,78 @@
+"""The MCP server over stdio, driven by the MCP SDK's own client, against `make run`'s stack."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+
+import anyio
+import pytest
+from agent_memory_client import MemoryClient
+
+from tests.e2e.stack import ROOT, Stack, start_stack
+
+pytestmark = pytest.mark.e2e
+
+mcp = pytest.importorskip("mcp", reason="the mcp SDK is not installed (the client's [mcp] extra)")
+from mcp.client.session import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+
+USER = "u-mcp"
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    running = start_stack(tmp_path_factory.mktemp("mcp-stack"))
+    try:
+        yield running
+    finally:
+        if running.process.poll() is None:
+            running.stop()
+
+
+def server_parameters(stack: Stack, *, tenant: str) -> StdioServerParameters:
+    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'shared'}:{ROOT}", "AGENT_MEMORY_TENANT": tenant}
+    return StdioServerParameters(command=sys.executable, env=env, args=[
+        "-m", "agent_memory_client.mcp_server", "--base-url", stack.url, "--user", USER])
+
+
+async def session_calls(stack: Stack, calls: list[tuple[str, dict]], *, tenant: str = "mcp-tenant"
+                        ) -> tuple[list[str], list[tuple[bool, str]]]:
+    async with stdio_client(server_parameters(stack, tenant=tenant)) as (read, write), \
+            ClientSession(read, write) as session:
+        await session.initialize()
+        tools = [tool.name for tool in (await session.list_tools()).tools]
+        results = []
+        for name, arguments in calls:
+            result = await session.call_tool(name, arguments)
+            results.append((bool(result.is_error), result.content[0].text))
+        return tools, results
+
+
+def test_the_sdk_client_lists_the_tools_and_calls_them_over_stdio(stack):
+    tools, results = anyio.run(session_calls, stack, [
+        ("save_user_memory", {"memory_type": "FACT", "content": "用户在上海做风险管理"}),
+        ("search_memories", {"query": "风险管理", "search_mode": "keyword"}),
+        ("set_hot_memory", {"type": "status", "key": "stage", "value": "准备材料"}),
+        ("get_hot_memory", {}),
+        ("summarize_profile", {}),
+        ("save_user_memory", {"content": "no type"}),
+    ])
+
+    assert tools == ["search_memories", "get_memory_detail", "save_user_memory", "get_user_context",
+                     "log_message", "get_hot_memory", "set_hot_memory", "search_reports", "summarize_profile"]
+    saved, found, _, hot, profile, refused = results
+    assert not saved[0] and json.loads(saved[1])["outcome"] == "created"
+    assert "用户在上海做风险管理" in found[1]
+    assert "准备材料" in hot[1] and "completeness" in profile[1]
+    assert refused[0] and "memory_type" in refused[1]
+
+
+def test_the_server_acts_for_its_tenant_only(stack):
+    MemoryClient(stack.url, tenant_id="someone-else").save(USER, memory_type="FACT", content="另一个租户的记忆")
+
+    _, [(failed, text)] = anyio.run(lambda: session_calls(stack, [("get_user_context", {})], tenant="mcp-alone"))
+
+    assert not failed and json.loads(text)["total_memories"] == 0

@@ -1,0 +1,717 @@
+"""The Python client (clients/python, installed as `agent_memory_client`) over httpx.MockTransport: each
+method's method, path and body (held to the server's operation table and request models), URL encoding,
+headers, retries, typed errors, pagination and the remote memory tool. No sockets."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+import pytest
+from agent_memory_client import (
+    AsyncMemoryClient,
+    AuthenticationError,
+    BadRequestError,
+    ConflictError,
+    MemoryApiError,
+    MemoryClient,
+    MemoryConnectionError,
+    MemoryTimeoutError,
+    NotFoundError,
+    PayloadTooLargeError,
+    PermissionDeniedError,
+    RateLimitError,
+    RetryPolicy,
+    ServerError,
+    ServiceUnavailableError,
+    ValidationError,
+)
+
+from agent_memory.api.operations import OPERATIONS
+
+BASE = "http://memory.test/prod"
+RECENT = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=1)
+HOT_KEY = "签证类型"  # Chinese keys travel as percent-encoded UTF-8
+HOT_KEY_ENCODED = "%E7%AD%BE%E8%AF%81%E7%B1%BB%E5%9E%8B"
+KEY = "mem_01J0000000000000000000000A"
+
+
+@dataclass
+class Server:
+    """A scripted API: answers queued responses (the last one repeats) and records every request."""
+
+    answers: list[httpx.Response | Exception] = field(default_factory=list)
+    requests: list[httpx.Request] = field(default_factory=list)
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        answer = self.answers.pop(0) if len(self.answers) > 1 else (self.answers or [ok()])[0]
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    def bodies(self) -> list[Any]:
+        return [json.loads(r.content) if r.content else None for r in self.requests]
+
+
+def ok(payload: Any = None, status: int = 200, headers: dict[str, str] | None = None) -> httpx.Response:
+    return httpx.Response(status, json={} if payload is None else payload, headers=headers)
+
+
+def api_error(status: int, code: str = "some_code", message: str = "it failed", details: Any = None,
+              headers: dict[str, str] | None = None) -> httpx.Response:
+    return httpx.Response(status, json={"error": {"code": code, "message": message, "details": details}},
+                          headers=headers)
+
+
+def sync_client(*answers: httpx.Response | Exception, **options: Any) -> tuple[MemoryClient, Server, list[float]]:
+    server, sleeps = Server(list(answers)), []
+    options.setdefault("tenant_id", "t1")
+    client = MemoryClient(BASE, http_client=httpx.Client(transport=httpx.MockTransport(server)), **options)
+    client._sleep = sleeps.append
+    return client, server, sleeps
+
+
+# --------------------------------------------------------------------------------------- every route, once
+
+
+@dataclass(frozen=True)
+class Case:
+    """A method call, and the request it must make. `template` is the route as the OpenAPI document names it."""
+
+    name: str
+    call: Callable[[Any], Any]  # works on MemoryClient and (awaited) on AsyncMemoryClient
+    method: str
+    template: str
+    path: str  # as sent, percent-encoded, after the base URL's path
+    body: Any = None
+    params: dict[str, str] = field(default_factory=dict)
+
+
+LOGGED = {"role": "user", "content": "你好，我想了解香港身份", "message_id": "m-1", "created_at": RECENT.isoformat()}
+TOOL_USE = {"type": "tool_use", "id": "toolu_01", "name": "search_memories", "input": {"query": "年龄"}}
+
+CASES = [
+    Case("save", lambda c: c.save(
+        "u-1", memory_type="FACT", content="用户32岁，在杭州做前端开发", category="basic", field="age", importance=80,
+        keywords=["年龄", {"term": "age", "weight": 0.5}], metadata={"origin": "import"}, created_at=RECENT,
+        context="你多大了？"),
+        "POST", "/v1/users/{user_id}/memories", "/v1/users/u-1/memories",
+        {"memory_type": "FACT", "content": "用户32岁，在杭州做前端开发", "category": "basic", "field": "age",
+         "importance": 80, "keywords": [{"term": "年龄"}, {"term": "age", "weight": 0.5}],
+         "metadata": {"origin": "import"}, "created_at": RECENT.isoformat(), "context": "你多大了？"}),
+    Case("save_batch", lambda c: c.save_batch("u-1", [
+        {"memory_type": "FACT", "content": "住在杭州", "keywords": ["杭州"]},
+        {"memory_type": "PREFERENCE", "content": "Prefers email", "conversation_id": "c-1"}]),
+        "POST", "/v1/users/{user_id}/memories/batch", "/v1/users/u-1/memories/batch",
+        {"memories": [{"memory_type": "FACT", "content": "住在杭州", "keywords": [{"term": "杭州"}]},
+                      {"memory_type": "PREFERENCE", "content": "Prefers email", "conversation_id": "c-1"}]}),
+    Case("extract", lambda c: c.extract("u-1", "我今年35岁", "好的，记下了", existing_info={"age": 34},
+                                        conversation_id="c-1"),
+         "POST", "/v1/users/{user_id}/memories/extract", "/v1/users/u-1/memories/extract",
+         {"user_message": "我今年35岁", "assistant_message": "好的，记下了", "existing_info": {"age": 34},
+          "conversation_id": "c-1"}),
+    Case("delete_memory", lambda c: c.delete_memory("u-1", KEY),
+         "DELETE", "/v1/users/{user_id}/memories/{memory_key}", f"/v1/users/u-1/memories/{KEY}"),
+    Case("get_memory", lambda c: c.get_memory("u-1", KEY),
+         "GET", "/v1/users/{user_id}/memories/{memory_key}", f"/v1/users/u-1/memories/{KEY}"),
+    Case("list_memories", lambda c: c.list_memories("u-1", memory_type="FACT", limit=10, cursor="abc"),
+         "GET", "/v1/users/{user_id}/memories", "/v1/users/u-1/memories",
+         params={"memory_type": "FACT", "limit": "10", "cursor": "abc"}),
+    Case("search", lambda c: c.search(
+        "u-1", "年龄", search_mode="hybrid", keywords=["age"], memory_types=["FACT", "PREFERENCE"],
+        time_range=(RECENT - timedelta(days=7), RECENT.isoformat()), limit=5, min_relevance_score=0.5),
+        "POST", "/v1/users/{user_id}/memories/search", "/v1/users/u-1/memories/search",
+        {"query": "年龄", "search_mode": "hybrid", "keywords": ["age"], "memory_types": ["FACT", "PREFERENCE"],
+         "time_range": [(RECENT - timedelta(days=7)).isoformat(), RECENT.isoformat()], "limit": 5,
+         "min_relevance_score": 0.5}),
+    Case("recall", lambda c: c.recall("u-1", "我适合高才通吗？", context_type="command", history=["你好"], limit=3,
+                                      min_relevance_score=0.6),
+         "POST", "/v1/users/{user_id}/memories/recall", "/v1/users/u-1/memories/recall",
+         {"message": "我适合高才通吗？", "context_type": "command", "history": ["你好"], "limit": 3,
+          "min_relevance_score": 0.6}),
+    Case("resolve_placeholders", lambda c: c.resolve_placeholders("u-1", "年龄: [memory:mem_1:meta:age]"),
+         "POST", "/v1/users/{user_id}/memories/resolve", "/v1/users/u-1/memories/resolve",
+         {"text": "年龄: [memory:mem_1:meta:age]"}),
+    Case("load_context", lambda c: c.load_context("u-1", "签证", limit=10),
+         "POST", "/v1/users/{user_id}/context/load", "/v1/users/u-1/context/load", {"query": "签证", "limit": 10}),
+    Case("summarize", lambda c: c.summarize("u-1"),
+         "POST", "/v1/users/{user_id}/profile/summarize", "/v1/users/u-1/profile/summarize"),
+    Case("inject", lambda c: c.inject({"user_id": "u-1", "conversation_id": "c-1", "max_context_tokens": 8000},
+                                      messages=[{"role": "user", "content": "你好"}], max_context_tokens=32000),
+         "POST", "/v1/context/inject", "/v1/context/inject",
+         {"user_id": "u-1", "conversation_id": "c-1", "max_context_tokens": 32000,
+          "messages": [{"role": "user", "content": "你好"}]}),
+    Case("log", lambda c: c.log("users", "u-1", "c-1", [LOGGED], extract=True),
+         "POST", "/v1/{scope_type}/{scope_id}/conversations/{conversation_id}/messages",
+         "/v1/users/u-1/conversations/c-1/messages", {"messages": [LOGGED], "extract": True}),
+    Case("search_conversations", lambda c: c.search_conversations(
+        "projects", "p-1", "签证进度", conversation_id="c-1", role="user", intent="QA_QUERY",
+        time_range=(RECENT - timedelta(days=1), RECENT), limit=3),
+        "POST", "/v1/{scope_type}/{scope_id}/conversations/search", "/v1/projects/p-1/conversations/search",
+        {"query": "签证进度", "conversation_id": "c-1", "role": "user", "intent": "QA_QUERY",
+         "time_range": [(RECENT - timedelta(days=1)).isoformat(), RECENT.isoformat()], "limit": 3}),
+    Case("get_hot_memory", lambda c: c.get_hot_memory("projects", "p-1"),
+         "GET", "/v1/{scope_type}/{scope_id}/hot-memory", "/v1/projects/p-1/hot-memory"),
+    Case("set_hot_memory", lambda c: c.set_hot_memory("users", "u-1", "decision", HOT_KEY, {"选择": "高才通"},
+                                                      priority=10),
+         "PUT", "/v1/{scope_type}/{scope_id}/hot-memory/{memory_type}/{key}",
+         f"/v1/users/u-1/hot-memory/decision/{HOT_KEY_ENCODED}", {"value": {"选择": "高才通"}, "priority": 10}),
+    Case("delete_hot_memory", lambda c: c.delete_hot_memory("users", "u-1", "decision", HOT_KEY),
+         "DELETE", "/v1/{scope_type}/{scope_id}/hot-memory/{memory_type}/{key}",
+         f"/v1/users/u-1/hot-memory/decision/{HOT_KEY_ENCODED}"),
+    Case("refresh_hot_memory", lambda c: c.refresh_hot_memory("projects", "p-1"),
+         "POST", "/v1/{scope_type}/{scope_id}/hot-memory/refresh", "/v1/projects/p-1/hot-memory/refresh"),
+    Case("list_reports", lambda c: c.list_reports("users", "u-1"),
+         "GET", "/v1/{scope_type}/{scope_id}/reports", "/v1/users/u-1/reports"),
+    Case("search_reports", lambda c: c.search_reports("projects", "p-1", "进度", limit=2),
+         "POST", "/v1/{scope_type}/{scope_id}/reports/search", "/v1/projects/p-1/reports/search",
+         {"query": "进度", "limit": 2}),
+    Case("intent_context", lambda c: c.intent_context("projects", "p-1", "QA_QUERY", query="签证进度", max_tokens=500),
+         "POST", "/v1/{scope_type}/{scope_id}/context/intent", "/v1/projects/p-1/context/intent",
+         {"intent": {"type": "QA_QUERY", "query": "签证进度"}, "max_tokens": 500}),
+    Case("add_synonyms", lambda c: c.add_synonyms("TTPS", ["高才通", "top talent pass scheme"], similarity_score=0.9),
+         "POST", "/v1/synonyms", "/v1/synonyms",
+         {"keyword": "TTPS", "synonyms": ["高才通", "top talent pass scheme"], "similarity_score": 0.9}),
+    Case("get_synonyms", lambda c: c.get_synonyms("高才通"),
+         "GET", "/v1/synonyms", "/v1/synonyms", params={"keyword": "高才通"}),
+    Case("tools", lambda c: c.tools(lang="zh", include="all"),
+         "GET", "/v1/tools", "/v1/tools", params={"lang": "zh", "include": "all"}),
+    Case("execute_tool", lambda c: c.execute_tool("u-1", TOOL_USE),
+         "POST", "/v1/users/{user_id}/tools/execute", "/v1/users/u-1/tools/execute", TOOL_USE),
+    Case("memory_tool", lambda c: c.memory_tool("u-1", {"command": "view", "path": "/memories"}),
+         "POST", "/v1/users/{user_id}/memory-tool", "/v1/users/u-1/memory-tool",
+         {"command": "view", "path": "/memories"}),
+]
+
+
+def assert_request(request: httpx.Request, case: Case) -> None:
+    assert request.method == case.method
+    assert request.url.raw_path.decode().split("?")[0] == "/prod" + case.path
+    assert dict(request.url.params) == case.params
+    assert (json.loads(request.content) if request.content else None) == case.body
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_given_each_method_then_it_sends_its_route_and_body(case):
+    client, server, _ = sync_client()
+
+    case.call(client)
+
+    [request] = server.requests
+    assert_request(request, case)
+
+
+def test_every_operation_of_the_api_has_a_client_method():
+    covered = {(c.method, c.template) for c in CASES}
+    missing = {(op.method, op.path) for op in OPERATIONS} - covered
+    assert not missing
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_given_each_method_then_the_server_models_accept_what_it_sends(case):
+    operation = next((op for op in OPERATIONS if (op.method, op.path) == (case.method, case.template)), None)
+    if operation is None:
+        pytest.skip(f"{case.method} {case.template} is not in this server's operation table yet")
+    if operation.body is not None and case.body is not None:
+        operation.body.model_validate(case.body)
+    if operation.query is not None:
+        operation.query.model_validate(case.params)
+
+
+def test_both_clients_expose_the_same_methods():
+    def public(cls: type) -> set[str]:
+        return {name for name in vars(cls) if not name.startswith("_")}
+
+    assert public(MemoryClient) - {"close"} == public(AsyncMemoryClient) - {"close", "aclose"}
+    assert {c.name for c in CASES} <= public(MemoryClient)
+
+
+# ------------------------------------------------------------------------------------ encoding and headers
+
+
+@pytest.mark.parametrize(("key", "encoded"), [
+    (HOT_KEY, HOT_KEY_ENCODED),
+    ("目标 / 下一步?", "%E7%9B%AE%E6%A0%87%20%2F%20%E4%B8%8B%E4%B8%80%E6%AD%A5%3F"),
+    ("50%#1", "50%25%231"),
+    ("..", "%2E%2E"),
+])
+def test_given_a_hot_memory_key_then_it_travels_as_one_percent_encoded_segment(key, encoded):
+    client, server, _ = sync_client()
+
+    client.set_hot_memory("users", "u-1", "status", key, "x")
+
+    assert server.requests[0].url.raw_path.decode() == f"/prod/v1/users/u-1/hot-memory/status/{encoded}"
+
+
+def test_given_ids_with_colons_and_at_signs_then_they_stay_readable_in_the_path():
+    client, server, _ = sync_client()
+
+    client.get_hot_memory("projects", "org:team@p-1")
+
+    assert server.requests[0].url.raw_path.decode() == "/prod/v1/projects/org:team@p-1/hot-memory"
+
+
+def test_given_a_tenant_and_a_token_then_every_request_carries_both():
+    client, server, _ = sync_client(token="tok-123")
+
+    client.search("u-1", "q")
+    client.get_hot_memory("users", "u-1")
+
+    for request in server.requests:
+        assert request.headers["authorization"] == "Bearer tok-123"
+        assert request.headers["x-tenant-id"] == "t1"
+        assert request.headers["accept"] == "application/json"
+        assert request.headers["user-agent"].startswith("agent-memory-client-python/")
+    assert server.requests[0].headers["content-type"] == "application/json"
+    assert "content-type" not in server.requests[1].headers
+
+
+def test_given_no_tenant_nor_token_then_neither_header_is_sent():
+    client, server, _ = sync_client(tenant_id=None)
+
+    client.tools()
+
+    assert "authorization" not in server.requests[0].headers
+    assert "x-tenant-id" not in server.requests[0].headers
+
+
+def test_the_token_never_shows_in_the_clients_repr():
+    client, _, _ = sync_client(token="secret-token")
+
+    assert "secret-token" not in repr(client)
+
+
+@pytest.mark.parametrize("call", [
+    lambda c: c.save("", memory_type="FACT", content="x"),
+    lambda c: c.get_memory("u-1", ""),
+    lambda c: c.get_hot_memory("teams", "p-1"),  # type: ignore[arg-type]
+    lambda c: c.set_hot_memory("users", "u-1", "facts", "k", 1),  # type: ignore[arg-type]
+    lambda c: c.add_synonyms("TTPS", "高才通"),
+])
+def test_given_an_argument_that_cannot_make_a_route_then_nothing_is_sent(call):
+    client, server, _ = sync_client()
+
+    with pytest.raises((ValueError, TypeError)):
+        call(client)
+
+    assert server.requests == []
+
+
+def test_given_a_base_url_without_a_scheme_then_the_client_refuses_it():
+    with pytest.raises(ValueError, match="http"):
+        MemoryClient("memory.test")
+
+
+def test_given_an_sdk_tool_use_block_then_only_its_block_fields_are_sent():
+    class Block:  # what anthropic's BetaToolUseBlock offers: model_dump
+        def model_dump(self, **_: Any) -> dict[str, Any]:
+            return {**TOOL_USE, "caller": {"type": "direct"}}
+
+    client, server, _ = sync_client(ok({"type": "tool_result", "tool_use_id": "toolu_01", "content": "[]"}))
+
+    result = client.execute_tool("u-1", Block())
+
+    assert server.bodies() == [TOOL_USE]
+    assert result == {"type": "tool_result", "tool_use_id": "toolu_01", "content": "[]"}
+
+
+# -------------------------------------------------------------------------------------------------- retries
+
+
+def test_given_a_429_with_retry_after_then_it_waits_that_long_and_succeeds():
+    client, server, sleeps = sync_client(api_error(429, "throttled", headers={"Retry-After": "2"}),
+                                         ok({"total_found": 0, "results": []}))
+
+    result = client.search("u-1", "年龄")
+
+    assert result["total_found"] == 0
+    assert len(server.requests) == 2
+    assert server.requests[0].content == server.requests[1].content
+    [delay] = sleeps
+    assert 2.0 <= delay <= 2.2
+
+
+def test_given_a_422_then_it_is_not_retried_and_names_the_field():
+    details = [{"field": "memory_type", "message": "Input should be 'FACT', 'PREFERENCE' or 'INTENT'",
+                "type": "enum"}]
+    client, server, sleeps = sync_client(api_error(422, "validation_error", "invalid request", details))
+
+    with pytest.raises(ValidationError) as raised:
+        client.save("u-1", memory_type="FACT", content="x")
+
+    assert len(server.requests) == 1 and sleeps == []
+    assert raised.value.details == details
+    assert raised.value.code == "validation_error"
+
+
+def test_given_throttling_that_never_ends_then_it_gives_up_after_max_retries():
+    client, server, sleeps = sync_client(api_error(429, "throttled", headers={"Retry-After": "1"}), max_retries=2)
+
+    with pytest.raises(RateLimitError) as raised:
+        client.save("u-1", memory_type="FACT", content="x")
+
+    assert len(server.requests) == 3
+    assert len(sleeps) == 2
+    assert raised.value.retry_after == 1.0
+    assert raised.value.status == 429
+
+
+def test_given_max_retries_zero_then_a_429_raises_at_once():
+    client, server, sleeps = sync_client(api_error(429), max_retries=0)
+
+    with pytest.raises(RateLimitError):
+        client.tools()
+
+    assert len(server.requests) == 1 and sleeps == []
+
+
+def test_given_a_huge_retry_after_then_the_wait_is_capped():
+    client, _, sleeps = sync_client(api_error(503, headers={"Retry-After": "3600"}), ok())
+
+    client.summarize("u-1")
+
+    assert 60.0 <= sleeps[0] <= 66.0
+
+
+def test_given_503s_without_retry_after_then_the_backoff_grows_with_jitter():
+    client, server, sleeps = sync_client(api_error(503), api_error(503), api_error(503), ok())
+
+    client.load_context("u-1")
+
+    assert len(server.requests) == 4
+    for attempt, delay in enumerate(sleeps):
+        ceiling = 0.5 * 2**attempt
+        assert ceiling / 2 <= delay <= ceiling
+
+
+def test_the_backoff_never_exceeds_its_ceiling():
+    policy = RetryPolicy(max_retries=10)
+
+    assert [policy.delay(n, None, draw=1.0) for n in (0, 1, 2, 3, 4, 9)] == [0.5, 1.0, 2.0, 4.0, 8.0, 8.0]
+    assert policy.delay(9, None, draw=0.0) == 4.0
+    assert policy.delay(0, 120.0, draw=0.0) == 60.0
+
+
+def test_given_a_bad_gateway_on_an_idempotent_call_then_it_is_retried():
+    client, server, _ = sync_client(httpx.Response(502, json={"message": "Internal Server Error"}), ok())
+
+    client.get_memory("u-1", "mem_1")
+
+    assert len(server.requests) == 2
+
+
+def test_given_a_bad_gateway_on_a_log_append_without_message_ids_then_it_is_not_retried():
+    client, server, _ = sync_client(httpx.Response(504, json={"message": "Endpoint request timed out"}))
+
+    with pytest.raises(ServerError) as raised:
+        client.log("users", "u-1", "c-1", [{"role": "user", "content": "你好"}])
+
+    assert len(server.requests) == 1
+    assert raised.value.message == "Endpoint request timed out"
+
+
+def test_given_a_bad_gateway_on_a_log_append_with_message_ids_then_it_is_retried():
+    client, server, _ = sync_client(httpx.Response(502), ok(status=201))
+
+    client.log("users", "u-1", "c-1", [LOGGED])
+
+    assert len(server.requests) == 2
+
+
+def test_given_throttling_on_a_call_that_is_not_idempotent_then_it_is_still_retried():
+    client, server, _ = sync_client(api_error(429, headers={"Retry-After": "1"}), ok(status=201))
+
+    client.log("users", "u-1", "c-1", [{"role": "user", "content": "你好"}])
+
+    assert len(server.requests) == 2
+
+
+@pytest.mark.parametrize(("tool", "attempts"), [("search_memories", 2), ("save_user_memory", 2), ("log_message", 1)])
+def test_given_a_gateway_timeout_then_execute_tool_retries_only_tools_safe_to_repeat(tool, attempts):
+    client, server, _ = sync_client(httpx.Response(504), ok())
+
+    with contextlib.suppress(ServerError):
+        client.execute_tool("u-1", {**TOOL_USE, "name": tool})
+
+    assert len(server.requests) == attempts
+
+
+@pytest.mark.parametrize(("command", "attempts"), [
+    ({"command": "view", "path": "/memories"}, 2),
+    ({"command": "str_replace", "path": "/memories/a.md", "old_str": "a", "new_str": "b"}, 1),
+    ({"command": "insert", "path": "/memories/a.md", "insert_line": 0, "insert_text": "x"}, 1),
+])
+def test_given_a_gateway_timeout_then_memory_tool_retries_only_views(command, attempts):
+    client, server, _ = sync_client(httpx.Response(504), ok({"content": "", "is_error": False}))
+
+    with contextlib.suppress(ServerError):
+        client.memory_tool("u-1", command)
+
+    assert len(server.requests) == attempts
+
+
+def test_given_a_409_with_retry_after_then_it_is_retried_and_without_it_raised():
+    client, server, sleeps = sync_client(api_error(409, "conflict", headers={"Retry-After": "1"}), ok(status=201))
+    client.save("u-1", memory_type="FACT", content="x")
+    assert len(server.requests) == 2 and 1.0 <= sleeps[0] <= 1.1
+
+    client, server, _ = sync_client(api_error(409, "conflict"))
+    with pytest.raises(ConflictError):
+        client.save("u-1", memory_type="FACT", content="x")
+    assert len(server.requests) == 1
+
+
+def test_given_a_refused_connection_then_any_call_is_retried():
+    refused = httpx.ConnectError("connection refused")
+    client, server, sleeps = sync_client(refused, ok(status=201))
+
+    client.log("users", "u-1", "c-1", [{"role": "user", "content": "你好"}])
+
+    assert len(server.requests) == 2 and len(sleeps) == 1
+
+
+def test_given_the_server_stays_unreachable_then_a_connection_error_is_raised():
+    client, server, _ = sync_client(httpx.ConnectError("connection refused"), max_retries=2)
+
+    with pytest.raises(MemoryConnectionError) as raised:
+        client.search("u-1", "q")
+
+    assert len(server.requests) == 3
+    assert isinstance(raised.value, ConnectionError)
+    assert isinstance(raised.value.__cause__, httpx.ConnectError)
+
+
+def test_given_a_read_timeout_on_a_call_that_is_not_idempotent_then_it_is_not_retried():
+    client, server, _ = sync_client(httpx.ReadTimeout("read timed out"))
+
+    with pytest.raises(MemoryTimeoutError):
+        client.log("users", "u-1", "c-1", [{"role": "user", "content": "你好"}])
+
+    assert len(server.requests) == 1
+
+
+def test_given_a_read_timeout_on_a_read_then_it_is_retried():
+    client, server, _ = sync_client(httpx.ReadTimeout("read timed out"), ok())
+
+    client.recall("u-1", "hi")
+
+    assert len(server.requests) == 2
+
+
+# --------------------------------------------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize(("status", "error_type"), [
+    (400, BadRequestError), (401, AuthenticationError), (403, PermissionDeniedError), (404, NotFoundError),
+    (409, ConflictError), (413, PayloadTooLargeError), (422, ValidationError), (429, RateLimitError),
+    (503, ServiceUnavailableError), (500, ServerError), (502, ServerError), (418, MemoryApiError),
+])
+def test_given_an_error_status_then_its_typed_error_is_raised_with_the_bodys_fields(status, error_type):
+    client, _, _ = sync_client(api_error(status, "the_code", "the message", {"field": "x"}), max_retries=0)
+
+    with pytest.raises(error_type) as raised:
+        client.get_memory("u-1", "mem_1")
+
+    error = raised.value
+    assert type(error) is error_type
+    assert (error.status, error.code, error.message, error.details) == (status, "the_code", "the message",
+                                                                         {"field": "x"})
+    assert str(error) == f"{status} the_code: the message"
+
+
+def test_a_503_is_also_a_server_error():
+    assert issubclass(ServiceUnavailableError, ServerError)
+
+
+def test_given_a_500_then_the_request_id_from_its_details_is_kept():
+    client, _, _ = sync_client(api_error(500, "internal_error", "quote the request id", {"request_id": "req-42"}))
+
+    with pytest.raises(ServerError) as raised:
+        client.summarize("u-1")
+
+    assert raised.value.request_id == "req-42"
+
+
+def test_given_an_api_gateway_answer_then_its_message_and_request_id_are_kept():
+    client, _, _ = sync_client(httpx.Response(401, json={"message": "Unauthorized"},
+                                              headers={"apigw-requestid": "abc="}))
+
+    with pytest.raises(AuthenticationError) as raised:
+        client.tools()
+
+    assert (raised.value.code, raised.value.message, raised.value.request_id) == ("http_401", "Unauthorized", "abc=")
+
+
+def test_given_an_error_body_that_is_not_json_then_its_text_is_the_message():
+    client, _, _ = sync_client(httpx.Response(413, text="<html>Request Entity Too Large</html>"))
+
+    with pytest.raises(PayloadTooLargeError) as raised:
+        client.save("u-1", memory_type="FACT", content="x")
+
+    assert "Request Entity Too Large" in raised.value.message
+
+
+def test_given_an_interrupted_batch_then_the_error_says_what_was_written():
+    details = {"cause": "throttled", "written": [{"index": 0, "memory_key": "mem_1", "outcome": "created"}],
+               "not_written": [1]}
+    client, _, _ = sync_client(api_error(429, "batch_interrupted", "interrupted", details,
+                                         headers={"Retry-After": "1"}), max_retries=0)
+
+    with pytest.raises(RateLimitError) as raised:
+        client.save_batch("u-1", [{"memory_type": "FACT", "content": "a"}, {"memory_type": "FACT", "content": "b"}])
+
+    assert raised.value.code == "batch_interrupted"
+    assert raised.value.details["not_written"] == [1]
+
+
+# ---------------------------------------------------------------------------------------------- pagination
+
+
+def memory(key: str) -> dict[str, Any]:
+    return {"memory_key": key, "content": key}
+
+
+def pages(*keys: Iterable[str]) -> list[httpx.Response]:
+    groups = [list(k) for k in keys]
+    return [ok({"items": [memory(k) for k in group], "next_cursor": f"cur-{i + 1}" if i + 1 < len(groups) else None})
+            for i, group in enumerate(groups)]
+
+
+def test_given_three_pages_then_iter_memories_yields_them_all_following_the_cursors():
+    client, server, _ = sync_client(*pages(["a", "b"], ["c", "d"], ["e"]))
+
+    keys = [m["memory_key"] for m in client.iter_memories("u-1", memory_type="FACT", page_size=2)]
+
+    assert keys == ["a", "b", "c", "d", "e"]
+    assert [dict(r.url.params) for r in server.requests] == [
+        {"memory_type": "FACT", "limit": "2"},
+        {"memory_type": "FACT", "limit": "2", "cursor": "cur-1"},
+        {"memory_type": "FACT", "limit": "2", "cursor": "cur-2"},
+    ]
+
+
+def test_given_a_server_that_repeats_its_cursor_then_iteration_stops():
+    client, server, _ = sync_client(ok({"items": [memory("a")], "next_cursor": "same"}))
+
+    keys = [m["memory_key"] for m in client.iter_memories("u-1")]
+
+    assert keys == ["a", "a"]
+    assert len(server.requests) == 2
+
+
+def test_iteration_is_lazy():
+    client, server, _ = sync_client(*pages(["a"], ["b"]))
+
+    iterator = client.iter_memories("u-1")
+    assert server.requests == []
+    next(iterator)
+    assert len(server.requests) == 1
+
+
+# ----------------------------------------------------------------------------------------------- lifecycle
+
+
+def test_given_its_own_http_client_then_closing_closes_it_and_a_given_one_stays_open():
+    with MemoryClient(BASE) as owned:
+        pass
+    assert owned._http.is_closed
+
+    given = httpx.Client(transport=httpx.MockTransport(Server()))
+    with MemoryClient(BASE, http_client=given):
+        pass
+    assert not given.is_closed
+
+
+# --------------------------------------------------------------------------------------------- memory tool
+
+
+def test_the_remote_memory_tool_forwards_each_command_and_returns_the_content():
+    from agent_memory_client.memory_tool import RemoteMemoryTool
+
+    client, server, _ = sync_client(ok({"content": "Here're the files...", "is_error": False}))
+    tool = RemoteMemoryTool(client, "u-1")
+    commands = [
+        {"command": "view", "path": "/memories"},
+        {"command": "view", "path": "/memories/a.md", "view_range": [1, 3]},
+        {"command": "create", "path": "/memories/签证.md", "file_text": "高才通\n"},
+        {"command": "str_replace", "path": "/memories/a.md", "old_str": "a", "new_str": "b"},
+        {"command": "insert", "path": "/memories/a.md", "insert_line": 1, "insert_text": "x\n"},
+        {"command": "delete", "path": "/memories/a.md"},
+        {"command": "rename", "old_path": "/memories/a.md", "new_path": "/memories/b.md"},
+    ]
+
+    results = [tool.call(command) for command in commands]
+
+    assert results == ["Here're the files..."] * len(commands)
+    assert server.bodies() == commands
+    assert {r.url.raw_path for r in server.requests} == {b"/prod/v1/users/u-1/memory-tool"}
+    assert tool.to_dict() == {"type": "memory_20250818", "name": "memory"}
+
+
+def test_given_an_error_result_then_the_memory_tool_raises_the_sdks_tool_error():
+    from agent_memory_client.memory_tool import RemoteMemoryTool
+    from anthropic.lib.tools import ToolError
+
+    client, _, _ = sync_client(ok({"content": "The path /memories/x.md does not exist", "is_error": True}))
+
+    with pytest.raises(ToolError) as raised:
+        RemoteMemoryTool(client, "u-1").call({"command": "view", "path": "/memories/x.md"})
+
+    assert raised.value.content == "The path /memories/x.md does not exist"
+
+
+def test_given_a_422_then_the_memory_tool_reports_it_to_the_model_and_a_503_raises():
+    from agent_memory_client.memory_tool import RemoteMemoryTool
+    from anthropic.lib.tools import ToolError
+
+    client, _, _ = sync_client(api_error(422, "validation_error", "path: must start with /memories"))
+    with pytest.raises(ToolError, match="must start with /memories"):
+        RemoteMemoryTool(client, "u-1").call({"command": "view", "path": "/etc"})
+
+    client, _, _ = sync_client(api_error(503, "llm_unavailable", "down"), max_retries=0)
+    with pytest.raises(ServiceUnavailableError):
+        RemoteMemoryTool(client, "u-1").call({"command": "view", "path": "/memories"})
+
+
+def test_given_the_tool_runner_then_an_error_result_reaches_claude_as_is_error():
+    """The whole loop: Claude (a mock Messages API) asks to view a file, the service answers is_error, and the
+    runner's next request carries the tool_result with is_error true."""
+    httpx2 = pytest.importorskip("httpx2")
+    from agent_memory_client.memory_tool import RemoteMemoryTool
+    from anthropic import Anthropic
+
+    sent: list[dict[str, Any]] = []
+
+    def messages_api(request: Any) -> Any:
+        sent.append(json.loads(request.content))
+        usage = {"input_tokens": 1, "output_tokens": 1}
+        if len(sent) == 1:
+            content = [{"type": "tool_use", "id": "toolu_9", "name": "memory",
+                        "input": {"command": "view", "path": "/memories/none.md"}}]
+            stop = "tool_use"
+        else:
+            content, stop = [{"type": "text", "text": "Nothing stored yet."}], "end_turn"
+        return httpx2.Response(200, json={"id": f"msg_{len(sent)}", "type": "message", "role": "assistant",
+                                          "model": "claude-test", "content": content, "stop_reason": stop,
+                                          "stop_sequence": None, "usage": usage})
+
+    anthropic = Anthropic(api_key="test", base_url="http://anthropic.test",
+                          http_client=httpx2.Client(transport=httpx2.MockTransport(messages_api)))
+    client, server, _ = sync_client(ok({"content": "The path /memories/none.md does not exist", "is_error": True}))
+    runner = anthropic.beta.messages.tool_runner(
+        model="claude-test", max_tokens=100, tools=[RemoteMemoryTool(client, "u-1")],
+        messages=[{"role": "user", "content": "What do you remember?"}])
+
+    final = runner.until_done()
+
+    assert final.content[0].text == "Nothing stored yet."
+    assert server.bodies() == [{"command": "view", "path": "/memories/none.md"}]
+    [result] = sent[1]["messages"][-1]["content"]
+    assert result["type"] == "tool_result" and result["tool_use_id"] == "toolu_9" and result["is_error"] is True
+    assert "does not exist" in json.dumps(result["content"], ensure_ascii=False)
