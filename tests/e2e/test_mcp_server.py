@@ -76,3 +76,39 @@ def test_the_server_acts_for_its_tenant_only(stack):
     _, [(failed, text)] = anyio.run(lambda: session_calls(stack, [("get_user_context", {})], tenant="mcp-alone"))
 
     assert not failed and json.loads(text)["total_memories"] == 0
+
+
+def test_the_server_also_speaks_streamable_http_for_remote_agents(stack):
+    import socket
+    import subprocess
+    import time
+
+    from mcp.client.streamable_http import streamable_http_client
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    parameters = server_parameters(stack, tenant="mcp-http")
+    server = subprocess.Popen([parameters.command, *parameters.args, "--transport", "http", "--port", str(port)],
+                              env=parameters.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+    async def listed() -> list[str]:
+        async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write), \
+                ClientSession(read, write) as session:
+            await session.initialize()
+            return [tool.name for tool in (await session.list_tools()).tools]
+
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                alive = server.poll() is None and time.monotonic() < deadline
+                assert alive, server.stderr.read() if server.stderr else "the MCP server did not start"
+                time.sleep(0.2)
+        assert len(anyio.run(listed)) == 9
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
