@@ -16,7 +16,13 @@ from agent_memory.api.http import (
     warm_before_snapshot,
 )
 from agent_memory.api.responses import BatchSaveResponse, DeletedMemory, SavedMemoryResponse, SynonymsAdded
-from agent_memory.api.schemas import AddSynonymsRequest, BatchRequest, CreateMemoryRequest, ExtractRequest
+from agent_memory.api.schemas import (
+    AddSynonymsRequest,
+    BatchRequest,
+    CreateMemoryRequest,
+    ExtractRequest,
+    MemoryToolRequest,
+)
 from agent_memory.bootstrap import get_services
 from agent_memory.ports import ConversationTurn
 from agent_memory.services.conversation_log import MAX_LOG_BODY_BYTES, AppendMessagesRequest
@@ -69,6 +75,14 @@ def execute_tool(user_id: str) -> Response:
     block = parse_body(app, ToolUseBlock)
     result = get_services().tools.execute(user, block)
     return json_response(200, result.model_dump(exclude_none=True))  # is_error only when true, as Claude sends it
+
+
+@app.post("/v1/users/<user_id>/memory-tool")
+def memory_tool(user_id: str) -> Response:
+    """Claude's memory tool, its /memories files kept in the user's partition."""
+    user = current_user(app, user_id)
+    command = parse_body(app, MemoryToolRequest)
+    return json_response(200, get_services().memory_tool_service().execute(user, command.root))
 
 
 @app.post("/v1/synonyms")

@@ -13,6 +13,7 @@ from agent_memory.domain.conversation import Message
 from agent_memory.domain.models import ExtractedMemory, Memory, ScopeRef
 from agent_memory.domain.profile import Profile
 from agent_memory.domain.ranking import RankingWeights
+from agent_memory.errors import InvalidInput
 from agent_memory.ports import (
     ContextCache,
     ConversationTurn,
@@ -33,6 +34,7 @@ from agent_memory.services.conversation_log import ConversationLogService, LogEx
 from agent_memory.services.inject import InjectLimits, InjectService
 from agent_memory.services.load import LoadService
 from agent_memory.services.memory_layers import MemoryLayersService
+from agent_memory.services.memory_tool import MemoryToolService
 from agent_memory.services.recall import RecallService
 from agent_memory.services.save import SaveService
 from agent_memory.services.search import SearchService
@@ -77,6 +79,12 @@ class Services:
     rollup: RollupService | None = None  # L3 weekly rollup: schedule fan-out, worker tasks, hot-memory refresh
     conversation_log: ConversationLogService | None = None  # L1: append, search
     log_extraction: LogExtractionWorker | None = None  # L1 log and forget: the queued extractions' worker
+    memory_tool: MemoryToolService | None = None  # Claude's memory tool over the user's /memories files
+
+    def memory_tool_service(self) -> MemoryToolService:
+        if self.memory_tool is None:
+            raise InvalidInput("the memory tool needs the DynamoDB table", details=[{"field": "MEMORY_TABLE_NAME"}])
+        return self.memory_tool
 
 
 def read_fields(text: str) -> list[ExtractedMemory]:
@@ -221,6 +229,7 @@ def build_services(
         memory_layers=memory_layers,
         conversation_log=conversation_log,
         log_extraction=None if layers is None else LogExtractionWorker(layers=layers, save=save),
+        memory_tool=_memory_tool(settings, dynamodb_client),
         rollup=None if layers is None else _rollup_service(settings, layers, embedder_provider,
                                                            writer=report_writer, refresher=hot_memory_refresher),
     )
@@ -234,8 +243,6 @@ def _rollup_service(settings: Settings, layers: LayerStore, embedder: EmbedderPr
     @cache
     def queue() -> TaskQueue:
         if not settings.rollup_queue_url:
-            from agent_memory.errors import InvalidInput
-
             raise InvalidInput("the rollup needs its work queue", details=[{"field": "ROLLUP_QUEUE_URL"}])
         import boto3
 
@@ -263,6 +270,15 @@ def _rollup_service(settings: Settings, layers: LayerStore, embedder: EmbedderPr
                          embedder=embedder, timezone=settings.rollup_timezone,
                          refresh_messages=settings.hot_memory_refresh_messages,
                          page_size=settings.rollup_page_size)
+
+
+def _memory_tool(settings: Settings, dynamodb_client: object | None) -> MemoryToolService | None:
+    if dynamodb_client is None:
+        return None
+    from agent_memory.adapters.dynamodb.memory_files import DynamoMemoryFileStore
+
+    return MemoryToolService(DynamoMemoryFileStore(table_name=settings.memory_table_name, client=dynamodb_client,
+                                                   max_attempts=settings.store_max_attempts))
 
 
 def _layer_store(settings: Settings, dynamodb_client: object | None) -> LayerStore | None:

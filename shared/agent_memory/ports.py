@@ -9,6 +9,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_memory.domain.layers import ExtractionJob, HotMemoryEntry, HotMemoryType, LogMessage, WeeklyReport
+from agent_memory.domain.memory_files import MemoryDirectory, MemoryEntry, MemoryFile, MemoryUsage
 from agent_memory.domain.models import (
     AccessStats,
     ExtractedMemory,
@@ -230,3 +231,35 @@ class Retriever(Protocol):
     `{content, source, similarity, category}`."""
 
     def retrieve(self, user: ScopeRef, query: str, limit: int) -> list[JsonObject]: ...
+
+
+class MemoryFileStore(Protocol):
+    """The memory tool's files of one user, in the user's partition. Paths are canonical (memory_paths).
+    Every entry's parent directories below /memories exist as entries too: the store keeps it so."""
+
+    def get(self, user: ScopeRef, path: str) -> MemoryFile | MemoryDirectory | None: ...
+
+    def list_under(self, user: ScopeRef, directory: str) -> list[MemoryEntry]:
+        """Every file and directory below `directory`, at any depth, by path; texts are not read."""
+        ...
+
+    def usage(self, user: ScopeRef) -> MemoryUsage: ...
+
+    def create(self, user: ScopeRef, file: MemoryFile) -> None:
+        """The file and its missing parent directories, all or nothing. Conflict when something is at the
+        path already or a parent is a file."""
+        ...
+
+    def update(self, user: ScopeRef, path: str, text: str, *, expected_version: int, now: datetime) -> None:
+        """New text for a file, if it is still at `expected_version`; else Conflict (edited or gone meanwhile)."""
+        ...
+
+    def delete(self, user: ScopeRef, path: str) -> int:
+        """A file, or a directory with everything below it; how many entries went (0: nothing was there)."""
+        ...
+
+    def rename(self, user: ScopeRef, old_path: str, new_path: str, *, now: datetime) -> None:
+        """Move a file, or a directory with everything below it, all or nothing, creating the new path's
+        missing parents. NotFound without a source; Conflict when the destination is taken, a parent of it is
+        a file, or the source changed meanwhile; InvalidInput past MAX_RENAME_ENTRIES entries."""
+        ...

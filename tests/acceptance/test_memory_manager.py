@@ -124,11 +124,12 @@ def test_memory_manager_model_parameters_deterministic_extraction_en(api):
 # ---- 3.1 tool save_user_memory ----
 
 def test_memory_manager_tool_save_user_memory_schema(api):
-    # memory manager, available tools: save_user_memory's input schema
+    # memory manager, available tools: save_user_memory's input schema (one casing: snake_case; the
+    # executor accepts memoryType too)
     tools = {t["name"]: t for t in ok(api.call("GET", "/v1/tools"))["tools"]}
     schema = tools["save_user_memory"]["input_schema"]
-    assert schema["required"] == ["memoryType", "content"]
-    assert schema["properties"]["memoryType"]["enum"] == ["FACT", "PREFERENCE", "INTENT"]
+    assert schema["required"] == ["memory_type", "content"]
+    assert schema["properties"]["memory_type"]["enum"] == ["FACT", "PREFERENCE", "INTENT"]
     assert set(schema["properties"]["category"]["enum"]) == {"QMAS", "GEP", "IANG", "TTPS", "CIES", "TECHTAS"}
     assert schema["properties"]["content"]["type"] == "string"
 

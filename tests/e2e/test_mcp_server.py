@@ -73,7 +73,8 @@ def test_the_sdk_client_lists_the_tools_and_calls_them_over_stdio(stack):
 def test_the_server_acts_for_its_tenant_only(stack):
     MemoryClient(stack.url, tenant_id="someone-else").save(USER, memory_type="FACT", content="另一个租户的记忆")
 
-    _, [(failed, text)] = anyio.run(lambda: session_calls(stack, [("get_user_context", {})], tenant="mcp-alone"))
+    calls = [("get_user_context", {"query": ""})]
+    _, [(failed, text)] = anyio.run(lambda: session_calls(stack, calls, tenant="mcp-alone"))
 
     assert not failed and json.loads(text)["total_memories"] == 0
 

@@ -46,6 +46,7 @@ EXPECTED = {
                                                         "expires_at", "queued_extractions"}),
     "load-search-conversations.json": ("LoadFunction", 200, {"scope", "total_found", "results"}),
     "save-execute-tool.json": ("SaveFunction", 200, {"type", "tool_use_id", "content"}),
+    "save-memory-tool.json": ("SaveFunction", 200, {"content", "is_error"}),
     "docs-openapi.json": ("DocsFunction", 200, {"openapi", "info", "paths", "components"}),
 }
 # Run after a memory exists, with its key put into the path (events carry a placeholder key).

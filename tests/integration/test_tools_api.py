@@ -75,6 +75,6 @@ def test_a_body_that_is_not_a_tool_use_block_is_a_422(api, block):
 def test_tool_calls_stay_in_their_tenant(api):
     run(api, "save_user_memory", {"memory_type": "FACT", "content": "acme 的秘密"})
 
-    other = json.loads(run(api, "get_user_context", {}, tenant="globex")["content"])
+    other = json.loads(run(api, "get_user_context", {"query": ""}, tenant="globex")["content"])
 
     assert other["total_memories"] == 0

@@ -26,6 +26,7 @@ from agent_memory.api.schemas import (
     ExtractRequest,
     ListMemoriesQuery,
     LoadContextRequest,
+    MemoryToolRequest,
     ResolveRequest,
     SummarizeRequest,
     SynonymQuery,
@@ -49,6 +50,7 @@ from agent_memory.services.memory_layers import (
     ReportList,
     ReportSearchRequest,
 )
+from agent_memory.services.memory_tool import MemoryToolResult
 from agent_memory.services.recall import RecallOutput, RecallRequest
 from agent_memory.services.rollup import HotMemoryRefresh
 from agent_memory.services.save import SaveInfoOutput
@@ -98,6 +100,9 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("POST", f"{_USER}/tools/execute", "execute_tool", _TOOLS,
               "Run a model's tool_use block (any tool of GET /v1/tools) and answer its tool_result block",
               ToolResultBlock, 200, ToolUseBlock),
+    Operation("POST", f"{_USER}/memory-tool", "memory_tool", _TOOLS,
+              "Run one command of Claude's memory tool over the user's /memories files",
+              MemoryToolResult, 200, MemoryToolRequest),
     Operation("POST", "/v1/synonyms", "add_synonyms", _TENANT,
               "Add synonyms the tenant's keyword search expands queries with", SynonymsAdded, 201, AddSynonymsRequest),
     Operation("PUT", f"{_SCOPE}/hot-memory/{{memory_type}}/{{key}}", "put_hot_memory", _LAYERS,

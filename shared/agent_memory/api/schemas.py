@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, ConfigDict, Field, RootModel, StringConstraints
 
 from agent_memory.domain.keys import FIELD_PATTERN
 from agent_memory.domain.models import Keyword, MemoryType, NewMemory, not_in_the_future, require_utc
@@ -115,3 +115,16 @@ class ToolsQuery(RequestModel):
 
     lang: Literal["en", "zh"] | None = None
     include: Literal["core", "all"] = "core"
+
+
+class MemoryToolRequest(RootModel[dict[str, Any]]):
+    """Claude's memory tool (memory_20250818) input, as the model sent it: `command` (view, create,
+    str_replace, insert, delete or rename) and that command's fields (path, view_range, file_text, old_str,
+    new_str, insert_line, insert_text, old_path, new_path). A command the model got wrong is answered with
+    `is_error: true` for it to read, not refused here."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"command": "view", "path": "/memories"},
+        {"command": "create", "path": "/memories/客户/偏好.md", "file_text": "喜欢邮件沟通\n"},
+        {"command": "str_replace", "path": "/memories/客户/偏好.md", "old_str": "邮件", "new_str": "微信"},
+    ]})

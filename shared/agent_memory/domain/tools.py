@@ -96,7 +96,7 @@ PROPERTY_DESCRIPTIONS: dict[str, dict[str, dict[Lang, str]]] = {
                      "zh": "相关的类别(如果有明确关联)。"},
     },
     "get_user_context": {
-        "query": {"en": "What the context is for, e.g. \"the user's background and goals\"; empty = by importance.",
+        "query": {"en": "What the context is for, e.g. \"the user's background and goals\"; \"\" = by importance.",
                   "zh": '检索查询,如"用户的基本信息和意向";为空时按重要性排序。'},
         "limit": {"en": "At most this many memories (1-100, default 20).", "zh": "最多返回的记忆条数(1-100,默认20)。"},
     },

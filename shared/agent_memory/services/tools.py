@@ -55,7 +55,7 @@ class GetMemoryDetailInput(RequestModel):
 
 
 class GetUserContextInput(RequestModel):
-    query: Annotated[str, StringConstraints(max_length=2000)] = ""
+    query: Annotated[str, StringConstraints(max_length=2000)]
     limit: int = Field(default=20, ge=1, le=100)
 
 
