@@ -10,6 +10,7 @@ import pytest
 
 from agent_memory.adapters.embeddings import build_embedder
 from agent_memory.adapters.embeddings.bedrock import TitanEmbedder
+from agent_memory.adapters.embeddings.query_cache import QueryCachingEmbedder
 from agent_memory.adapters.in_process_index import InProcessIndex
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.vectors import decode_vector, encode_vector
@@ -81,7 +82,7 @@ def test_titan_v2_request_and_batch():
     client = FakeBedrock()
     embedder = build_embedder(Settings(embedding_provider="bedrock", embedding_dimensions=256),
                               bedrock_client=client)
-    assert isinstance(embedder, TitanEmbedder) and embedder.model_id == "amazon.titan-embed-text-v2:0:256"
+    assert embedder is not None and embedder.model_id == "amazon.titan-embed-text-v2:0:256"
     vectors = embedder.embed_documents(["a", "b", "c"])
     assert vectors.shape == (3, 256)
     body = json.loads(client.calls[0]["body"])
@@ -161,3 +162,32 @@ def test_a_calls_passages_share_a_token_budget_but_each_keeps_its_beginning(monk
     assert seen[0] == local.MAX_PASSAGE_TOKENS
     assert set(seen[1:101]) == {local.CALL_TOKEN_BUDGET // 100}
     assert set(seen[101:]) == {local.MIN_PASSAGE_TOKENS}
+
+
+class QueryCountingEmbedder:
+    model_id, dimension = "counting", 3
+
+    def __init__(self) -> None:
+        self.queries: list[str] = []
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        return np.ones((len(texts), 3), dtype=np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        self.queries.append(text)
+        return np.array([len(text), 0, 0], dtype=np.float32)
+
+
+def test_a_repeated_query_is_embedded_once_and_the_cache_stays_bounded():
+    inner = QueryCountingEmbedder()
+    embedder = QueryCachingEmbedder(inner, max_queries=2)
+
+    first = embedder.embed_query("高才通")
+    again = embedder.embed_query("高才通")
+    embedder.embed_query("b")
+    embedder.embed_query("c")  # evicts 高才通, the least recently used
+    embedder.embed_query("高才通")
+
+    assert inner.queries == ["高才通", "b", "c", "高才通"]
+    assert again is first and not first.flags.writeable
+    assert embedder.embed_documents(["x"]).shape == (1, 3)

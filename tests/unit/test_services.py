@@ -201,3 +201,15 @@ def test_given_a_field_the_caller_named_then_it_is_kept_as_given():
     store = InMemoryMemoryStore()
     result = inferring(store).save(USER, NewMemory(memory_type=MemoryType.FACT, content="用户35岁", field="custom"))
     assert result.memory.field == "custom" and "field_inferred" not in result.memory.metadata
+
+
+def test_extracted_memories_keep_the_question_they_answer_as_search_context():
+    save, _, store, _ = services([extracted("age", "用户32岁", 32)])
+
+    save.extract_and_save(USER, ConversationTurn(user_message="32", assistant_message="请问您今年多大？"))
+
+    assert [m.context for m in store.all_current(USER)] == ["请问您今年多大？"]
+    long = "问" * 5000
+    save2, _, store2, _ = services([extracted("major", "专业：计算机", "计算机")])
+    save2.extract_and_save(USER, ConversationTurn(user_message="计算机", assistant_message=long))
+    assert len(store2.all_current(USER)[0].context.encode()) <= 8 * 1024

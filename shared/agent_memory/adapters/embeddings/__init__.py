@@ -13,15 +13,17 @@ def build_embedder(settings: Settings, *, bedrock_client: Any = None) -> Embedde
     """The configured embedder, or None when embeddings are switched off (keyword search only)."""
     if settings.embedding_provider == "none":
         return None
+    from agent_memory.adapters.embeddings.query_cache import QueryCachingEmbedder
+
     if settings.embedding_provider == "bedrock":
         from agent_memory.adapters.embeddings.bedrock import TitanEmbedder
 
-        return TitanEmbedder(
+        return QueryCachingEmbedder(TitanEmbedder(
             client=bedrock_client,
             model_id=settings.embedding_model or "amazon.titan-embed-text-v2:0",
             dimension=settings.embedding_dimensions,
             region=settings.aws_region,
-        )
+        ))
     from agent_memory.adapters.embeddings.local import LocalE5Embedder
 
-    return LocalE5Embedder()
+    return QueryCachingEmbedder(LocalE5Embedder())
