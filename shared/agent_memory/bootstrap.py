@@ -177,6 +177,7 @@ def build_services(
         expand_synonyms=settings.memory_extraction_enable_synonym_expansion,
         default_mode=settings.memory_search_default_mode,
         on_access=on_access,
+        query_vector_lines=settings.memory_search_query_vector_lines,
     )
     layers = _layer_store(settings, dynamodb_client)
     conversation_log = memory_layers = None

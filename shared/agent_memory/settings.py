@@ -61,6 +61,8 @@ class Settings(BaseSettings):
     # on LoCoMo and MADial (README, "Search"), the coarse keyword-overlap signal at 40% costs 3-4 points
     # of hit@5. Set 0.4/0.4 for the even split.
     memory_search_default_mode: Literal["semantic", "keyword", "hybrid"] = "hybrid"
+    # A query of many lines (a dialogue) is embedded by its last this-many lines; 0 = the whole query.
+    memory_search_query_vector_lines: int = Field(default=0, ge=0, le=100)
     memory_search_keyword_weight: float = Field(default=0.2, ge=0, le=1)
     memory_search_text_similarity_weight: float = Field(default=0.6, ge=0, le=1)
     memory_search_time_decay_weight: float = Field(default=0.2, ge=0, le=1)

@@ -97,3 +97,13 @@ def test_recall_reads_urgency_and_complexity():
             "which school did I prefer, and when did I plan to move?")
     assert analyze(RecallRequest(message=long)).is_complex_query
     assert not analyze(RecallRequest(message="what did I say about tennis?")).is_complex_query
+
+
+def test_a_dialogue_query_is_embedded_by_its_last_lines_when_configured():
+    from agent_memory.services.search import last_lines
+
+    dialogue = "你好\n\n最近怎么样？\n我上周去了杭州\n还记得我们聊过的那家餐厅吗"
+
+    assert last_lines(dialogue, 2) == "我上周去了杭州\n还记得我们聊过的那家餐厅吗"
+    assert last_lines(dialogue, 0) == dialogue
+    assert last_lines("one line", 2) == "one line"

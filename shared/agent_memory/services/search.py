@@ -38,6 +38,15 @@ CANDIDATES_PER_RETRIEVER = 100
 DEFAULT_MIN_RELEVANCE = 0.45
 
 
+def last_lines(text: str, count: int) -> str:
+    """The last `count` non-blank lines of a query (0 = all of it). A dialogue pasted as the query is
+    about its latest turns, and the embedder reads only the first 512 tokens of what it is given."""
+    if count <= 0:
+        return text
+    lines = [line for line in text.splitlines() if line.strip()]
+    return "\n".join(lines[-count:]) if len(lines) > count else text
+
+
 class SearchRequest(RequestModel):
     """A search_memories request."""
 
@@ -123,8 +132,10 @@ class SearchService:
         expand_synonyms: bool = True,
         default_mode: SearchMode = "hybrid",
         on_access: Callable[[ScopeRef, list[str]], None] | None = None,
+        query_vector_lines: int = 0,
     ) -> None:
         self._store = store
+        self._query_vector_lines = query_vector_lines
         self._index = index
         self._embedder = embedder
         self._synonyms = synonyms
@@ -155,7 +166,7 @@ class SearchService:
             # Synonyms widen candidate generation; ranking still tells exact from synonym matches.
             terms=tokenize(" ".join([request.query, *(request.keywords or []),
                                      *(syn for pairs in synonyms.values() for syn, _ in pairs)])),
-            vector=embedder.embed_query(request.query) if embedder else None,
+            vector=embedder.embed_query(last_lines(request.query, self._query_vector_lines)) if embedder else None,
             memory_types=request.memory_types,
             created_from=request.time_range[0] if request.time_range else None,
             created_to=request.time_range[1] if request.time_range else None,
