@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from agent_memory.domain.keys import active_shard, new_memory_key, partition_key
-from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogMessage, WeeklyReport
+from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogKey, LogMessage, WeeklyReport
 from agent_memory.domain.models import (
     AccessStats,
     ExtractedMemory,
@@ -159,8 +159,7 @@ class FakeLayerStore:
         self._write()
         with self._lock:
             for message in messages:
-                key = f"{message.created_at.astimezone(UTC).isoformat()}#{message.conversation_id}#{message.message_id}"
-                self._log[(scope, key)] = message
+                self._log[(scope, self._log_key(message))] = message
             if messages:
                 for week in weeks:
                     self._active.setdefault((week, active_shard(scope, self.shards)), {})[partition_key(scope)] = scope
@@ -177,6 +176,23 @@ class FakeLayerStore:
 
     def recent_log(self, scope: ScopeRef, *, limit: int, now: datetime | None = None) -> list[LogMessage]:
         return self._unexpired(scope, now)[-limit:] if limit > 0 else []
+
+    @staticmethod
+    def _log_key(message: LogMessage | LogKey) -> str:
+        return f"{message.created_at.astimezone(UTC).isoformat()}#{message.conversation_id}#{message.message_id}"
+
+    def logged_messages(self, scope: ScopeRef, keys: list[LogKey]) -> list[LogMessage]:
+        found = [self._log.get((scope, self._log_key(k))) for k in keys]
+        return sorted((m for m in found if m is not None), key=self._log_key)
+
+    def set_log_embeddings(self, scope: ScopeRef, messages: list[LogMessage]) -> None:
+        self._write()
+        with self._lock:
+            for message in messages:
+                key = (scope, self._log_key(message))
+                if key in self._log and message.embedding:
+                    self._log[key] = self._log[key].model_copy(update={
+                        "embedding": message.embedding, "embedding_model": message.embedding_model})
 
     def delete_expired_log(self, scope: ScopeRef, now: datetime) -> int:
         self._write()
@@ -278,6 +294,12 @@ class FakeSqs:
     @property
     def bodies(self) -> list[list[str]]:
         return [[entry["MessageBody"] for entry in call] for call in self.calls]
+
+    def send_message(self, *, QueueUrl: str, MessageBody: str) -> dict[str, Any]:
+        self.calls.append([{"Id": "0", "MessageBody": MessageBody}])
+        if len(self.calls) <= self._fail_calls:
+            raise ConnectionError("SQS unreachable")
+        return {"MessageId": f"m-{len(self.calls)}"}
 
     def send_message_batch(self, *, QueueUrl: str, Entries: list[dict[str, str]]) -> dict[str, Any]:
         self.calls.append(Entries)

@@ -1,9 +1,11 @@
-"""Log-and-forget worker: logged user messages queued by the save function -> memories (as save_info extracts them).
+"""The log's worker: logged user messages queued by the save function -> memories (as save_info extracts
+them), and logged messages -> their embeddings (written after the append, so an append costs its write).
 
 Each message is extracted once however often SQS delivers it; a failed record is reported alone
 (partial batch failure), retried, and after three receives lands in the dead-letter queue.
 """
 
+import json
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
@@ -11,14 +13,25 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from agent_memory.bootstrap import get_services
-from agent_memory.domain.layers import ExtractionJob
+from agent_memory.domain.layers import EmbeddingJob, ExtractionJob
 from agent_memory.observability import logger, metrics, tracer
 
 processor = BatchProcessor(event_type=EventType.SQS)
 
 
-def extract(record: SQSRecord) -> None:
-    job = ExtractionJob.model_validate_json(record.body)
+def handle(record: SQSRecord) -> None:
+    if json.loads(record.body).get("kind") == "embed":
+        embed(EmbeddingJob.model_validate_json(record.body))
+    else:
+        extract(ExtractionJob.model_validate_json(record.body))
+
+
+def embed(job: EmbeddingJob) -> None:
+    embedded = get_services().conversation_log.embed_logged(job)
+    metrics.add_metric(name="LogEmbeddings", unit=MetricUnit.Count, value=embedded)
+
+
+def extract(job: ExtractionJob) -> None:
     outcome = get_services().log_extraction.process(job)
     logger.info("log extraction", extra={"message_id": job.message_id, "status": outcome.status,
                                          "saved_count": outcome.saved_count})
@@ -30,4 +43,4 @@ def extract(record: SQSRecord) -> None:
 @tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    return process_partial_response(event=event, record_handler=extract, processor=processor, context=context)
+    return process_partial_response(event=event, record_handler=handle, processor=processor, context=context)

@@ -8,7 +8,15 @@ from typing import Literal, Protocol
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_memory.domain.layers import ExtractionJob, HotMemoryEntry, HotMemoryType, LogMessage, WeeklyReport
+from agent_memory.domain.layers import (
+    EmbeddingJob,
+    ExtractionJob,
+    HotMemoryEntry,
+    HotMemoryType,
+    LogKey,
+    LogMessage,
+    WeeklyReport,
+)
 from agent_memory.domain.memory_files import MemoryDirectory, MemoryEntry, MemoryFile, MemoryUsage
 from agent_memory.domain.models import (
     AccessStats,
@@ -55,6 +63,21 @@ class SearchIndex(Protocol):
     """A search tier: proposes candidate memories of one user (never another's)."""
 
     def candidates(self, user: ScopeRef, query: CandidateQuery) -> list[Candidate]: ...
+
+
+class IndexSnapshotStore(Protocol):
+    """Saved search indexes of the serverless tier (opaque bytes), one per user, keyed by the user's content
+    version. A failure reads as "no snapshot" and a skipped save: a snapshot only ever saves time."""
+
+    def get(self, user: ScopeRef, version: int) -> bytes | None:
+        """The snapshot saved for exactly this version, whole and intact; None for anything else (none saved,
+        another version's, a damaged or half-written one)."""
+        ...
+
+    def put(self, user: ScopeRef, version: int, payload: bytes) -> bool:
+        """Save it as the user's snapshot, in place of older versions'. False when it was not saved: a later
+        version's is there, another was saved too recently, or the write failed."""
+        ...
 
 
 class ConversationTurn(BaseModel):
@@ -160,6 +183,10 @@ class ExtractionQueue(Protocol):
         """Queue the jobs; returns the message ids that could not be queued."""
         ...
 
+    def enqueue_embedding(self, job: EmbeddingJob) -> bool:
+        """Queue the embedding of logged messages; False when it could not be queued."""
+        ...
+
 
 class LayerStore(Protocol):
     """The three layers of a scope (L1 conversation log, L2 hot memory, L3 weekly reports) and the
@@ -175,6 +202,14 @@ class LayerStore(Protocol):
     def log_messages(self, scope: ScopeRef, *, start: datetime | None = None, end: datetime | None = None,
                      now: datetime | None = None) -> list[LogMessage]:
         """Unexpired messages in [start, end), oldest first."""
+        ...
+
+    def logged_messages(self, scope: ScopeRef, keys: list[LogKey]) -> list[LogMessage]:
+        """The messages at these keys that are still there (one read; missing ones are left out)."""
+        ...
+
+    def set_log_embeddings(self, scope: ScopeRef, messages: list[LogMessage]) -> None:
+        """Store each message's embedding on its item, if the item is still there (never recreates one)."""
         ...
 
     def recent_log(self, scope: ScopeRef, *, limit: int, now: datetime | None = None) -> list[LogMessage]:

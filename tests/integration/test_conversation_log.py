@@ -64,6 +64,10 @@ def test_given_a_batch_across_several_days_when_logged_then_each_is_stored_and_s
     assert [datetime.fromisoformat(m["expires_at"]) - datetime.fromisoformat(m["created_at"]) for m in stored] == [
         timedelta(days=30)] * 4
     assert datetime.fromisoformat(body["expires_at"]) == min(datetime.fromisoformat(m["expires_at"]) for m in stored)
+    # The append stored the messages; their embeddings come from the log's worker, moments later.
+    queued = receive_all(get_settings().log_extraction_queue_url)
+    assert [json.loads(q["Body"])["kind"] for q in queued] == ["embed"]
+    assert api.functions.invoke("ExtractWorkerFunction", sqs_event(queued)) == {"batchItemFailures": []}
 
     chinese = search(api, PROJECT, {"query": "筛选失败的受试者"})
     assert contents(chinese)[0] == batch[1]["content"]
@@ -263,8 +267,8 @@ def test_given_logged_user_turns_with_extract_when_the_worker_runs_twice_then_me
     assert memories(api, user) == []  # forgotten until the worker runs
 
     queued = receive_all(get_settings().log_extraction_queue_url)
-    assert len(queued) == 1
-    job = json.loads(queued[0]["Body"])
+    assert sorted(json.loads(q["Body"]).get("kind", "extract") for q in queued) == ["embed", "extract"]
+    job = next(json.loads(q["Body"]) for q in queued if "kind" not in json.loads(q["Body"]))
     assert job == {"tenant_id": "acme", "scope_id": user, "conversation_id": "conv-lf",
                    "message_id": logged.body["message_ids"][1], "user_message": "我今年33岁",
                    "assistant_message": "您好,请问您今年多大?"}

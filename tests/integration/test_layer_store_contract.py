@@ -12,7 +12,7 @@ import pytest
 
 from agent_memory.adapters.dynamodb.layers import DynamoLayerStore
 from agent_memory.domain.keys import active_shard
-from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogMessage, WeeklyReport
+from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogKey, LogMessage, WeeklyReport
 from agent_memory.domain.models import ScopeRef
 from agent_memory.errors import NotFound
 from agent_memory.ports import LayerStore
@@ -187,3 +187,20 @@ def test_a_range_from_before_the_year_1000_to_far_ahead_holds_every_message(laye
     everything = layers.log_messages(user, start=datetime(337, 1, 10, tzinfo=UTC), end=datetime(3237, 1, 1, tzinfo=UTC))
 
     assert [m.message_id for m in everything] == ["m-1", "m-2"]
+
+
+def test_embeddings_are_written_back_onto_logged_messages_that_are_still_there(layers, user):
+    layers.append_messages(user, [message(1), message(2, minutes=1)], set())
+    first, second = layers.log_messages(user)
+    keys = [LogKey(conversation_id=m.conversation_id, message_id=m.message_id, created_at=m.created_at)
+            for m in (second, first)]
+    gone = LogKey(conversation_id="c1", message_id="m-gone", created_at=first.created_at)
+
+    assert [m.message_id for m in layers.logged_messages(user, [*keys, gone])] == ["m-1", "m-2"]
+    layers.set_log_embeddings(user, [first.model_copy(update={"embedding": b"\x00\x3c", "embedding_model": "e5"}),
+                                     LogMessage(**{**second.model_dump(), "message_id": "m-gone",
+                                                   "embedding": b"\x00\x3c", "embedding_model": "e5"})])
+
+    stored = layers.log_messages(user)
+    assert [(m.message_id, m.embedding_model) for m in stored] == [("m-1", "e5"), ("m-2", None)]
+    assert stored[0].embedding == b"\x00\x3c" and stored[0].content == first.content

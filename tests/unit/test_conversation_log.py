@@ -12,6 +12,7 @@ import pytest
 from pydantic import ValidationError
 
 from agent_memory.adapters.log_extraction import MAX_ENTRIES, SqsExtractionQueue
+from agent_memory.domain.layers import EmbeddingJob
 from agent_memory.domain.models import ScopeRef
 from agent_memory.domain.vectors import decode_vector
 from agent_memory.errors import InvalidInput, Throttled
@@ -28,13 +29,21 @@ SCOPE = ScopeRef(tenant_id="acme", user_id="project/p-1")
 
 
 class FakeQueue:
-    def __init__(self, refuse: set[str] | None = None) -> None:
+    def __init__(self, refuse: set[str] | None = None, *, refuse_embeddings: bool = False) -> None:
         self.jobs: list[ExtractionJob] = []
+        self.embeddings: list[EmbeddingJob] = []
         self.refuse = refuse or set()
+        self.refuse_embeddings = refuse_embeddings
 
     def enqueue(self, jobs: list[ExtractionJob]) -> list[str]:
         self.jobs += jobs
         return [j.message_id for j in jobs if j.user_message in self.refuse]
+
+    def enqueue_embedding(self, job: EmbeddingJob) -> bool:
+        if self.refuse_embeddings:
+            return False
+        self.embeddings.append(job)
+        return True
 
 
 class FakeEmbedder:
@@ -101,6 +110,41 @@ def test_given_a_batch_when_appended_then_one_embedding_call_one_write_and_weeks
     assert logged[2].created_at == NOW and result.messages[2].expires_at == NOW + timedelta(days=30)
     assert result.expires_at == datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
     assert result.stored_count == 3 and result.message_ids == [m.message_id for m in logged]
+
+
+def test_given_a_work_queue_then_messages_are_stored_at_once_and_embedded_by_the_worker():
+    layers, embedder, queue = FakeLayerStore(), FakeEmbedder(), FakeQueue()
+    log = service(layers, queue=queue, embedder=embedder)
+
+    log.append(SCOPE, "c1", request({"messages": [{"role": "user", "content": "first"},
+                                                  {"role": "assistant", "content": "second"}]}))
+
+    assert embedder.batches == [] and [m.embedding for m in layers.log_messages(SCOPE, now=NOW)] == [None, None]
+    [job] = queue.embeddings
+    assert log.embed_logged(job) == 2
+    assert log.embed_logged(job) == 0  # a redelivery: already embedded, one read
+    logged = layers.log_messages(SCOPE, now=NOW)
+    assert [m.embedding_model for m in logged] == ["fake-embedder"] * 2
+    assert np.allclose(decode_vector(logged[1].embedding or b""), embedder._vector("second"), atol=1e-3)
+
+
+def test_given_the_queue_refuses_the_embedding_then_the_append_embeds_itself():
+    layers, embedder = FakeLayerStore(), FakeEmbedder()
+
+    service(layers, queue=FakeQueue(refuse_embeddings=True), embedder=embedder).append(
+        SCOPE, "c1", request({"role": "user", "content": "first"}))
+
+    assert [m.embedding_model for m in layers.log_messages(SCOPE, now=NOW)] == ["fake-embedder"]
+
+
+def test_a_message_gone_before_its_embedding_is_not_written_back():
+    layers, embedder, queue = FakeLayerStore(), FakeEmbedder(), FakeQueue()
+    log = service(layers, queue=queue, embedder=embedder)
+    log.append(SCOPE, "c1", request({"role": "user", "content": "first"}))
+    layers.delete_expired_log(SCOPE, NOW + timedelta(days=31))
+
+    assert log.embed_logged(queue.embeddings[0]) == 0
+    assert layers.log_messages(SCOPE, now=NOW) == []
 
 
 def test_given_extract_when_appended_then_user_messages_are_queued_with_the_assistant_message_before_them():
@@ -222,3 +266,13 @@ def test_given_sqs_fails_or_refuses_when_queued_then_the_unqueued_message_ids_ar
 
     assert down == [f"m-{i}" for i in range(10)]
     assert refused == ["m-3"]
+
+
+def test_an_embedding_job_is_one_sqs_message_and_a_send_failure_is_reported_not_raised():
+    job = EmbeddingJob(tenant_id="acme", scope_id="project/p-1", messages=[
+        {"conversation_id": "c1", "message_id": "m-1", "created_at": NOW}])
+    sqs = FakeSqs()
+
+    assert SqsExtractionQueue(queue_url="q", client=sqs).enqueue_embedding(job) is True
+    assert EmbeddingJob.model_validate_json(sqs.bodies[0][0]) == job
+    assert SqsExtractionQueue(queue_url="q", client=FakeSqs(fail_calls=1)).enqueue_embedding(job) is False

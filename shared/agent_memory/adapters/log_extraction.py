@@ -1,4 +1,5 @@
-"""Log and forget, the producing side: logged user messages queued for extraction (SQS).
+"""The log's work queue, the producing side (SQS): logged user messages queued for extraction, and
+logged messages queued for embedding.
 
 Sent after the log's transaction succeeded, in `SendMessageBatch` calls of at most 10 entries and
 200 KB (SQS's limits are 10 entries and 256 KB per call). A refused entry is reported, not raised:
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_memory.domain.layers import ExtractionJob
+from agent_memory.domain.layers import EmbeddingJob, ExtractionJob
 from agent_memory.observability import logger
 
 MAX_ENTRIES = 10
@@ -36,6 +37,15 @@ class SqsExtractionQueue:
                 logger.warning("SQS refused log extractions", extra={"codes": sorted({f["Code"] for f in refused})})
             failed += [jobs[int(f["Id"])].message_id for f in refused]
         return failed
+
+
+    def enqueue_embedding(self, job: EmbeddingJob) -> bool:
+        try:
+            self._client.send_message(QueueUrl=self._queue_url, MessageBody=job.model_dump_json())
+        except Exception:  # the log is stored; the caller embeds the messages itself instead
+            logger.warning("could not queue log embeddings", exc_info=True, extra={"count": len(job.messages)})
+            return False
+        return True
 
 
 def _chunks(bodies: list[str]) -> list[list[tuple[int, str]]]:

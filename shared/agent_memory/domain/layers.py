@@ -51,6 +51,30 @@ class LogMessage(BaseModel):
     embedding_model: str | None = None
 
 
+class LogKey(BaseModel):
+    """Where a logged message is: its time, conversation and id (its sort key)."""
+
+    conversation_id: Id
+    message_id: Id
+    created_at: datetime
+
+
+class EmbeddingJob(BaseModel):
+    """Logged messages to embed (an SQS message body): the append writes them without vectors and
+    returns; the worker embeds them moments later. Until then a log search ranks them by words alone."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    kind: Literal["embed"] = "embed"
+    tenant_id: Id
+    scope_id: ScopeId
+    messages: list[LogKey] = Field(min_length=1, max_length=100)
+
+    @property
+    def scope(self) -> ScopeRef:
+        return ScopeRef(tenant_id=self.tenant_id, user_id=self.scope_id)
+
+
 class LogHit(BaseModel):
     """A log search hit (id, content, role, intent, created_at, similarity), plus where from."""
 

@@ -29,7 +29,15 @@ from pydantic_core import InitErrorDetails
 
 from agent_memory.domain.hybrid import rank_stored
 from agent_memory.domain.keys import Id, new_memory_key
-from agent_memory.domain.layers import ExtractionJob, LogHit, LogMessage, scope_label, week_start_of
+from agent_memory.domain.layers import (
+    EmbeddingJob,
+    ExtractionJob,
+    LogHit,
+    LogKey,
+    LogMessage,
+    scope_label,
+    week_start_of,
+)
 from agent_memory.domain.models import ScopeRef, TimeRange, require_utc, utcnow
 from agent_memory.domain.requests import RequestModel, max_utf8_bytes
 from agent_memory.domain.vectors import encode_vector
@@ -148,7 +156,7 @@ class ConversationLogService:
     # ---- append --------------------------------------------------------------------------------
 
     def append(self, scope: ScopeRef, conversation_id: str, request: AppendMessagesRequest) -> AppendResult:
-        queue = self._queue() if request.extract else None
+        queue = self._queue()
         if request.extract and queue is None:
             raise InvalidInput("extraction queue not configured (LOG_EXTRACTION_QUEUE_URL)", details=[
                 {"field": "extract", "message": "extraction queue not configured", "type": "unavailable"}])
@@ -159,11 +167,17 @@ class ConversationLogService:
         if len(messages) > MAX_LOG_BATCH:
             raise InvalidInput("too many messages for one transaction", details=[{
                 "field": "messages", "type": "too_long", "message": f"at most {MAX_LOG_BATCH} messages"}])
-        messages = self._embed(messages)
+        # With a work queue the messages are stored first and embedded by the worker moments later, so
+        # an append costs its write only; without one (or if the queue refuses) they are embedded here.
+        deferred = queue is not None and self._embedder() is not None
+        if not deferred:
+            messages = self._embed(messages)
         store.append_messages(scope, messages, weeks)
+        if deferred and queue is not None and not queue.enqueue_embedding(_embedding_job(scope, messages)):
+            self.embed_logged(_embedding_job(scope, messages))
 
         jobs = _extraction_jobs(scope, conversation_id, messages) if request.extract else []
-        failed = queue.enqueue(jobs) if jobs and queue is not None else []
+        failed = queue.enqueue(jobs) if jobs and queue is not None else []  # queue is set when extract is
         return AppendResult(
             scope=scope_label(scope), conversation_id=conversation_id, stored_count=len(messages),
             message_ids=[m.message_id for m in messages],
@@ -204,6 +218,19 @@ class ConversationLogService:
             raise InvalidInput(f"invalid request: {summary}", details=problems)
         return messages
 
+    def embed_logged(self, job: EmbeddingJob) -> int:
+        """The worker's side: embed the job's messages that are still there and not yet embedded by this
+        model (a redelivery costs one read). Returns how many were embedded."""
+        embedder = self._embedder()
+        if embedder is None:
+            return 0
+        store = self._store()
+        pending = [m for m in store.logged_messages(job.scope, job.messages)
+                   if not (m.embedding and m.embedding_model == embedder.model_id)]
+        if pending:
+            store.set_log_embeddings(job.scope, self._embed(pending))
+        return len(pending)
+
     def _embed(self, messages: list[LogMessage]) -> list[LogMessage]:
         embedder = self._embedder()
         if embedder is None:
@@ -240,6 +267,15 @@ class ConversationLogService:
 def new_message_id() -> str:
     """Time-ordered, like memory keys: a batch's messages with one created_at keep their order."""
     return "msg_" + new_memory_key().removeprefix("mem_")
+
+
+def _key(message: LogMessage) -> LogKey:
+    return LogKey(conversation_id=message.conversation_id, message_id=message.message_id,
+                  created_at=message.created_at)
+
+
+def _embedding_job(scope: ScopeRef, messages: list[LogMessage]) -> EmbeddingJob:
+    return EmbeddingJob(tenant_id=scope.tenant_id, scope_id=scope.user_id, messages=[_key(m) for m in messages])
 
 
 def _extraction_jobs(scope: ScopeRef, conversation_id: str, messages: list[LogMessage]) -> list[ExtractionJob]:

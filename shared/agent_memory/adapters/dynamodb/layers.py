@@ -27,10 +27,10 @@ from typing import Any
 from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
 
-from agent_memory.adapters.dynamodb.batch import write_all
+from agent_memory.adapters.dynamodb.batch import read_all, write_all
 from agent_memory.adapters.dynamodb.items import raise_domain_error
 from agent_memory.domain.keys import active_shard, partition_key
-from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogMessage, WeeklyReport
+from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogKey, LogMessage, WeeklyReport
 from agent_memory.domain.models import ScopeRef, utcnow
 from agent_memory.errors import NotFound
 
@@ -62,7 +62,7 @@ def _epoch(moment: datetime) -> int:
     return int(moment.timestamp())
 
 
-def log_sort_key(message: LogMessage) -> str:
+def log_sort_key(message: LogMessage | LogKey) -> str:
     """Time first (the log reads by time range), then the conversation and the message: the same message
     id at the same moment in two conversations is two messages."""
     return f"LOG#{_iso(message.created_at)}#{message.conversation_id}#{message.message_id}"
@@ -103,6 +103,31 @@ class DynamoLayerStore:
                 {"Put": {"TableName": self._table, "Item": self._log_item(pk, m)}} for m in messages])
         except ClientError as error:
             raise_domain_error(error)
+
+    def logged_messages(self, scope: ScopeRef, keys: list[LogKey]) -> list[LogMessage]:
+        pk = partition_key(scope)
+        wanted = [_item({"pk": pk, "sk": log_sort_key(key)}) for key in keys]
+        try:
+            items = read_all(self._client, self._table, wanted)
+        except ClientError as error:
+            raise_domain_error(error)
+        return sorted((_log_from_item(i) for i in items), key=log_sort_key)
+
+    def set_log_embeddings(self, scope: ScopeRef, messages: list[LogMessage]) -> None:
+        pk = partition_key(scope)
+        for message in messages:
+            if not message.embedding:
+                continue
+            try:
+                self._client.update_item(
+                    TableName=self._table, Key=_item({"pk": pk, "sk": log_sort_key(message)}),
+                    UpdateExpression="SET embedding = :vector, embedding_model = :model",
+                    ConditionExpression="attribute_exists(pk)",  # expired or deleted meanwhile: leave it gone
+                    ExpressionAttributeValues={":vector": _serializer.serialize(Binary(message.embedding)),
+                                               ":model": {"S": message.embedding_model or ""}})
+            except ClientError as error:
+                if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                    raise_domain_error(error)
 
     def _log_item(self, pk: str, message: LogMessage) -> dict[str, Any]:
         values = message.model_dump(mode="json", exclude={"embedding"}, exclude_none=True)
