@@ -1,10 +1,14 @@
 """`make invoke FN=SaveFunction EVENT=events/save-create-memory.json`: one function, one event, as
 `sam local invoke -e` would run it, against an in-process moto with the template's tables.
+
+The function's result is the only thing on stdout (so `| jq` works); its logs and metrics (EMF lines)
+go to stderr, as CloudWatch keeps them apart from the response.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -21,7 +25,7 @@ def main() -> int:
     import boto3
     from moto import mock_aws
 
-    with mock_aws():
+    with mock_aws(), contextlib.redirect_stdout(sys.stderr):
         queues = create_local_resources(boto3.client("dynamodb", region_name="us-east-1"),
                                         boto3.client("sqs", region_name="us-east-1"))
         apply_local_environment(queues=queues)
