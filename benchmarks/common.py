@@ -7,7 +7,7 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -15,6 +15,13 @@ from typing import Any
 # from one store; in-process moto only on request (its transactions copy the tables, so its figures grow
 # with the table).
 BACKENDS = ("dynamodb-local", "moto")
+
+
+def progress[T](items: Iterable[T], *, desc: str, total: int | None = None, unit: str = "it") -> Iterator[T]:
+    """`items`, with a progress bar, its rate and an ETA on stderr (stdout keeps the results)."""
+    from tqdm import tqdm
+
+    yield from tqdm(items, desc=desc, total=total, unit=unit, file=sys.stderr, mininterval=1.0, dynamic_ncols=True)
 
 
 def percentile(samples: Sequence[float], q: float) -> float:

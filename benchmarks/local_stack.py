@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from benchmarks.common import latency_row, verdict
+from benchmarks.common import latency_row, progress, verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
@@ -423,7 +423,7 @@ class Client:
 
 def import_user(client: Client, probe: RssProbe, user: str, texts: Sequence[str]) -> list[dict[str, Any]]:
     rows = []
-    for start in range(0, len(texts), BATCH_SIZE):
+    for start in progress(range(0, len(texts), BATCH_SIZE), desc=f"import {user}", unit="batch"):
         chunk = texts[start:start + BATCH_SIZE]
         answer, seconds = client.post(f"/v1/users/{user}/memories/batch",
                                       {"memories": [{"memoryType": "FACT", "content": t} for t in chunk]})

@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import add_backend_argument, dynamodb_client, offline_aws_credentials, percentile
+from benchmarks.common import add_backend_argument, dynamodb_client, offline_aws_credentials, percentile, progress
 from benchmarks.datasets import LOADERS, BenchDataset, BenchMemory, data_dir, load
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -142,7 +142,7 @@ def run_dataset(services: Any, dataset: BenchDataset, modes: Sequence[str]) -> d
     by_category: dict[str, dict[str, list[dict[str, float]]]] = {m: defaultdict(list) for m in modes}
     latencies: dict[str, list[float]] = {m: [] for m in modes}
     stored, duplicates, import_s, warm_up_s, truncated = 0, 0, 0.0, 0.0, 0
-    for bench_user in dataset.users:
+    for bench_user in progress(dataset.users, desc=f"{dataset.name}: import and search", unit="user"):
         user = ScopeRef(tenant_id=TENANT, user_id=bench_user.user_id)
         started = time.perf_counter()
         sources, dups = import_memories(services, user, bench_user.memories)

@@ -96,6 +96,22 @@ def current_memory_items(dynamodb_client: Any, table_name: str) -> Iterator[dict
         params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
+def _with_progress(items: Iterator[dict[str, Any]], dynamodb_client: Any, table_name: str
+                   ) -> Iterator[dict[str, Any]]:
+    """A progress bar with an ETA on stderr where tqdm is installed (the operator's machine; the Lambda layer
+    has no use for it). The total is the table's approximate item count (DynamoDB refreshes it ~6-hourly)."""
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        yield from items
+        return
+    try:
+        total = int(dynamodb_client.describe_table(TableName=table_name)["Table"].get("ItemCount") or 0) or None
+    except Exception:  # the count only feeds the ETA
+        total = None
+    yield from tqdm(items, desc="reindex: table items", total=total, unit="item", file=sys.stderr, mininterval=1.0)
+
+
 def _fingerprint(memory_json: dict[str, Any]) -> str:
     # embedding_model is left out: the index holds the re-embedded copy of a stale-vector memory.
     kept = {k: v for k, v in memory_json.items() if k != "embedding_model"}
@@ -126,7 +142,7 @@ def _index_table(dynamodb_client: Any, table_name: str, index: OpenSearchIndex, 
         index.bulk_upsert(with_current_embeddings(batch, embedder))
         batch.clear()
 
-    for item in current_memory_items(dynamodb_client, table_name):
+    for item in _with_progress(current_memory_items(dynamodb_client, table_name), dynamodb_client, table_name):
         memory = memory_from_item(item)
         doc_id = document_id(memory.tenant_id, memory.user_id, memory.memory_key)
         seen.add(doc_id)
