@@ -105,9 +105,18 @@ typecheck: $(VENV)/.installed
 validate: $(VENV)/.installed
 	$(VENV)/bin/cfn-lint template.yaml
 
-build: $(SAM_VENV)/.installed
+# sam build without Docker (layers/Makefile builds the layers with this python3.12), then the unpacked size of every
+# layer and function; fails past SHARED_LAYER_MAX_MIB for the shared layer (Lambda's limit: 250 for a function and
+# all its layers). --no-cached: SAM's cache key of a layer misses layers/Makefile and local/layer_prune.py.
+SHARED_LAYER_MAX_MIB ?= 150
+build: $(SAM_VENV)/.installed $(VENV)/.installed
 	SAM_CLI_TELEMETRY=0 $(SAM) validate --lint --region us-east-1
-	SAM_CLI_TELEMETRY=0 PYENV_VERSION=3.12.1 $(SAM) build
+	SAM_CLI_TELEMETRY=0 PYENV_VERSION=3.12.1 $(if $(PYTHON312),LAYER_PYTHON=$(PYTHON312)) $(SAM) build --no-cached
+	@$(MAKE) --no-print-directory layer-size
+
+.PHONY: layer-size
+layer-size: $(VENV)/.installed
+	$(PY) -m local.layer_size .aws-sam/build --max SharedLayer=$(SHARED_LAYER_MAX_MIB)
 
 test-unit: $(VENV)/.installed
 	$(PY) -m pytest tests/unit -q

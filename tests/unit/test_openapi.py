@@ -14,8 +14,10 @@ from agent_memory.api.operations import OPERATIONS
 from local.template import routes
 
 ROOT = Path(__file__).resolve().parents[2]
-# Served outside the document: the document itself, its page, and the catch-all that answers a JSON 404.
-UNDOCUMENTED = {"GET /openapi.json", "GET /docs", "GET /docs/assets/{name}", "ANY /{proxy+}"}
+# Served outside the document: the document itself, its page, the memory inspector's pages, and the catch-all that
+# answers a JSON 404.
+UNDOCUMENTED = {"GET /openapi.json", "GET /docs", "GET /docs/assets/{name}", "GET /ui", "GET /ui/{proxy+}",
+                "ANY /{proxy+}"}
 
 
 PARSERS = ("parse_body", "parse_optional_body", "parse_query")
@@ -29,10 +31,13 @@ def _parsed_models(handler: ast.FunctionDef) -> dict[str, str]:
 
 
 def _route(decorator: ast.expr) -> str | None:
-    """`@app.post("/v1/users/<user_id>/memories")` -> "POST /v1/users/{user_id}/memories"."""
+    """`@app.post("/v1/users/<user_id>/memories")` -> "POST /v1/users/{user_id}/memories"; a trailing `/.+` (the
+    resolver's catch-all) is API Gateway's `/{proxy+}`."""
     if isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute) \
             and decorator.func.attr in ("get", "post", "put", "delete") and decorator.args:
         path = ast.literal_eval(decorator.args[0]).replace("<", "{").replace(">", "}")
+        if path.endswith("/.+"):
+            path = path.removesuffix(".+") + "{proxy+}"
         return f"{decorator.func.attr.upper()} {path}"
     return None
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from local.template import functions, load_template, resources, routes
+from local.template import ROOT, functions, load_template, resources, routes
 
 READ_ACTIONS = {"dynamodb:GetItem", "dynamodb:Query"}
 
@@ -30,10 +30,26 @@ def test_functions_run_python312_on_one_shared_layer():
     template = load_template()
     assert template["Globals"]["Function"]["Runtime"] == "python3.12"
     assert template["Globals"]["Function"]["Layers"] == [{"Ref": "SharedLayer"}]
-    assert resources()["SharedLayer"]["Metadata"]["BuildMethod"] == "python3.12"
+    # layers/Makefile builds it (pruned, precompiled); `make build` fails past 150 MiB unpacked
+    assert resources()["SharedLayer"]["Metadata"] == {"BuildMethod": "makefile", "ContextPath": "layers/",
+                                                      "BuildArchitecture": "x86_64"}
     assert set(functions()) >= {"SaveFunction", "LoadFunction", "SummarizeFunction", "InjectFunction",
                                  "RollupFunction", "RollupWorkerFunction", "IndexerFunction",
                                  "AccessStatsFunction"}
+
+
+def test_functions_that_build_the_services_get_the_opensearch_layer_only_with_the_opensearch_tier():
+    # With OpenSearchEndpoint set, building the services opens the index client (opensearch-py); the docs never do.
+    builders = {logical_id for logical_id, function in functions().items()
+                if "agent_memory.bootstrap import" in (ROOT / function.code_uri / "app.py").read_text(encoding="utf-8")}
+    assert builders == set(functions()) - {"DocsFunction"}
+    assert resources()["OpenSearchLayer"]["Condition"] == "UseOpenSearch"
+    on_condition = {"Fn::If": ["UseOpenSearch", {"Ref": "OpenSearchLayer"}, {"Ref": "AWS::NoValue"}]}
+    for logical_id in builders:
+        layers = resources()[logical_id]["Properties"]["Layers"]
+        conditional = resources()[logical_id].get("Condition") == "UseOpenSearch"
+        assert layers == ([{"Ref": "OpenSearchLayer"}] if conditional else [on_condition]), logical_id
+    assert "Layers" not in resources()["DocsFunction"]["Properties"]
 
 
 def test_only_the_save_function_writes_memories():

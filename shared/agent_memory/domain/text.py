@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
 
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _WORD = re.compile(r"[0-9a-z]+(?:['’][a-z]+)?")
@@ -21,10 +22,20 @@ STOPWORDS = frozenset(
 
 
 @lru_cache(maxsize=1)
-def _stemmer() -> Any:
-    import snowballstemmer
+def _stemmer() -> Callable[[str], str]:
+    """Snowball's English stemmer in C (PyStemmer): the same stems as the pure-Python snowballstemmer,
+    ~90x faster. An instance must not be used by two threads at once (inject fetches its context
+    sources on a thread pool), hence the lock; `_stem` memoises, so PyStemmer's own cache is off."""
+    import Stemmer
 
-    return snowballstemmer.stemmer("english")
+    stemmer = Stemmer.Stemmer("english", 0)
+    lock = threading.Lock()
+
+    def stem(word: str) -> str:
+        with lock:
+            return str(stemmer.stemWord(word))
+
+    return stem
 
 
 def tokenize(text: str) -> list[str]:
@@ -53,5 +64,5 @@ def tokenize(text: str) -> list[str]:
 def _stem(word: str) -> str:
     """Memoised: a user's vocabulary is small (~2-3k words per 1,000 memories), and stemming every
     occurrence was most of the cost of building a search index on a cold start."""
-    return str(_stemmer().stemWord(word))
+    return _stemmer()(word)
 
