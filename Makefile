@@ -177,3 +177,9 @@ reindex: $(VENV)/.installed
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .aws-sam .pytest_cache .ruff_cache .mypy_cache
+
+# The memory inspector's picture (docs/inspector.png): its browser test, with Debian's chromium (apt-get install
+# chromium fonts-wqy-microhei); the test skips, and says why, without chromium or playwright.
+.PHONY: screenshot
+screenshot: $(VENV)/.installed $(DDB_LOCAL)/.installed
+	UPDATE_SCREENSHOT=1 $(PY) -m pytest -q -rs tests/e2e/test_inspector.py -k screenshot

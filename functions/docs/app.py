@@ -1,5 +1,8 @@
-"""Docs function: the OpenAPI document and an offline Swagger UI page over it. No auth, no user data."""
+"""Docs function: the OpenAPI document, an offline Swagger UI page over it, and the memory inspector's static
+pages. No auth, no user data: the inspector's pages call the API from the browser with the token entered in them."""
 
+import html
+import re
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -14,6 +17,27 @@ app = new_resolver()
 # The assets the page loads, from the swagger-ui-py wheel's files (finding the package does not run it).
 _ASSETS = {"swagger-ui.css": "text/css; charset=utf-8", "swagger-ui-bundle.js": "text/javascript; charset=utf-8"}
 _CACHED = {"Cache-Control": "public, max-age=86400"}
+
+# The memory inspector: plain ES modules and one style sheet in ui/ beside this file. Only these names are served
+# (a request never names a file on disk); every page route answers index.html, whose router draws the page.
+UI_DIR = Path(__file__).resolve().parent / "ui"
+_JS = "text/javascript; charset=utf-8"
+UI_ASSETS = {
+    "inspector.css": "text/css; charset=utf-8",
+    "icon.svg": "image/svg+xml",
+    "main.js": _JS, "api.js": _JS, "dom.js": _JS, "router.js": _JS, "settings.js": _JS, "scopes.js": _JS,
+    "memories.js": _JS, "search.js": _JS, "hot-memory.js": _JS, "reports.js": _JS, "inject.js": _JS,
+}
+# "", "users/<id>", "projects/<id>/<tab>": the router's pages (ids percent-encoded as the browser sends them).
+_UI_PAGE = re.compile(r"(?:(?:users|projects)/[A-Za-z0-9._:@%-]{1,400}(?:/[a-z-]{1,40})?/?)?")
+# Scripts, styles and calls only from this origin; the page holds a token, so it may not be framed either.
+_UI_HEADERS = {
+    "Cache-Control": "no-cache",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                               "connect-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+}
 
 
 def _base_path() -> str:
@@ -47,6 +71,28 @@ def asset(name: str) -> Response:
     if name not in _ASSETS:
         raise NotFound(f"no docs asset {name!r}")
     return Response(200, _ASSETS[name], (_assets_dir() / name).read_text(encoding="utf-8"), headers=_CACHED)
+
+
+@app.get("/ui")
+def inspector() -> Response:
+    return _inspector_page()
+
+
+@app.get("/ui/.+")
+def inspector_file() -> Response:
+    """A whitelisted asset, else index.html for a page route (deep links), else a 404."""
+    name = app.current_event.path.removeprefix("/ui/")
+    if name in UI_ASSETS:
+        return Response(200, UI_ASSETS[name], (UI_DIR / name).read_text(encoding="utf-8"), headers=_UI_HEADERS)
+    if _UI_PAGE.fullmatch(name):
+        return _inspector_page()
+    raise NotFound(f"no inspector page or asset {name!r}")
+
+
+def _inspector_page() -> Response:
+    """index.html with the stage's prefix filled in: the page's <base> and the API's root."""
+    page = (UI_DIR / "index.html").read_text(encoding="utf-8").replace("{{base}}", html.escape(_base_path()))
+    return Response(200, "text/html; charset=utf-8", page, headers=_UI_HEADERS)
 
 
 handler = http_handler(app)

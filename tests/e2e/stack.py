@@ -6,10 +6,11 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -22,12 +23,27 @@ class Stack:
     url: str
     process: subprocess.Popen[str]
     data_dir: Path
+    # What the stack prints, read as it comes: a pipe nobody reads fills up (64 KiB of request logs) and then
+    # blocks the stack's next log line, and with it the request that writes it.
+    output: list[str] = field(default_factory=list)
+    reader: threading.Thread | None = None
+
+    def drain(self) -> None:
+        assert self.process.stdout is not None
+        self.reader = threading.Thread(target=lambda: self.output.extend(self.process.stdout or ()), daemon=True)
+        self.reader.start()
+
+    def printed(self) -> str:
+        """Everything the stack printed, once it has exited."""
+        if self.reader is not None:
+            self.reader.join(timeout=30)
+        return "".join(self.output)
 
     def stop(self) -> str:
         """A normal stop (SIGTERM, as a supervisor sends it); returns what the stack printed."""
         self.process.terminate()
-        out, _ = self.process.communicate(timeout=120)
-        return out
+        self.process.wait(timeout=120)
+        return self.printed()
 
 
 def free_port() -> int:
@@ -48,16 +64,19 @@ def start_stack(data_dir: Path, port: int | None = None) -> Stack:
     process = subprocess.Popen([sys.executable, "-m", "local.stack", "--port", str(port), "--data-dir", str(data_dir)],
                                cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
+    stack = Stack(url, process, data_dir)
+    stack.drain()
     deadline = time.monotonic() + 120
     while True:
         try:
             urllib.request.urlopen(url + "/health-probe", timeout=1)
         except urllib.error.HTTPError:
-            return Stack(url, process, data_dir)  # the stack answered (a JSON 404): it is up
+            return stack  # the stack answered (a JSON 404): it is up
         except OSError:
             if process.poll() is not None or time.monotonic() > deadline:
                 process.kill()
-                raise RuntimeError(f"local stack did not start:\n{process.communicate()[0]}") from None
+                process.wait(timeout=30)
+                raise RuntimeError(f"local stack did not start:\n{stack.printed()}") from None
             time.sleep(0.2)
 
 
