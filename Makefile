@@ -24,7 +24,7 @@ help:
 	@echo "make build    sam build (no Docker needed)"
 	@echo "make bench    latency benchmarks (printed table + benchmarks/results/latency.json)"
 	@echo "make bench-retrieval   LoCoMo + MADial retrieval quality (benchmarks/results/retrieval.json)"
-	@echo "make bench-inject      context injection latency, cache hit rate, LoCoMo tokens (benchmarks/results/inject.json)"
+	@echo "make bench-inject      context injection latency, cache hit rate, LoCoMo evidence vs tokens (benchmarks/results/inject.json, docs/inject_evidence.png)"
 	@echo "make bench-extract     extraction precision/recall per type and field on the labelled turns (benchmarks/results/extraction.json)"
 	@echo "make bench-log         conversation log write and search latency (benchmarks/results/log_write.json)"
 	@echo "make bench-local       \`make run\` over HTTP: import, whole-stack RSS, search (START=1 starts one; benchmarks/results/local_stack.json)"
@@ -151,9 +151,10 @@ bench-retrieval: $(VENV)/.installed $(DDB_LOCAL)/.installed
 	$(PY) -m benchmarks.retrieval
 
 # Every benchmark's table is on DynamoDB Local, the store `make run` uses (BACKEND=moto for an in-process moto).
-# Context injection: latency, cache hit rate, LoCoMo token footprint (a few minutes).
+# Context injection: latency, cache hit rate, and on LoCoMo dev the evidence in the injected context against its
+# tokens for several CONTEXT_USER_MEMORY_MAX_SHARE values, cross-validated (a few minutes; SHARES=0.02,0.05 compares other shares).
 bench-inject: $(VENV)/.installed $(DDB_LOCAL)/.installed
-	$(PY) -m benchmarks.inject $(if $(BACKEND),--backend $(BACKEND))
+	$(PY) -m benchmarks.inject $(if $(BACKEND),--backend $(BACKEND)) $(if $(SHARES),--shares $(SHARES))
 
 # Extraction quality: precision and recall on tests/data (dev and held-out sets). PROVIDER=claude RECORDED=file
 # replays Claude's recorded responses.
@@ -169,6 +170,12 @@ bench-log: $(VENV)/.installed $(DDB_LOCAL)/.installed
 bench-local: $(VENV)/.installed
 	$(if $(START),@$(MAKE) --no-print-directory prerequisites dynamodb-local)
 	$(PY) -m benchmarks.local_stack --url http://127.0.0.1:$(PORT) $(if $(START),--start)
+
+# One user with 100, 1,000 and 10,000 memories: warm and cold search (with and without the index snapshot),
+# load_context, inject, RSS (benchmarks/results/scale.json, docs/scale.png; ~10 minutes).
+.PHONY: bench-scale
+bench-scale: $(VENV)/.installed $(DDB_LOCAL)/.installed
+	$(PY) -m benchmarks.scale $(if $(BACKEND),--backend $(BACKEND)) $(if $(SIZES),--sizes $(SIZES))
 
 # Rebuild the OpenSearch index from the table into a new physical index, then swap the alias
 # (needs OPENSEARCH_ENDPOINT, MEMORY_TABLE_NAME and AWS credentials in the environment).

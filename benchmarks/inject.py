@@ -17,11 +17,14 @@ which is all `all_current` and `user_version` read): moto's TransactWriteItems d
 per call, so a 1,000-memory import through the save path runs it out of memory. Embeddings and
 keywords come from the save service's own `enrich`, with the bundled embedder.
 
-Part 2, tokens on LoCoMo (skipped when the data is absent): each conversation's turns are stored as
-memories, then a sample of its questions is injected with an empty history. Reported: the tokens of
-the whole conversation as a Messages array, the tokens injected, their ratio, the share of a 200k
-window, and how often an answering turn (the question's evidence, matched by content) is in the
-injected user_memory block.
+Part 2, evidence on LoCoMo (skipped when the data is absent; benchmarks/inject_evidence.py): each dev
+conversation's turns are stored once as one user's memories, then every question is injected with an
+empty history under several user_memory settings (the previous rule, and each --shares value of
+CONTEXT_USER_MEMORY_MAX_SHARE). Reported per setting: how often an evidence turn (any, and all of
+them) is in the injected user_memory block, the injected tokens and their share of the whole
+conversation as a Messages array, as a table and a PNG curve (--plot); and the share chosen by
+two-fold cross-validation by conversation. Document embeddings are kept in --embedding-cache between
+runs, so a rerun does not embed the turns again.
 
 Both parts are local: add DynamoDB's network round trips (~5-10 ms per call) in a Lambda.
 """
@@ -47,12 +50,16 @@ from benchmarks.common import (
     latency_row,
     latency_table,
     offline_aws_credentials,
-    percentile,
+    percentile,  # noqa: F401  (the benchmark's helpers, imported from here by its tests)
     timed,
     verdict,
 )
+from benchmarks.inject_evidence import DEFAULT_SHARES, EVIDENCE_TARGET, TOKEN_TARGET
 
 RESULTS = Path(__file__).resolve().parent / "results"
+ROOT = Path(__file__).resolve().parent.parent
+PLOT = ROOT / "docs" / "inject_evidence.png"
+EMBEDDING_CACHE = ROOT / ".cache" / "bench-inject-embeddings"
 TENANT = "bench"
 WINDOW = 200_000  # the context window the token share is measured against
 SEED_BATCH = 25  # BatchWriteItem's limit
@@ -186,13 +193,25 @@ def format_token_table(rows: dict[str, dict[str, Any]]) -> str:
 
 class CachingEmbedder:
     """The services' embedder, memoising documents: the LoCoMo part re-seeds texts the latency part
-    embedded already. Queries pass straight through (they are what the services time)."""
+    embedded already, and with `directory` the memo is kept on disk for the next run (keyed by the model).
+    Queries pass straight through (they are what the services time)."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, directory: Path | None = None) -> None:
         self._inner = inner
         self.model_id = inner.model_id
         self.dimension = inner.dimension
         self._documents: dict[str, Any] = {}
+        slug = "".join(c if c.isalnum() or c in "-_" else "_" for c in str(self.model_id))
+        self._files = None if directory is None else (directory / f"{slug}.json", directory / f"{slug}.npy")
+        self._saved = 0
+        if self._files is not None and all(f.exists() for f in self._files):
+            import numpy as np
+
+            texts = json.loads(self._files[0].read_text(encoding="utf-8"))
+            vectors = np.load(self._files[1])
+            if len(texts) == len(vectors) and vectors.shape[1:] == (self.dimension,):
+                self._documents = dict(zip(texts, vectors, strict=True))
+                self._saved = len(texts)
 
     def embed_documents(self, texts: list[str]) -> Any:
         import numpy as np
@@ -206,6 +225,18 @@ class CachingEmbedder:
 
     def embed_query(self, text: str) -> Any:
         return self._inner.embed_query(text)
+
+    def save(self) -> None:
+        """Write the memo when it grew (a cache: delete the directory to start over)."""
+        if self._files is None or len(self._documents) == self._saved:
+            return
+        import numpy as np
+
+        self._files[0].parent.mkdir(parents=True, exist_ok=True)
+        texts = list(self._documents)
+        np.save(self._files[1], np.stack([self._documents[t] for t in texts]))
+        self._files[0].write_text(json.dumps(texts, ensure_ascii=False), encoding="utf-8")
+        self._saved = len(texts)
 
 
 def seed_memories(client: Any, table: str, user: Any, memories: Sequence[Any], enricher: Any) -> int:
@@ -465,72 +496,6 @@ def completed_turn(done: list[dict[str, Any]], turn: int, message: str, calls: i
             {"role": "assistant", "content": f"Here is what I found for you ({turn})."}]
 
 
-# --- LoCoMo token report ---------------------------------------------------------------------------
-
-
-def run_locomo(args: argparse.Namespace, client: Any, table: str, services: Any, enricher: Any,
-               dataset: Any) -> dict[str, Any]:
-    from agent_memory.api.inject_models import InjectionRequest
-    from agent_memory.domain.context import one_line
-    from agent_memory.domain.models import ScopeRef
-    from agent_memory.domain.tokens import estimate_message_tokens
-    from benchmarks.retrieval import fit_query, to_new_memory
-
-    rows: dict[str, dict[str, Any]] = {}
-    totals: dict[str, list[float]] = {"full": [], "injected": [], "any": [], "all": [], "ms": [], "memory_tokens": []}
-    for bench_user in dataset.users[: args.conversations]:
-        user = ScopeRef(tenant_id=TENANT, user_id=f"locomo-{bench_user.user_id}")
-        started = time.perf_counter()
-        stored = seed_memories(client, table, user, [to_new_memory(m) for m in bench_user.memories], enricher)
-        log(f"{bench_user.user_id}: seeded {stored} memories in {time.perf_counter() - started:.1f} s")
-        transcript = transcript_messages(tuple(m.content.split(": ", 1)) if ": " in m.content else ("?", m.content)
-                                         for m in bench_user.memories)
-        full = estimate_message_tokens(transcript)
-        contents = {m.source_id: m.content for m in bench_user.memories}
-        injected, found_any, found_all, samples, memory_tokens = [], [], [], [], []
-        for query in sample_evenly(bench_user.queries, args.questions):
-            req = InjectionRequest(user_id=user.user_id, conversation_id=f"locomo-{query.query_id}", messages=[],
-                                   current_user_message=fit_query(query.text))
-            _quiet_metrics()
-            result, ms = timed(lambda req=req, user=user: services.inject.inject(user, req))
-            samples.append(ms)
-            injected.append(result.total_context_tokens)
-            block = _block(result, "user_memory")
-            memory_tokens.append(block.tokens if block else 0)
-            context = result.messages[0]["content"] if result.injected_contexts else ""
-            hit_any, hit_all = evidence_found(block_section(context, "user_memory"),
-                                              [contents[i] for i in sorted(query.relevant)], one_line)
-            found_any.append(hit_any)
-            found_all.append(hit_all)
-        if not samples:
-            continue
-        rows[bench_user.user_id] = {
-            "memories": stored, "questions": len(samples),
-            **token_figures(full, statistics.fmean(injected)),
-            "injected_tokens_max": max(injected), "user_memory_tokens": round(statistics.fmean(memory_tokens), 1),
-            "evidence_any": round(statistics.fmean(found_any), 4),
-            "evidence_all": round(statistics.fmean(found_all), 4),
-            "p50_ms": round(statistics.median(samples), 2), "p95_ms": round(percentile(samples, 0.95), 2),
-        }
-        totals["full"].append(full)
-        totals["injected"] += injected
-        totals["any"] += found_any
-        totals["all"] += found_all
-        totals["ms"] += samples
-        totals["memory_tokens"] += memory_tokens
-    if rows:
-        rows["all"] = {
-            "memories": sum(r["memories"] for r in rows.values()), "questions": len(totals["ms"]),
-            **token_figures(round(statistics.fmean(totals["full"])), statistics.fmean(totals["injected"])),
-            "injected_tokens_max": max(totals["injected"]),
-            "user_memory_tokens": round(statistics.fmean(totals["memory_tokens"]), 1),
-            "evidence_any": round(statistics.fmean(totals["any"]), 4),
-            "evidence_all": round(statistics.fmean(totals["all"]), 4),
-            "p50_ms": round(statistics.median(totals["ms"]), 2), "p95_ms": round(percentile(totals["ms"], 0.95), 2),
-        }
-    return rows
-
-
 # --- main ------------------------------------------------------------------------------------------
 
 
@@ -541,20 +506,28 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--memories", type=int, default=1000, help="memories of the latency user")
     parser.add_argument("--turns", type=int, default=20, help="user turns of the agent loop")
     parser.add_argument("--calls-per-turn", type=int, default=3, help="inject calls per user turn (tool calls)")
+    parser.add_argument("--skip-latency", action="store_true", help="only the LoCoMo part")
     parser.add_argument("--conversations", type=int, default=10, help="LoCoMo conversations (0 = skip)")
-    parser.add_argument("--questions", type=int, default=30, help="questions injected per LoCoMo conversation")
+    parser.add_argument("--questions", type=int, default=0,
+                        help="questions injected per LoCoMo conversation (0 = all of categories 1-4)")
+    parser.add_argument("--shares", type=_shares, default=DEFAULT_SHARES,
+                        help="comma-separated CONTEXT_USER_MEMORY_MAX_SHARE values compared on LoCoMo")
+    parser.add_argument("--plot", type=Path, default=PLOT, help="the evidence curve's PNG ('' = none)")
+    parser.add_argument("--embedding-cache", type=Path, default=EMBEDDING_CACHE,
+                        help="document embeddings kept between runs ('' = none)")
     add_backend_argument(parser)
     parser.add_argument("--output", type=Path, default=RESULTS / "inject.json")
     args = parser.parse_args(argv)
     if min(args.runs, args.cold_runs, args.memories, args.turns, args.calls_per_turn) < 1:
         parser.error("--runs, --cold-runs, --memories, --turns and --calls-per-turn must be >= 1")
+    args.plot = args.plot if str(args.plot) not in ("", ".") else None
     offline_aws_credentials()
-
 
     from agent_memory.adapters.embeddings import build_embedder
     from agent_memory.bootstrap import build_services
     from agent_memory.services.save import SaveService
     from agent_memory.settings import Settings
+    from benchmarks.inject_evidence import run_evidence
     from benchmarks.retrieval import machine_info
     from local.template import create_tables
 
@@ -565,12 +538,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     if embedder is not None:
         embedder.embed_query("warm up")  # the model loads on first use
     embedder_load_ms = (time.perf_counter() - started) * 1000
-    caching = CachingEmbedder(embedder) if embedder else None  # one memo for both parts
+    cache_dir = args.embedding_cache if str(args.embedding_cache) not in ("", ".") else None
+    caching = CachingEmbedder(embedder, cache_dir) if embedder else None  # one memo for both parts
     enricher = SaveService(store=None, extractor=lambda: None,  # type: ignore[arg-type]  (enrich only)
                            embedder=lambda: caching, max_keywords=settings.memory_extraction_max_keywords,
                            min_keyword_weight=settings.memory_extraction_min_keyword_weight)
 
     started = time.perf_counter()
+    latency: dict[str, Any] = {}
+    evidence: dict[str, Any] = {}
     with dynamodb_client(args.backend) as client:
         create_tables(client, {"MemoryTable": settings.memory_table_name})
 
@@ -581,31 +557,27 @@ def main(argv: Sequence[str] | None = None) -> None:
             keyword = settings.model_copy(update={"context_relevant_search_mode": "keyword"})
             return build_services(keyword, dynamodb_client=client, embedder=embedder)
 
-        latency = run_latency(args, client, settings.memory_table_name, fresh, enricher, texts, queries,
-                              fresh_keyword)
-        tokens: dict[str, Any] = {}
-        if dataset is None:
-            log(f"LoCoMo not found under {Path(os.environ.get('BENCH_DATA_DIR') or '../shared/bench')}: "
-                "token report skipped")
-        elif args.conversations > 0:
-            services = fresh()
-            tokens = run_locomo(args, client, settings.memory_table_name, services, enricher, dataset)
-            _shutdown(services)
+        try:
+            if not args.skip_latency:
+                latency = run_latency(args, client, settings.memory_table_name, fresh, enricher, texts, queries,
+                                      fresh_keyword)
+            if dataset is None:
+                log(f"LoCoMo not found under {Path(os.environ.get('BENCH_DATA_DIR') or '../shared/bench')}: "
+                    "evidence report skipped")
+            elif args.conversations > 0:
+                services = fresh()
+                evidence = run_evidence(args, client, settings.memory_table_name, services, settings, enricher,
+                                        dataset, log)
+                _shutdown(services)
+        finally:
+            if caching is not None:
+                caching.save()
     elapsed = time.perf_counter() - started
 
-    rate = latency["hit_rate"]
-    print(f"\nbackend: {args.backend}; {latency['memories']} memories; embedder load {embedder_load_ms:.0f} ms "
-          f"(once per container, not in `cold`); context {latency['details']['context_tokens']} tokens over a "
-          f"{latency['details']['history_tokens']}-token history\n")
-    print(format_latency_table(latency["rows"]))
-    print(f"\ncache hit rate over the agent loop: {_pct(rate['rate'])} of {rate['lookups']} lookups "
-          f"(user_memory alone {_pct(rate['user_memory_rate'])}; a message-keyed block can reach at most "
-          f"{_pct(rate['bound_for_message_keyed_blocks'])} at {rate['calls_per_turn']} calls per turn); "
-          f"target > {_pct(TARGETS['hit_rate']['min'])}: {verdict(rate['rate'], TARGETS['hit_rate'])}")
-    if tokens:
-        print(f"\nLoCoMo, messages=[] and the question as the message; share target "
-              f"{_pct(TARGETS['context_share']['min'])}-{_pct(TARGETS['context_share']['max'])} of the window\n")
-        print(format_token_table(tokens))
+    if latency:
+        print_latency(latency, args.backend, embedder_load_ms)
+    if evidence:
+        print_evidence(evidence)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps({
         "measured_at": datetime.now(UTC).isoformat(), "backend": args.backend, "machine": machine_info(),
@@ -613,11 +585,52 @@ def main(argv: Sequence[str] | None = None) -> None:
         "settings": {name: getattr(settings, name) for name in (
             "embedding_provider", "search_tier", "context_cache_shared", "context_cache_local_entries",
             "context_fetch_threads", "context_top_memories", "context_relevant_memories",
+            "context_importance_margin", "context_user_memory_max_share", "context_user_memory_max_tokens",
             "context_reserved_output_tokens", "context_reserved_system_tokens", "context_compaction_threshold")},
         "embedder": {"model": getattr(embedder, "model_id", None), "load_ms": round(embedder_load_ms, 1)},
-        "targets": TARGETS, "latency": latency, "locomo_tokens": tokens, "elapsed_s": round(elapsed, 1),
+        "targets": {**TARGETS, "evidence": {"evidence_in_context_min": EVIDENCE_TARGET,
+                                            "injected_over_history_max": TOKEN_TARGET}},
+        "latency": latency, "locomo_evidence": evidence, "elapsed_s": round(elapsed, 1),
     }, indent=2, ensure_ascii=False))
     print(f"\nwrote {args.output} ({elapsed:.0f} s)")
+
+
+def print_latency(latency: dict[str, Any], backend: str, embedder_load_ms: float) -> None:
+    rate = latency["hit_rate"]
+    print(f"\nbackend: {backend}; {latency['memories']} memories; embedder load "
+          f"{embedder_load_ms:.0f} ms (once per container, not in `cold`); context "
+          f"{latency['details']['context_tokens']} tokens over a "
+          f"{latency['details']['history_tokens']}-token history\n")
+    print(format_latency_table(latency["rows"]))
+    print(f"\ncache hit rate over the agent loop: {_pct(rate['rate'])} of {rate['lookups']} lookups "
+          f"(user_memory alone {_pct(rate['user_memory_rate'])}; a message-keyed block can reach at most "
+          f"{_pct(rate['bound_for_message_keyed_blocks'])} at {rate['calls_per_turn']} calls per turn); "
+          f"target > {_pct(TARGETS['hit_rate']['min'])}: {verdict(rate['rate'], TARGETS['hit_rate'])}")
+
+
+def print_evidence(evidence: dict[str, Any]) -> None:
+    from benchmarks.inject_evidence import format_curve, format_folds
+
+    cv = evidence["cross_validation"]
+    print(f"\nLoCoMo dev, the question as the message, messages=[]: evidence in the injected user_memory block "
+          f"(targets: >= {_pct(EVIDENCE_TARGET)} with injected <= {_pct(TOKEN_TARGET)} of the history)\n")
+    print(format_curve(evidence["curve"]))
+    print(f"\nCONTEXT_USER_MEMORY_MAX_SHARE, two-fold cross-validation by conversation (on the tuning half: the "
+          f"most evidence within {_pct(cv['token_target'])} of the history):\n")
+    print(format_folds(cv))
+    print(f"\ndefault share (the smaller fold choice): {cv['default']:g}; per conversation at it:\n")
+    print(format_token_table({name: {**row, **token_figures(row["full_history_tokens"], row["injected_tokens"]),
+                                     "p50_ms": row["p50_ms"]}
+                              for name, row in evidence["per_conversation_at_default"].items()}))
+    if evidence.get("plot"):
+        print(f"\nplot: {evidence['plot']}")
+
+
+def _shares(text: str) -> tuple[float, ...]:
+    values = tuple(sorted({float(part) for part in text.split(",") if part.strip()}))
+    if not values or any(not 0 < v <= 1 for v in values):
+        raise argparse.ArgumentTypeError("shares must be within (0, 1]")
+    return values
 
 
 def _pct(value: float | None) -> str:

@@ -20,6 +20,7 @@ from agent_memory.ports import (
     Embedder,
     ExtractionQueue,
     HotMemoryRefresher,
+    IndexSnapshotStore,
     LayerStore,
     MemoryExtractor,
     MemoryStore,
@@ -126,6 +127,7 @@ def build_services(
         import boto3
 
         dynamodb_client = boto3.client("dynamodb")
+    snapshots = _index_snapshots(settings, dynamodb_client) if store is None else None  # only of this table's store
     if store is None:
         from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
 
@@ -160,7 +162,7 @@ def build_services(
         return build_narrator(settings)
 
     if index is None:
-        index = _build_index(settings, store, embedder_provider)
+        index = _build_index(settings, store, embedder_provider, snapshots)
     on_access = None
     if settings.access_stats_queue_url:
         import boto3
@@ -329,6 +331,9 @@ def _context_sources(settings: Settings, store: MemoryStore, search: SearchServi
         knowledge_triggers=DEFAULT_KNOWLEDGE_TRIGGERS if triggers is None else triggers,
         top_memories=settings.context_top_memories, relevant_memories=settings.context_relevant_memories,
         relevant_search_mode=settings.context_relevant_search_mode or None,
+        importance_margin=settings.context_importance_margin,
+        user_memory_max_share=settings.context_user_memory_max_share,
+        user_memory_max_tokens=settings.context_user_memory_max_tokens,
         memory_layers=memory_layers,
         sop=retriever(settings.context_sop_url), protocol=retriever(settings.context_protocol_url),
     )
@@ -365,7 +370,8 @@ def _cached_memories(index: SearchIndex) -> Callable[[ScopeRef], list[Memory]] |
     return index.current_memories if isinstance(index, InProcessIndex) else None
 
 
-def _build_index(settings: Settings, store: MemoryStore, embedder: EmbedderProvider) -> SearchIndex:
+def _build_index(settings: Settings, store: MemoryStore, embedder: EmbedderProvider,
+                 snapshots: IndexSnapshotStore | None = None) -> SearchIndex:
     if settings.search_tier == "opensearch":
         from agent_memory.adapters.opensearch import make_index
 
@@ -373,7 +379,19 @@ def _build_index(settings: Settings, store: MemoryStore, embedder: EmbedderProvi
     from agent_memory.adapters.in_process_index import InProcessIndex
 
     return InProcessIndex(store=store, embedder=embedder, max_users=settings.search_cache_users,
-                           access_refresh_seconds=settings.search_access_refresh_seconds)
+                           access_refresh_seconds=settings.search_access_refresh_seconds, snapshots=snapshots,
+                           snapshot_min_memories=settings.search_snapshot_min_memories,
+                           background=ThreadPoolExecutor(max_workers=1, thread_name_prefix="index-snapshot")
+                           if snapshots is not None else None)
+
+
+def _index_snapshots(settings: Settings, dynamodb_client: object | None) -> IndexSnapshotStore | None:
+    if not settings.search_snapshots or dynamodb_client is None or settings.search_tier != "serverless":
+        return None
+    from agent_memory.adapters.dynamodb.index_snapshots import DynamoIndexSnapshotStore
+
+    return DynamoIndexSnapshotStore(table_name=settings.memory_table_name, client=dynamodb_client,
+                                    min_interval_seconds=settings.search_snapshot_min_interval_seconds)
 
 
 @lru_cache(maxsize=1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date, datetime
 from typing import Literal, Protocol
 
@@ -74,9 +75,10 @@ class IndexSnapshotStore(Protocol):
         another version's, a damaged or half-written one)."""
         ...
 
-    def put(self, user: ScopeRef, version: int, payload: bytes) -> bool:
-        """Save it as the user's snapshot, in place of older versions'. False when it was not saved: a later
-        version's is there, another was saved too recently, or the write failed."""
+    def put(self, user: ScopeRef, version: int, encode: Callable[[], bytes]) -> bool:
+        """Save the snapshot `encode` makes as the user's, in place of older versions' (`encode` runs only when
+        one is to be saved). False when none was: a later version's is there, the last one is too recent, or
+        the write failed."""
         ...
 
 

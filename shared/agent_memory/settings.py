@@ -70,7 +70,6 @@ class Settings(BaseSettings):
     memory_extraction_max_keywords: int = Field(default=5, ge=1, le=20)
     memory_extraction_min_keyword_weight: float = Field(default=0.3, ge=0, le=1)
     memory_extraction_enable_synonym_expansion: bool = True
-    memory_tools_max_results_per_search: int = Field(default=5, ge=1, le=20)
     # The categories a memory may carry (case-insensitive; stored as written here). Comma-separated or a
     # JSON list; the default is the immigration domain's; empty = any category.
     memory_categories: Annotated[list[str], NoDecode] = Field(default_factory=lambda: list(KNOWN_CATEGORIES))
@@ -80,6 +79,13 @@ class Settings(BaseSettings):
     search_cache_users: int = Field(default=256, ge=0)
     # How stale a cached user's access statistics (the interaction score) may get while reads are recorded.
     search_access_refresh_seconds: float = Field(default=10.0, ge=0.0)
+    # Saved search indexes (serverless tier): a cold container loads the user's index from a snapshot of the
+    # current version instead of reading and indexing every memory. Users with fewer memories than the
+    # minimum are not saved (reading them is as fast); a newer version's snapshot waits until the last one is
+    # the interval old, so a user whose memories change every turn is not re-saved every turn.
+    search_snapshots: bool = True
+    search_snapshot_min_memories: int = Field(default=100, ge=1)
+    search_snapshot_min_interval_seconds: float = Field(default=60.0, ge=0.0)
 
     # Access statistics go through this queue, off the request's critical path. Empty = not recorded.
     access_stats_queue_url: str = ""
@@ -93,6 +99,13 @@ class Settings(BaseSettings):
     context_token_counter: Literal["auto", "estimate", "anthropic"] = "auto"
     context_top_memories: int = Field(default=5, ge=0, le=50)
     context_relevant_memories: int = Field(default=3, ge=0, le=20)
+    # A top slot stays importance's only when its memory's importance beats the best one left out of the
+    # top slots by this much (10 = one type step, INTENT 80 over FACT 70); else relevance takes it. 0 = always.
+    context_importance_margin: int = Field(default=10, ge=0, le=100)
+    # The user_memory block past its first CONTEXT_TOP_MEMORIES + CONTEXT_RELEVANT_MEMORIES memories: lines
+    # up to this share of the tokens the user's memories hold, at most ..._MAX_TOKENS. 0 = no more than those.
+    context_user_memory_max_share: float = Field(default=0.04, ge=0, le=1)
+    context_user_memory_max_tokens: int = Field(default=4000, ge=0, le=100_000)
     # How the relevant memories are searched: empty = MEMORY_SEARCH_DEFAULT_MODE. `keyword` skips the
     # query embedding (~30 ms of a warm inject on 2 cores) at some cost in recall.
     context_relevant_search_mode: Literal["", "semantic", "keyword", "hybrid"] = ""

@@ -95,15 +95,15 @@ def test_given_the_tenant_header_twice_then_422_names_it_and_nothing_is_read(sta
 
 
 def readme_walkthrough() -> str:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "walkthroughs.md").read_text(encoding="utf-8")
     block = readme.split("<!-- walkthrough:begin -->", 1)[1].split("<!-- walkthrough:end -->", 1)[0]
     return block.split("```bash", 1)[1].rsplit("```", 1)[0]
 
 
 def test_the_readme_walkthrough_saves_summarizes_and_injects(stack):
-    """The README's save → summarize → inject script, run verbatim against the stack."""
+    """The save → summarize → inject walk-through (docs/walkthroughs.md), run verbatim against the stack."""
     if shutil.which("curl") is None:
-        pytest.skip("curl is not installed: the README walk-through uses it")
+        pytest.skip("curl is not installed: the walk-through uses it")
     script = readme_walkthrough().replace("localhost:3000", stack.url.removeprefix("http://"))
     # Each curl prints one JSON document; collect them in order.
     wrapped = "\n".join(line + ("; echo" if line.strip().endswith("}'") or line.strip().endswith("summarize")
@@ -122,10 +122,10 @@ def test_the_readme_walkthrough_saves_summarizes_and_injects(stack):
 
 
 def test_the_readme_layers_walkthrough_logs_rolls_up_searches_and_injects(stack):
-    """The README's log → rollup → report search → inject script, verbatim, against the stack."""
+    """The log → rollup → report search → inject walk-through (docs/walkthroughs.md), verbatim."""
     if shutil.which("curl") is None:
-        pytest.skip("curl is not installed: the README walk-through uses it")
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+        pytest.skip("curl is not installed: the walk-through uses it")
+    readme = (ROOT / "docs" / "walkthroughs.md").read_text(encoding="utf-8")
     script = readme.split("<!-- walkthrough-layers:begin -->", 1)[1].split("<!-- walkthrough-layers:end -->", 1)[0]
     script = script.split("```bash", 1)[1].rsplit("```", 1)[0]
     port = stack.url.rsplit(":", 1)[1]
@@ -192,3 +192,22 @@ def test_given_a_stopped_stack_when_it_starts_again_then_every_kind_of_data_is_t
         assert len(memory.list_reports("projects", "p1")["reports"]) == 1
     finally:
         second.stop()
+
+
+def test_the_readme_quickstart_calls_answer_as_it_says(stack):
+    """The README's five calls, verbatim: extract, supersede, save in English, search, inject."""
+    if shutil.which("curl") is None:
+        pytest.skip("curl is not installed: the quickstart uses it")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    script = readme.split("<!-- quickstart:begin -->", 1)[1].split("<!-- quickstart:end -->", 1)[0]
+    script = script.split("```bash", 1)[1].rsplit("```", 1)[0].replace("localhost:3000", stack.url.removeprefix(
+        "http://")).replace("/users/u1/", "/users/u-quickstart/").replace('"user_id":"u1"', '"user_id":"u-quickstart"')
+    script = "\n".join(f"{line}; echo" if line.rstrip().endswith("'") else line for line in script.splitlines())
+    run = subprocess.run(["bash", "-euo", "pipefail", "-c", script], capture_output=True, text=True, timeout=120,
+                         check=True)
+    first, second, saved, found, injected = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
+
+    assert first["extracted_info"]["age"] == 32 and second["extracted_info"]["age"] == 33
+    assert saved["outcome"] == "created"
+    assert found["results"][0]["content_preview"] == "Prefers short answers by email"
+    assert "user_memory" in injected["injected_contexts"] and "33" in injected["messages"][0]["content"]

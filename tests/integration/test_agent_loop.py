@@ -1,4 +1,4 @@
-"""The README's agent loop, run verbatim: Claude (a recorded conversation through the real SDK) calls our
+"""The agent loop of docs/agents.md, run verbatim: Claude (a recorded conversation through the real SDK) calls our
 tools, and the Python client runs each call through POST /tools/execute on the real handlers."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ import anthropic
 import httpx
 import httpx2
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+AGENTS_DOC = Path(__file__).resolve().parents[2] / "docs" / "agents.md"
 
 
 def agent_loop_code() -> str:
-    block = README.read_text(encoding="utf-8").split("<!-- agent-loop:begin -->", 1)[1]
+    block = AGENTS_DOC.read_text(encoding="utf-8").split("<!-- agent-loop:begin -->", 1)[1]
     return block.split("<!-- agent-loop:end -->", 1)[0].split("```python", 1)[1].rsplit("```", 1)[0]
 
 
@@ -50,7 +50,7 @@ class RecordedClaude:
         return claude_turn([{"type": "text", "text": f"You told me: {found[0]['content_preview']}"}], "end_turn")
 
 
-def test_the_readme_agent_loop_saves_and_finds_through_the_executor(api, monkeypatch):
+def test_the_documented_agent_loop_saves_and_finds_through_the_executor(api, monkeypatch):
     def our_api(request: httpx.Request) -> httpx.Response:
         answer = api.call(request.method, request.url.path, json.loads(request.content) if request.content else None,
                           query=request.url.query.decode(), tenant=request.headers.get("x-tenant-id"))

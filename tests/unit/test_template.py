@@ -52,19 +52,29 @@ def test_functions_that_build_the_services_get_the_opensearch_layer_only_with_th
     assert "Layers" not in resources()["DocsFunction"]["Properties"]
 
 
+def _writes_under(logical_id: str, prefix: str) -> set[str]:
+    """The write actions a function may take only on items whose partition key starts with `prefix`."""
+    statements = resources()[logical_id]["Properties"]["Policies"][0]["Statement"]
+    return {action for s in statements if s.get("Condition") == {
+                "ForAllValues:StringLike": {"dynamodb:LeadingKeys": [f"{prefix}*"]}}
+            for action in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])}
+
+
 def test_only_the_save_function_writes_memories():
     assert actions_of("SaveFunction") >= {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}
     # The schedule only fans out: it enqueues shard tasks and never touches the table.
     assert actions_of("RollupFunction") == {"sqs:SendMessage"}
-    # Inject may add its context-cache items, and only those (partition keys starting with CTX#).
-    assert actions_of("InjectFunction") == READ_ACTIONS | {"dynamodb:PutItem", "bedrock:InvokeModel"}
-    put = next(s for s in resources()["InjectFunction"]["Properties"]["Policies"][0]["Statement"]
-               if s["Action"] == "dynamodb:PutItem")
-    assert put["Condition"] == {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["CTX#*"]}}
-    # Summarize may also call the LLM for its narrative, never write the table.
-    assert actions_of("SummarizeFunction") == READ_ACTIONS | {"bedrock:InvokeModel"}
-    # The read path may only enqueue access statistics; their worker may only update items.
-    assert actions_of("LoadFunction") == READ_ACTIONS | {"sqs:SendMessage"}
+    # The search functions may save their indexes' snapshots (SNAP#), inject its context cache (CTX#):
+    # conditioned on those partition keys, nothing else.
+    snapshots = {"dynamodb:PutItem", "dynamodb:BatchWriteItem"}
+    for searcher in ("LoadFunction", "InjectFunction", "SummarizeFunction"):
+        assert _writes_under(searcher, "SNAP#") == snapshots, searcher
+    assert _writes_under("InjectFunction", "CTX#") == {"dynamodb:PutItem"}
+    assert actions_of("InjectFunction") == READ_ACTIONS | snapshots | {"bedrock:InvokeModel"}
+    # Summarize may also call the LLM for its narrative.
+    assert actions_of("SummarizeFunction") == READ_ACTIONS | snapshots | {"bedrock:InvokeModel"}
+    # The read path may also enqueue access statistics; their worker may only update items.
+    assert actions_of("LoadFunction") == READ_ACTIONS | snapshots | {"sqs:SendMessage"}
     assert actions_of("AccessStatsFunction") == {"dynamodb:UpdateItem"}
     assert not {a for a in actions_of("IndexerFunction") if a.startswith("dynamodb:") and "Stream" not in a
                 and a not in READ_ACTIONS}

@@ -4,29 +4,52 @@ Exact cosine over the stored embeddings plus in-process BM25. A per-container ca
 user's version counter means a repeated search costs one GetItem, not a partition read. Recorded
 reads move a second counter: then only the access statistics are read again (a projection query,
 at most every `access_refresh_seconds`), so the interaction score follows them without a rebuild.
+
+With a snapshot store, a container that has no index of the user's current version first looks for a
+snapshot of exactly that version (the memories without embeddings, the BM25 postings, the vectors as
+float16): one Query, no tokenising, and a memory validated only when a search first touches it, instead of
+reading and indexing every memory (at 10,000 memories: ~0.2 s instead of ~3 s). After a build from the
+memories, the index is saved as that version's snapshot, off the request's path. A snapshot of another
+version is never used; a missing, damaged or incompatible one (another embedding model, other text
+analysis) falls back to reading the memories.
 """
 
 from __future__ import annotations
 
+import gc
+import hashlib
+import json
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor, Future, wait
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
 from agent_memory.domain.bm25 import Bm25Index
-from agent_memory.domain.models import Memory, ScopeRef
+from agent_memory.domain.index_snapshot import (
+    IndexSnapshot,
+    SnapshotCorrupt,
+    StoredMemories,
+    decode_snapshot,
+    encode_snapshot,
+)
+from agent_memory.domain.models import Keyword, Memory, ScopeRef, StoreVersions
 from agent_memory.domain.ranking import Candidate
+from agent_memory.domain.text import tokenize
 from agent_memory.domain.vectors import decode_vector
-from agent_memory.ports import CandidateQuery, Embedder, MemoryStore
+from agent_memory.observability import logger
+from agent_memory.ports import CandidateQuery, Embedder, IndexSnapshotStore, MemoryStore
 
 
 @dataclass
 class _UserIndex:
     version: int
-    memories: list[Memory]
+    memories: Sequence[Memory]  # a list, or a snapshot's memories (each validated when first read)
     bm25: Bm25Index
     vectors: np.ndarray | None  # (n, dim), rows L2-normalised
     access_version: int = 0
@@ -42,12 +65,61 @@ def searchable_text(memory: Memory) -> str:
     return " ".join(part for part in (memory.content, extras, memory.category or "", memory.context or "") if part)
 
 
+@cache
+def analyzer_fingerprint() -> str:
+    """What the lexical index makes of a probe memory (stemming, stop words, CJK bigrams, what is indexed):
+    a snapshot whose postings were made by other text analysis is not used."""
+    probe = Memory.model_construct(
+        content="Caroline's running shoes, bought in Hangzhou in 2024; the user's ＡＢＣ", category="Travel",
+        keywords=[Keyword(term="高才通B类"), Keyword(term="marathons")], context="用户对香港优才计划感兴趣")
+    return hashlib.sha256(json.dumps(tokenize(searchable_text(probe))).encode()).hexdigest()[:16]
+
+
+class _CollectorPause:
+    """The cyclic garbage collector off while an index is built: the build makes tens of thousands of objects
+    that all live on, and the collector would walk the growing heap over and over for nothing (10,000
+    memories validated in 0.45 s with it, 0.12 s without). Process-wide, so nested and concurrent pauses
+    are counted and only the last one out turns it back on."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._depth = 0
+        self._was_enabled = False
+
+    @contextmanager
+    def __call__(self) -> Iterator[None]:
+        with self._lock:
+            if self._depth == 0:
+                self._was_enabled = gc.isenabled()
+                gc.disable()
+            self._depth += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._depth -= 1
+                if self._depth == 0 and self._was_enabled:
+                    gc.enable()
+
+
+_collector_paused = _CollectorPause()
+
+
 class InProcessIndex:
     def __init__(
         self, *, store: MemoryStore, embedder: Callable[[], Embedder | None], max_users: int = 256,
         access_refresh_seconds: float = 10.0, clock: Callable[[], float] = time.monotonic,
+        snapshots: IndexSnapshotStore | None = None, snapshot_min_memories: int = 100,
+        background: Executor | None = None,
     ) -> None:
+        """`snapshots`: where indexes are saved and looked for (None: always read the memories); only users
+        with at least `snapshot_min_memories` are saved. `background` runs the saving and an access refresh
+        after a snapshot load (None: in the request)."""
         self._store = store
+        self._snapshots = snapshots
+        self._snapshot_min_memories = snapshot_min_memories
+        self._background = background
+        self._pending: set[Future[None]] = set()
         self._access_refresh = access_refresh_seconds
         self._clock = clock
         self._embedder = embedder
@@ -62,7 +134,9 @@ class InProcessIndex:
             return []
         lexical = index.bm25.scores(query.terms) if query.terms else np.zeros(len(index.memories), np.float32)
         vector = index.vectors @ query.vector if index.vectors is not None and query.vector is not None else None
-        allowed = np.array([self._allowed(m, query) for m in index.memories], dtype=bool)
+        allowed = (np.array([self._allowed(m, query) for m in index.memories], dtype=bool)
+                   if query.memory_types or query.created_from or query.created_to
+                   else np.ones(len(index.memories), dtype=bool))
         chosen: set[int] = set()
         for signal in (lexical, vector):
             if signal is None:
@@ -81,7 +155,9 @@ class InProcessIndex:
 
     def current_memories(self, user: ScopeRef) -> list[Memory]:
         """The user's current memories from the version-keyed cache (one GetItem when warm)."""
-        return list(self._index(user).memories)
+        index = self._index(user)
+        with _collector_paused():
+            return list(index.memories)
 
     @staticmethod
     def _allowed(memory: Memory, query: CandidateQuery) -> bool:
@@ -105,9 +181,8 @@ class InProcessIndex:
                 self._refresh_access(user, cached, versions.access)
             return cached
         self.stats["misses"] += 1
-        memories = self._store.all_current(user)
-        built = _UserIndex(versions.content, memories, Bm25Index([searchable_text(m) for m in memories]),
-                           self._vectors(memories), versions.access, self._clock())
+        with _collector_paused():
+            built = self._from_snapshot(user, versions) or self._from_memories(user, versions)
         if self._max_users:
             with self._lock:
                 self._cache[user] = built
@@ -116,15 +191,98 @@ class InProcessIndex:
                     self._cache.popitem(last=False)
         return built
 
+    def _from_memories(self, user: ScopeRef, versions: StoreVersions) -> _UserIndex:
+        memories = self._store.all_current(user)
+        built = _UserIndex(versions.content, memories, Bm25Index([searchable_text(m) for m in memories]),
+                           self._vectors(memories), versions.access, self._clock())
+        snapshots = self._snapshots
+        if snapshots is not None and len(memories) >= max(1, self._snapshot_min_memories):
+            self._later(lambda: self._save_snapshot(snapshots, user, built))
+        return built
+
+    def _from_snapshot(self, user: ScopeRef, versions: StoreVersions) -> _UserIndex | None:
+        if self._snapshots is None:
+            return None
+        payload = self._snapshots.get(user, versions.content)
+        if payload is None:
+            return None
+        embedder = self._embedder()
+        try:
+            snapshot = decode_snapshot(payload)
+            bm25 = Bm25Index.from_state(snapshot.bm25)
+        except (SnapshotCorrupt, ValueError) as error:
+            logger.warning("index snapshot unreadable: reading the memories", reason=str(error))
+            self._count("snapshot_unreadable")
+            return None
+        vectors = snapshot.vectors
+        if snapshot.version != versions.content or snapshot.analyzer != analyzer_fingerprint() or (
+                embedder is not None and (vectors is None or snapshot.embedding_model != embedder.model_id
+                                          or vectors.shape[1] != embedder.dimension)):
+            self._count("snapshot_incompatible")
+            return None
+        self._count("snapshot_loads")
+        built = _UserIndex(versions.content, snapshot.memories, bm25, vectors if embedder else None,
+                           snapshot.access_version, self._clock())
+        if snapshot.access_version != versions.access:  # reads recorded since it was saved
+            self._later(lambda: self._refresh_access(user, built, versions.access))
+        return built
+
+    def _save_snapshot(self, snapshots: IndexSnapshotStore, user: ScopeRef, index: _UserIndex) -> None:
+        embedder = self._embedder()
+        model = embedder.model_id if embedder is not None and index.vectors is not None else None
+
+        def encode() -> bytes:  # only when the store will save it (~0.5 s of CPU at 10,000 memories)
+            return encode_snapshot(IndexSnapshot(
+                version=index.version, access_version=index.access_version, analyzer=analyzer_fingerprint(),
+                embedding_model=model, memories=index.memories, bm25=index.bm25.state(), vectors=index.vectors))
+
+        if snapshots.put(user, index.version, encode):
+            self._count("snapshot_saves")
+
+    def _later(self, work: Callable[[], None]) -> None:
+        """Work that only ever saves time (a snapshot, fresher access counts): in the background when there is
+        one, and never failing anything: a fault is logged and the work dropped."""
+
+        def guarded() -> None:
+            try:
+                work()
+            except Exception as error:  # see the docstring
+                logger.warning("background index work failed", error_type=type(error).__name__)
+
+        if self._background is None:
+            guarded()
+            return
+        with suppress(RuntimeError):  # the executor is shut down
+            future = self._background.submit(guarded)
+            with self._lock:
+                self._pending.add(future)
+            future.add_done_callback(self._done)
+
+    def _done(self, future: Future[None]) -> None:
+        with self._lock:
+            self._pending.discard(future)
+
+    def flush(self, timeout: float | None = None) -> None:
+        """Wait for the background work started so far (snapshot saves, access refreshes)."""
+        with self._lock:
+            pending = list(self._pending)
+        wait(pending, timeout=timeout)
+
+    def _count(self, name: str) -> None:
+        self.stats[name] = self.stats.get(name, 0) + 1
+
     def _refresh_access(self, user: ScopeRef, cached: _UserIndex, access_version: int) -> None:
         """New access statistics on the cached memories; same memories, same order, same index."""
         stats = self._store.access_stats(user)
-        cached.memories = [
-            m.model_copy(update=stats[m.memory_key].model_dump()) if m.memory_key in stats else m
-            for m in cached.memories
-        ]
+        memories = cached.memories
+        if isinstance(memories, StoredMemories):  # only the rows read since: the rest stay unvalidated
+            cached.memories = memories.replaced({i: memories[i].model_copy(update=stats[key].model_dump())
+                                                 for i, key in enumerate(memories.keys) if key in stats})
+        else:
+            cached.memories = [m.model_copy(update=stats[m.memory_key].model_dump()) if m.memory_key in stats
+                               else m for m in memories]
         cached.access_version, cached.access_read_at = access_version, self._clock()
-        self.stats["access_refreshes"] = self.stats.get("access_refreshes", 0) + 1
+        self._count("access_refreshes")
 
     def _vectors(self, memories: list[Memory]) -> np.ndarray | None:
         embedder = self._embedder()

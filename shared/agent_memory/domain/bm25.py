@@ -1,10 +1,15 @@
-"""Okapi BM25 over one user's memories, with the shared analyser (pure, in memory)."""
+"""Okapi BM25 over one user's memories, with the shared analyser (pure, in memory).
+
+Postings are kept flat (one array of documents and one of term frequencies, sliced per term), so an
+index can be saved as its `Bm25State` and loaded back without tokenising a single document again.
+"""
 
 from __future__ import annotations
 
 import math
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -14,11 +19,21 @@ K1 = 1.2
 B = 0.75
 
 
+@dataclass(frozen=True)
+class Bm25State:
+    """Everything scoring needs: term t's postings are docs/freqs[offsets[i]:offsets[i + 1]], i = its
+    position in `terms`; `lengths` are the documents' token counts."""
+
+    terms: list[str]
+    offsets: np.ndarray  # int64, len(terms) + 1
+    docs: np.ndarray  # int32
+    freqs: np.ndarray  # float32
+    lengths: np.ndarray  # float32, one per document
+
+
 class Bm25Index:
     def __init__(self, documents: Sequence[str]) -> None:
-        self.size = len(documents)
-        self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        lengths = np.zeros(self.size, dtype=np.float32)
+        lengths = np.zeros(len(documents), dtype=np.float32)
         postings: dict[str, tuple[list[int], list[int]]] = {}
         for index, document in enumerate(documents):
             counts = Counter(tokenize(document))
@@ -27,18 +42,50 @@ class Bm25Index:
                 docs, freqs = postings.setdefault(term, ([], []))
                 docs.append(index)
                 freqs.append(count)
-        average = float(lengths.mean()) if self.size else 0.0
-        self._norm = K1 * (1 - B + B * lengths / average) if average else np.full(self.size, K1, dtype=np.float32)
-        for term, (docs, freqs) in postings.items():
-            self._postings[term] = (np.asarray(docs, dtype=np.int32), np.asarray(freqs, dtype=np.float32))
+        sizes = np.fromiter((len(docs) for docs, _ in postings.values()), dtype=np.int64, count=len(postings))
+        offsets = np.zeros(len(postings) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        self._load(Bm25State(
+            terms=list(postings),
+            offsets=offsets,
+            docs=np.fromiter((d for docs, _ in postings.values() for d in docs), dtype=np.int32, count=offsets[-1]),
+            freqs=np.fromiter((f for _, freqs in postings.values() for f in freqs), dtype=np.float32,
+                              count=offsets[-1]),
+            lengths=lengths,
+        ))
+
+    @classmethod
+    def from_state(cls, state: Bm25State) -> Bm25Index:
+        """The index a state was taken from, without its documents. ValueError if the arrays disagree."""
+        if len(state.offsets) != len(state.terms) + 1 or len(state.docs) != len(state.freqs) \
+                or (len(state.offsets) and int(state.offsets[-1]) != len(state.docs)):
+            raise ValueError("inconsistent BM25 state")
+        if len(state.docs) and (int(state.docs.min()) < 0 or int(state.docs.max()) >= len(state.lengths)):
+            raise ValueError("BM25 postings name documents the state does not have")
+        index = cls.__new__(cls)
+        index._load(state)
+        return index
+
+    def _load(self, state: Bm25State) -> None:
+        self.size = len(state.lengths)
+        self._state = state
+        self._positions = {term: i for i, term in enumerate(state.terms)}
+        average = float(state.lengths.mean()) if self.size else 0.0
+        self._norm = (K1 * (1 - B + B * state.lengths / average) if average
+                      else np.full(self.size, K1, dtype=np.float32))
+
+    def state(self) -> Bm25State:
+        return self._state
 
     def scores(self, terms: Sequence[str]) -> np.ndarray:
         result = np.zeros(self.size, dtype=np.float32)
+        state = self._state
         for term in set(terms):
-            posting = self._postings.get(term)
-            if posting is None:
+            position = self._positions.get(term)
+            if position is None:
                 continue
-            docs, freqs = posting
+            start, end = int(state.offsets[position]), int(state.offsets[position + 1])
+            docs, freqs = state.docs[start:end], state.freqs[start:end]
             idf = math.log(1 + (self.size - len(docs) + 0.5) / (len(docs) + 0.5))
             result[docs] += idf * freqs * (K1 + 1) / (freqs + self._norm[docs])
         return result

@@ -49,6 +49,11 @@ def cache_partition_key(scope: Scoped) -> str:
     return "CTX#" + partition_key(scope)
 
 
+def snapshot_partition_key(scope: Scoped) -> str:
+    """The scope's partition of saved search indexes, apart from its memories (as the context cache's)."""
+    return "SNAP#" + partition_key(scope)
+
+
 def active_shard(scope: Scoped, shards: int) -> int:
     """Which of `shards` shards records the scope's activity: stable, and spread evenly by a hash."""
     digest = hashlib.sha256(partition_key(scope).encode()).digest()

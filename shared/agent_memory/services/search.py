@@ -151,10 +151,12 @@ class SearchService:
         if embedder is not None:
             embedder.embed_query("warm up")
 
-    def search(self, user: ScopeRef, request: SearchRequest, *, max_rounds: int = len(RECALL_ROUNDS)
-               ) -> SearchMemoriesOutput:
+    def search(self, user: ScopeRef, request: SearchRequest, *, max_rounds: int = len(RECALL_ROUNDS),
+               max_results: int | None = None) -> SearchMemoriesOutput:
         """Ranked memories for the request. At most `max_rounds` recall rounds run; a thin recall is topped
-        up from the final ranking (results marked `recall_round: "fill"`)."""
+        up from the final ranking (results marked `recall_round: "fill"`). `max_results` replaces the
+        request's limit and MAX_RESULTS, for a caller inside the service that picks from a longer ranking
+        (the user_memory block fills a token budget)."""
         requested: SearchMode = request.search_mode or self._default_mode
         terms = self._query_keywords(request)
         if self._expand:  # a synonym may be a phrase ("top talent pass scheme"), not one keyword
@@ -176,7 +178,7 @@ class SearchService:
             required = QueryKeywords(tuple(normalize_keyword(k) for k in request.keywords), synonyms)
             candidates = [c for c in candidates if _mentions_any(c.memory, required, self._weights)]
         mode: SearchMode = requested if embedder else "keyword"
-        limit = min(request.limit, MAX_RESULTS)
+        limit = min(request.limit, MAX_RESULTS) if max_results is None else max(1, max_results)
         now = utcnow()
         expanded_query, precise_query = QueryKeywords(terms, synonyms), QueryKeywords(terms)
         keyword_scores = {

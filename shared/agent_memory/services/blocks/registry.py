@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from agent_memory.domain.memory_selection import DEFAULT_IMPORTANCE_MARGIN, DEFAULT_MAX_SHARE, DEFAULT_MAX_TOKENS
 from agent_memory.domain.models import Memory, ScopeRef
 from agent_memory.domain.request_blocks import DEFAULT_ASSESSMENT_NOTE
 from agent_memory.ports import MemoryStore, Retriever
@@ -37,6 +38,9 @@ def default_sources(
     top_memories: int = 5,
     relevant_memories: int = 3,
     relevant_search_mode: SearchMode | None = None,
+    importance_margin: int = DEFAULT_IMPORTANCE_MARGIN,
+    user_memory_max_share: float = DEFAULT_MAX_SHARE,
+    user_memory_max_tokens: int = DEFAULT_MAX_TOKENS,
     assessment_note: str = DEFAULT_ASSESSMENT_NOTE,
     memory_layers: MemoryLayersService | None = None,
     sop: Retriever | None = None,
@@ -50,7 +54,9 @@ def default_sources(
     return [
         *layered[:1],
         UserMemorySource(store=store, search=search, current_memories=current_memories, top_n=top_memories,
-                         relevant_n=relevant_memories, search_mode=relevant_search_mode),
+                         relevant_n=relevant_memories, search_mode=relevant_search_mode,
+                         importance_margin=importance_margin, max_share=user_memory_max_share,
+                         max_tokens=user_memory_max_tokens),
         CollectedInfoSource(),
         ConversationStatsSource(),
         AssessmentResultSource(note=assessment_note),

@@ -1,0 +1,147 @@
+"""The user_memory block's selection rules, pure: importance slots, the token budget, MMR."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from agent_memory.domain.memory_selection import (
+    DUPLICATE_COSINE,
+    MAX_DEPTH,
+    Candidate,
+    candidate,
+    diversify,
+    importance_slots,
+    memory_budget,
+    search_depth,
+    similarity,
+)
+from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef, new_memory_version
+from agent_memory.domain.vectors import encode_vector
+from agent_memory.settings import Settings
+
+WHO = ScopeRef(tenant_id="t-select", user_id="u")
+START = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def memory(key: str, importance: int = 70, *, content: str | None = None, day: int = 0,
+           vector: list[float] | None = None):
+    return new_memory_version(WHO, NewMemory(
+        memory_type=MemoryType.FACT, content=content or f"memory {key}", importance=importance,
+        created_at=START + timedelta(days=day),
+        embedding=encode_vector(np.array(vector, dtype=np.float32)) if vector else None,
+        embedding_model="test-model" if vector else None), key, None)
+
+
+def ranked(*keys: str, tokens: int = 10, vectors: dict[str, list[float]] | None = None) -> list[Candidate]:
+    """Candidates best first, scores falling by 0.01 a rank."""
+    vectors = vectors or {}
+    return [Candidate(key=k, score=0.9 - 0.01 * i, tokens=tokens, model="m" if k in vectors else None,
+                      vector=np.array(vectors[k]) / np.linalg.norm(vectors[k]) if k in vectors else None,
+                      content=k) for i, k in enumerate(keys)]
+
+
+# ---- importance slots ----------------------------------------------------------------------------
+
+def test_given_tied_importances_when_splitting_the_top_slots_then_importance_earns_none_of_them():
+    memories = [memory(f"m{i}", 70, day=i) for i in range(20)]
+
+    split = importance_slots(memories, 5, margin=10)
+
+    assert split.earned == []
+    assert [m.memory_key for m in split.fallback] == ["m19", "m18", "m17", "m16", "m15"]  # newest first
+
+
+def test_given_a_clear_spread_when_splitting_then_the_memories_above_the_margin_keep_their_slots():
+    memories = [memory("intent-1", 80), memory("intent-2", 80), *(memory(f"fact-{i}", 70, day=i) for i in range(9))]
+
+    split = importance_slots(memories, 5, margin=10)
+
+    assert sorted(m.memory_key for m in split.earned) == ["intent-1", "intent-2"]
+    assert len(split.fallback) == 3 and all(m.importance == 70 for m in split.fallback)
+
+
+def test_a_spread_below_the_margin_is_not_informative_and_margin_zero_gives_every_slot_to_importance():
+    memories = [memory("a", 75), memory("b", 74), *(memory(f"f{i}", 70) for i in range(6))]
+
+    assert importance_slots(memories, 2, margin=10).earned == []
+    assert [m.memory_key for m in importance_slots(memories, 2, margin=5).earned] == ["a"]  # 75 - 70 >= 5
+    assert [m.memory_key for m in importance_slots(memories, 2, margin=0).earned] == ["a", "b"]
+
+
+def test_when_every_memory_fits_the_top_slots_there_is_nothing_to_choose():
+    memories = [memory("a", 70), memory("b", 70)]
+    assert {m.memory_key for m in importance_slots(memories, 5, margin=10).earned} == {"a", "b"}
+
+
+# ---- budget --------------------------------------------------------------------------------------
+
+def test_the_budget_is_a_share_of_the_stored_tokens_up_to_the_cap():
+    assert memory_budget(30_000, 0.04, 4000) == 1200
+    assert memory_budget(300_000, 0.04, 4000) == 4000
+    assert memory_budget(30_000, 0.0, 4000) == 0
+    with pytest.raises(ValueError):
+        memory_budget(-1, 0.04, 4000)
+
+
+def test_search_depth_covers_the_budget_with_room_for_skipped_duplicates():
+    assert search_depth(1200, 60, 3) == 31  # 1.5 * 1200 / 60 + 1
+    assert search_depth(0, 60, 3) == 3  # the floor still needs its memories
+    assert search_depth(1_000_000, 60, 3) == MAX_DEPTH
+
+
+# ---- similarity and MMR --------------------------------------------------------------------------
+
+def test_similarity_is_the_cosine_of_comparable_vectors_else_term_overlap():
+    a = candidate(memory("a", content="Ann paints lakes", vector=[1.0, 0.0]), 0.9, 10)
+    b = candidate(memory("b", content="Ann paints lakes at dawn", vector=[0.8, 0.6]), 0.8, 10)
+    plain = candidate(memory("c", content="Ann paints lakes at dusk"), 0.7, 10)
+
+    cosine, duplicate = similarity(a, b)
+    assert cosine == pytest.approx(0.8, abs=1e-3) and not duplicate
+    overlap, _ = similarity(b, plain)  # no vector on one side: the analysed terms
+    assert 0.5 < overlap < 1.0
+
+
+def test_given_a_near_duplicate_of_a_better_ranked_memory_when_diversifying_then_it_is_dropped():
+    vectors = {"a": [1.0, 0.0, 0.0], "a-again": [0.999, 0.02, 0.0], "b": [0.0, 1.0, 0.0], "c": [0.0, 0.0, 1.0]}
+    assert float(np.dot(*(np.array(vectors[k]) / np.linalg.norm(vectors[k]) for k in ("a", "a-again")))) \
+        >= DUPLICATE_COSINE
+
+    picks = diversify([], ranked("a", "a-again", "b", "c", vectors=vectors), budget=1000, min_count=0)
+
+    assert [c.key for c in picks] == ["a", "b", "c"]
+
+
+def test_near_duplicates_of_what_importance_already_shows_are_dropped_too():
+    vectors = {"shown": [1.0, 0.0], "same": [1.0, 0.001], "other": [0.0, 1.0]}
+    shown, *rest = ranked("shown", "same", "other", vectors=vectors)
+    assert [c.key for c in diversify([shown], rest, budget=1000, min_count=0)] == ["other"]
+
+
+def test_mmr_prefers_a_memory_that_says_something_new_over_a_close_variant_of_one_shown():
+    vectors = {"a": [1.0, 0.0], "a-variant": [0.9, 0.436], "b": [0.0, 1.0]}  # cosine 0.9: similar, not a duplicate
+    picks = diversify([], ranked("a", "a-variant", "b", vectors=vectors), budget=1000, min_count=0, trade_off=0.5)
+    assert [c.key for c in picks] == ["a", "b", "a-variant"]
+    plain = diversify([], ranked("a", "a-variant", "b", vectors=vectors), budget=1000, min_count=0, trade_off=1.0)
+    assert [c.key for c in plain] == ["a", "a-variant", "b"]  # trade_off 1: relevance order
+
+
+def test_the_budget_stops_the_picks_once_the_floor_is_reached():
+    pool = ranked(*"abcdefghij", tokens=100)
+
+    assert len(diversify([], pool, budget=450, min_count=2)) == 4  # 4 lines fit 450 tokens
+    assert len(diversify([], pool, budget=0, min_count=3)) == 3  # the floor, whatever the budget
+    shown = ranked("x", "y", tokens=200)  # what importance shows counts against the budget
+    assert len(diversify(shown, pool, budget=450, min_count=2)) == 0
+
+
+def test_settings_defaults_are_the_selections_defaults():
+    from agent_memory.domain import memory_selection as rules
+
+    defaults = Settings()
+    assert defaults.context_importance_margin == rules.DEFAULT_IMPORTANCE_MARGIN
+    assert defaults.context_user_memory_max_share == rules.DEFAULT_MAX_SHARE
+    assert defaults.context_user_memory_max_tokens == rules.DEFAULT_MAX_TOKENS
