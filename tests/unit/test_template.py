@@ -183,3 +183,10 @@ def test_api_access_logging_and_reserved_concurrency_are_parameters():
     api = resources()["MemoryApi"]["Properties"]
     assert "AccessLogSettings" in api
     assert "ReservedConcurrentExecutions" in template["Globals"]["Function"]
+
+
+def test_the_indexer_receives_memory_items_only():
+    stream = resources()["IndexerFunction"]["Properties"]["Events"]["MemoryStream"]["Properties"]
+    [only] = stream["FilterCriteria"]["Filters"]
+
+    assert json.loads(only["Pattern"]) == {"dynamodb": {"Keys": {"sk": {"S": [{"prefix": "MEM#"}]}}}}
