@@ -5,14 +5,18 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agent_memory.domain.keys import new_memory_key
 from agent_memory.domain.models import Keyword, Memory, MemoryType
 from agent_memory.domain.ranking import (
     QueryKeywords,
     RankingWeights,
+    _shares_prefix,
     interaction_score,
     keyword_match,
+    keyword_matches,
     rank,
     time_decay,
 )
@@ -128,3 +132,37 @@ def test_the_weaker_of_two_keyword_matches_keeps_its_share_of_the_best_bm25():
 
     assert ranked["weak"].parts[2] == pytest.approx(1 / 3)  # BM25 2 of the best 6, not min-max's 0
     assert ranked["none"].parts[2] == 0.0 and ranked["strong"].parts[2] == 1.0
+
+
+def _one_by_one(memory_terms: set[str], query: QueryKeywords) -> tuple[float, list[str]]:
+    """The definition, pair by pair: each query term's best match among the memory's keywords."""
+    def match(term: str) -> float:
+        if term in memory_terms:
+            return WEIGHTS.exact_match
+        return WEIGHTS.prefix_match if any(_shares_prefix(term, t) for t in memory_terms) else 0.0
+
+    total, matched = 0.0, []
+    for term in query.terms:
+        best = match(term)
+        for synonym, similarity in query.synonyms.get(term, ()):
+            best = max(best, min(WEIGHTS.synonym_match, similarity) if match(synonym) else 0.0)
+        total += best
+        matched += [term] if best > 0 else []
+    return total / len(query.terms), matched
+
+
+WORDS = st.sampled_from(["高才通", "高才通b类", "高才", "ttps", "tt", "python", "py", "深圳", "深圳南山", "visa"])
+
+
+@given(memories=st.lists(st.lists(WORDS, max_size=4), min_size=1, max_size=6),
+       terms=st.lists(WORDS, min_size=1, max_size=4, unique=True), synonym=WORDS, similarity=st.floats(0.1, 1.0))
+def test_matching_many_memories_at_once_scores_each_as_matching_it_alone(memories, terms, synonym, similarity):
+    query = QueryKeywords(tuple(terms), {terms[0]: ((synonym, similarity),)})
+    stored = [memory("x", keywords=tuple(words)) for words in memories]
+
+    together = keyword_matches([Candidate(memory=m) for m in stored], query, WEIGHTS)
+
+    for m, words in zip(stored, memories, strict=True):
+        score, matched = together[m.memory_key]
+        expected_score, expected_matched = _one_by_one(set(words), query)
+        assert (score, matched) == (pytest.approx(expected_score), expected_matched)

@@ -10,7 +10,7 @@ ranked where it did. Pure functions: no I/O.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -111,31 +111,54 @@ def time_decay(created_at: datetime, now: datetime, half_life_days: float) -> fl
 
 def keyword_match(memory: Memory, query: QueryKeywords, weights: RankingWeights) -> tuple[float, list[str]]:
     """Exact 1.0, prefix 0.8, synonym 0.7 — best per query keyword, averaged over them."""
-    if not query.terms:
-        return 0.0, []
-    memory_terms = [normalize_keyword(k.term) for k in memory.keywords]
+    return _keyword_scores([memory], query, weights)[memory.memory_key]
+
+
+def _memory_terms(memory: Memory) -> set[str]:
+    terms = {normalize_keyword(k.term) for k in memory.keywords}
     if memory.category:
-        memory_terms.append(normalize_keyword(memory.category))
-    matched: list[str] = []
-    total = 0.0
+        terms.add(normalize_keyword(memory.category))
+    return terms
+
+
+def _keyword_scores(memories: Sequence[Memory], query: QueryKeywords, weights: RankingWeights
+                    ) -> dict[str, tuple[float, list[str]]]:
+    """`keyword_match` for many memories at once: each distinct keyword of theirs is compared with each
+    query term (and its synonyms) once, not once per memory holding it."""
+    if not query.terms:
+        return {m.memory_key: (0.0, []) for m in memories}
+    holders: dict[str, list[str]] = {}  # a memory keyword -> the memories that hold it
+    for memory in memories:
+        for term in _memory_terms(memory):
+            holders.setdefault(term, []).append(memory.memory_key)
+    by_first: dict[str, list[str]] = {}  # two terms share a prefix only when they start alike
+    for term in holders:
+        by_first.setdefault(term[:1], []).append(term)
+    totals = {m.memory_key: 0.0 for m in memories}
+    matched: dict[str, list[str]] = {m.memory_key: [] for m in memories}
     for term in query.terms:
-        best = _match(term, memory_terms, weights)
-        for synonym, similarity in query.synonyms.get(term, ()):
-            best = max(best, min(weights.synonym_match, similarity) if _match(synonym, memory_terms, weights) else 0)
-        if best > 0:
-            matched.append(term)
-        total += best
-    return total / len(query.terms), matched
+        best: dict[str, float] = {}
+        for variant, similarity in ((term, None), *query.synonyms.get(term, ())):
+            for candidate, value in _matching_terms(variant, by_first, weights):
+                if similarity is not None:  # a synonym's match, whatever its kind, counts as the synonym's
+                    value = min(weights.synonym_match, similarity)
+                for key in holders[candidate]:
+                    best[key] = max(best.get(key, 0.0), value)
+        for key, value in best.items():
+            if value > 0:
+                totals[key] += value
+                matched[key].append(term)
+    return {key: (total / len(query.terms), matched[key]) for key, total in totals.items()}
 
 
-def _match(term: str, memory_terms: Iterable[str], weights: RankingWeights) -> float:
-    best = 0.0
-    for candidate in memory_terms:
+def _matching_terms(term: str, by_first: dict[str, list[str]], weights: RankingWeights
+                    ) -> Iterator[tuple[str, float]]:
+    """The memory keywords `term` matches, with the match's score: exact, or a shared prefix."""
+    for candidate in by_first.get(term[:1], ()):
         if candidate == term:
-            return weights.exact_match
-        if _shares_prefix(term, candidate):
-            best = weights.prefix_match
-    return best
+            yield candidate, weights.exact_match
+        elif _shares_prefix(term, candidate):
+            yield candidate, weights.prefix_match
 
 
 def _shares_prefix(a: str, b: str) -> bool:
@@ -184,7 +207,7 @@ def keyword_matches(
     candidates: Sequence[Candidate], query: QueryKeywords, weights: RankingWeights
 ) -> dict[str, tuple[float, list[str]]]:
     """keyword_match for every candidate, by memory key: computed once, shared by several rankings."""
-    return {c.memory.memory_key: keyword_match(c.memory, query, weights) for c in candidates}
+    return _keyword_scores([c.memory for c in candidates], query, weights)
 
 
 def rank(
