@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import random
 import time
 from typing import Any
+
+from botocore.exceptions import ClientError
+
+from agent_memory.adapters.dynamodb.items import raise_domain_error
+from agent_memory.errors import Throttled
 
 MAX_BATCH = 25
 MAX_GET = 100
@@ -25,19 +31,25 @@ def write_all(client: Any, table: str, requests: list[dict[str, Any]], *, attemp
 
 
 def read_all(client: Any, table: str, keys: list[dict[str, Any]], *, attempts: int = 6,
-             consistent: bool = True) -> list[dict[str, Any]]:
-    """Every item at these keys that exists (100 keys per call), or RuntimeError if DynamoDB keeps
-    handing keys back unprocessed."""
+             projection: str | None = None) -> list[dict[str, Any]]:
+    """Every item at these keys that exists, strongly consistent, 100 keys per call. Keys DynamoDB hands
+    back unprocessed are asked again after a jittered backoff; still unprocessed after `attempts`, the
+    store is busy (Throttled). SDK errors become domain errors."""
     found: list[dict[str, Any]] = []
     for start in range(0, len(keys), MAX_GET):
-        pending: dict[str, Any] = {table: {"Keys": keys[start:start + MAX_GET], "ConsistentRead": consistent}}
+        pending: dict[str, Any] = {table: {"Keys": keys[start:start + MAX_GET], "ConsistentRead": True,
+                                           **({"ProjectionExpression": projection} if projection else {})}}
         for attempt in range(attempts):
-            response = client.batch_get_item(RequestItems=pending)
+            if attempt:
+                time.sleep(random.uniform(0, min(0.2, 0.01 * 2**attempt)))
+            try:
+                response = client.batch_get_item(RequestItems=pending)
+            except ClientError as error:
+                raise_domain_error(error)
             found += response.get("Responses", {}).get(table, [])
             pending = response.get("UnprocessedKeys") or {}
             if not pending:
                 break
-            time.sleep(0.05 * 2**attempt)
         else:
-            raise RuntimeError(f"batch read from {table} left keys unprocessed after {attempts} attempts")
+            raise Throttled("the memory store is busy, retry shortly")
     return found

@@ -107,11 +107,7 @@ class DynamoLayerStore:
     def logged_messages(self, scope: ScopeRef, keys: list[LogKey]) -> list[LogMessage]:
         pk = partition_key(scope)
         wanted = [_item({"pk": pk, "sk": log_sort_key(key)}) for key in keys]
-        try:
-            items = read_all(self._client, self._table, wanted)
-        except ClientError as error:
-            raise_domain_error(error)
-        return sorted((_log_from_item(i) for i in items), key=log_sort_key)
+        return sorted((_log_from_item(i) for i in read_all(self._client, self._table, wanted)), key=log_sort_key)
 
     def set_log_embeddings(self, scope: ScopeRef, messages: list[LogMessage]) -> None:
         pk = partition_key(scope)

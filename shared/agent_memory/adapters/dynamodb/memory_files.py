@@ -19,14 +19,13 @@ read whole items (DynamoDB charges a query by the size of what it reads), bounde
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any, NoReturn
 
 from botocore.exceptions import ClientError
 
-from agent_memory.adapters.dynamodb.batch import write_all
+from agent_memory.adapters.dynamodb.batch import read_all, write_all
 from agent_memory.adapters.dynamodb.items import from_item, raise_domain_error, to_item
 from agent_memory.domain.keys import partition_key
 from agent_memory.domain.memory_files import (
@@ -83,23 +82,9 @@ class DynamoMemoryFileStore:
     def get(self, user: ScopeRef, path: str) -> MemoryFile | MemoryDirectory | None:
         """The file or the directory at `path`: both keys in one consistent BatchGetItem."""
         pk = partition_key(user)
-        request: dict[str, Any] = {self._table: {
-            "Keys": [to_item({"pk": pk, "sk": sk}) for sk in (file_key(path), directory_key(path))],
-            "ConsistentRead": True}}
-        found: dict[str, dict[str, Any]] = {}
-        for attempt in range(self._max_attempts):
-            if attempt:
-                time.sleep(0.01 * 2**attempt)
-            try:
-                response = self._client.batch_get_item(RequestItems=request)
-            except ClientError as error:
-                raise_domain_error(error)
-            found.update((item["sk"]["S"], item) for item in response.get("Responses", {}).get(self._table, []))
-            request = response.get("UnprocessedKeys") or {}
-            if not request:
-                break
-        else:
-            raise Throttled("the memory store is busy, retry shortly")
+        keys = [to_item({"pk": pk, "sk": sk}) for sk in (file_key(path), directory_key(path))]
+        found = {item["sk"]["S"]: item
+                 for item in read_all(self._client, self._table, keys, attempts=self._max_attempts)}
         if file_key(path) in found:
             return _file_from_item(found[file_key(path)])
         if directory_key(path) in found:

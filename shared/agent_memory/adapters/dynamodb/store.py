@@ -26,6 +26,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from agent_memory.adapters.dynamodb.batch import read_all
 from agent_memory.adapters.dynamodb.items import (
     from_item,
     memory_from_item,
@@ -193,26 +194,9 @@ class DynamoMemoryStore:
     def _content_markers(self, user: ScopeRef, digests: set[str]) -> set[str]:
         """Which of these contents the user's memories hold now (strongly consistent)."""
         pk = partition_key(user)
-        found: set[str] = set()
         keys = [to_item({"pk": pk, "sk": f"HASH#{digest}"}) for digest in sorted(digests)]
-        for start in range(0, len(keys), 100):
-            request: dict[str, Any] = {self._table: {"Keys": keys[start:start + 100], "ConsistentRead": True,
-                                                     "ProjectionExpression": "sk"}}
-            for attempt in range(self._max_attempts):
-                if attempt:
-                    _backoff(attempt)
-                try:
-                    response = self._client.batch_get_item(RequestItems=request)
-                except ClientError as error:
-                    raise_domain_error(error)
-                found.update(str(from_item(item)["sk"]).removeprefix("HASH#")
-                             for item in response.get("Responses", {}).get(self._table, []))
-                request = response.get("UnprocessedKeys") or {}
-                if not request:
-                    break
-            else:
-                raise Throttled("the memory store is busy, retry shortly")
-        return found
+        items = read_all(self._client, self._table, keys, attempts=self._max_attempts, projection="sk")
+        return {str(from_item(item)["sk"]).removeprefix("HASH#") for item in items}
 
     def delete(self, user: ScopeRef, memory_key: str) -> Memory:
         memory = self.get(user, memory_key)
