@@ -174,7 +174,7 @@ class ConversationLogService:
             messages = self._embed(messages)
         store.append_messages(scope, messages, weeks)
         if deferred and queue is not None and not queue.enqueue_embedding(_embedding_job(scope, messages)):
-            self.embed_logged(_embedding_job(scope, messages))
+            store.set_log_embeddings(scope, self._embed(messages))  # refused: embed the messages in hand
 
         jobs = _extraction_jobs(scope, conversation_id, messages) if request.extract else []
         failed = queue.enqueue(jobs) if jobs and queue is not None else []  # queue is set when extract is
@@ -269,13 +269,10 @@ def new_message_id() -> str:
     return "msg_" + new_memory_key().removeprefix("mem_")
 
 
-def _key(message: LogMessage) -> LogKey:
-    return LogKey(conversation_id=message.conversation_id, message_id=message.message_id,
-                  created_at=message.created_at)
-
-
 def _embedding_job(scope: ScopeRef, messages: list[LogMessage]) -> EmbeddingJob:
-    return EmbeddingJob(tenant_id=scope.tenant_id, scope_id=scope.user_id, messages=[_key(m) for m in messages])
+    return EmbeddingJob(tenant_id=scope.tenant_id, scope_id=scope.user_id, messages=[
+        LogKey(conversation_id=m.conversation_id, message_id=m.message_id, created_at=m.created_at)
+        for m in messages])
 
 
 def _extraction_jobs(scope: ScopeRef, conversation_id: str, messages: list[LogMessage]) -> list[ExtractionJob]:
