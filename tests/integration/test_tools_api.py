@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from urllib.parse import quote
 
 import pytest
 
@@ -78,3 +79,9 @@ def test_tool_calls_stay_in_their_tenant(api):
     other = json.loads(run(api, "get_user_context", {"query": ""}, tenant="globex")["content"])
 
     assert other["total_memories"] == 0
+
+
+def test_a_hot_memory_key_the_route_refuses_is_refused_by_the_tool_too(api):
+    for key in ("a#b", "stage\u202e", "x" * 129):
+        assert api.call("PUT", f"/v1/users/u-tools/hot-memory/status/{quote(key)}", {"value": 1}).status == 422
+        assert run(api, "set_hot_memory", {"type": "status", "key": key, "value": 1})["is_error"] is True

@@ -80,8 +80,6 @@ def validation_details(error: ValidationError, prefix: str = "") -> list[dict[st
 
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
-# Control characters and the invisible marks that reorder text (U+202E shows "abc" as "cba").
-_INVISIBLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _NAMED_MESSAGE = re.compile(r"^(?:Value error, )?(?P<field>[a-z][a-z0-9_]*): (?P<message>.+)$", re.DOTALL)
 
 
@@ -166,7 +164,7 @@ def hot_memory_slot(memory_type: str, key: str) -> tuple[Any, str]:
     """A hot-memory entry's (type, key) from the path; the key arrives URL-encoded (it may be Chinese)."""
     from urllib.parse import unquote
 
-    from agent_memory.domain.layers import HotMemoryType
+    from agent_memory.domain.layers import HOT_MEMORY_KEY_PATTERN, HotMemoryType
 
     try:
         type_ = HotMemoryType(memory_type)
@@ -174,7 +172,7 @@ def hot_memory_slot(memory_type: str, key: str) -> tuple[Any, str]:
         raise invalid([{"field": "type", "message": "must be one of meta, status, decision, preference",
                         "type": "enum"}]) from None
     name = unquote(key).strip()
-    if not name or len(name) > 128 or "#" in name or "/" in name or _INVISIBLE.search(name):
+    if not re.fullmatch(HOT_MEMORY_KEY_PATTERN, name):
         raise invalid([{"field": "key", "message": "must be 1-128 characters without '#', '/', control or "
                                                    "direction-changing characters", "type": "pattern"}])
     return type_, name

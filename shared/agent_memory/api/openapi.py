@@ -15,6 +15,7 @@ from pydantic.json_schema import JsonSchemaMode, models_json_schema
 from agent_memory.api.operations import OPERATIONS, Operation
 from agent_memory.api.responses import ErrorResponse
 from agent_memory.domain.keys import ID_PATTERN, MEMORY_KEY_PATTERN
+from agent_memory.domain.layers import HOT_MEMORY_KEY_PATTERN
 
 TITLE = "agent-memory"
 VERSION = "1.0.0"
@@ -33,7 +34,7 @@ _PATH_PARAMETERS: dict[str, tuple[dict[str, Any], str]] = {
     "memory_key": ({"type": "string", "pattern": MEMORY_KEY_PATTERN}, "a key this API issued"),
     "memory_type": ({"type": "string", "enum": ["meta", "status", "decision", "preference"]},
                     "the hot-memory section"),
-    "key": ({"type": "string", "minLength": 1, "maxLength": 128, "pattern": r"^[^#/\x00-\x1f\x7f]+$"},
+    "key": ({"type": "string", "pattern": HOT_MEMORY_KEY_PATTERN},
             "the entry's name, URL-encoded (it may be Chinese)"),
     "conversation_id": (_ID, "the conversation"),
 }

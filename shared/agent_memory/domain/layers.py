@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, computed_field
 
 from agent_memory.domain.keys import PROJECT_PREFIX, Id, ScopeId
 from agent_memory.domain.models import ScopeRef
@@ -94,6 +94,12 @@ class LogHit(BaseModel):
 
 
 # ---- L2 -----------------------------------------------------------------------------------------
+
+# A hot-memory entry's key: 1-128 characters (it may be Chinese), without '#' or '/' (they build its sort
+# key and its URL), control characters or the invisible marks that reorder text (U+202E shows "abc" as "cba").
+HOT_MEMORY_KEY_PATTERN = r"^[^#/\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]{1,128}$"
+HotMemoryKey = Annotated[str, StringConstraints(strip_whitespace=True, pattern=HOT_MEMORY_KEY_PATTERN)]
+
 
 class HotMemoryType(StrEnum):
     META = "meta"

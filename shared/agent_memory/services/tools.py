@@ -17,7 +17,7 @@ from pydantic.alias_generators import to_snake
 
 from agent_memory.api.schemas import Content, NonBlank
 from agent_memory.domain.keys import MEMORY_KEY_PATTERN, Id
-from agent_memory.domain.layers import HotMemoryType
+from agent_memory.domain.layers import HotMemoryKey, HotMemoryType
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.requests import RequestModel, max_utf8_bytes
 from agent_memory.domain.tools import (
@@ -72,8 +72,7 @@ class NoInput(RequestModel):
 
 class SetHotMemoryInput(PutHotMemoryRequest):
     type: HotMemoryType
-    key: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=128,
-                                          pattern=r"^[^#/\x00-\x1f\x7f]+$")]
+    key: HotMemoryKey
 
 
 INPUTS: dict[str, type[BaseModel]] = {
