@@ -24,6 +24,7 @@ help:
 	@echo "make build    sam build (no Docker needed)"
 	@echo "make bench    latency benchmarks (printed table + benchmarks/results/latency.json)"
 	@echo "make bench-retrieval   LoCoMo + MADial retrieval quality (benchmarks/results/retrieval.json)"
+	@echo "make bench-retrieval-cv  the search defaults by two-fold cross-validation on the dev sets (benchmarks/results/retrieval_cv.json)"
 	@echo "make bench-inject      context injection latency, cache hit rate, LoCoMo evidence vs tokens (benchmarks/results/inject.json, docs/inject_evidence.png)"
 	@echo "make bench-extract     extraction precision/recall per type and field on the labelled turns (benchmarks/results/extraction.json)"
 	@echo "make bench-log         conversation log write and search latency (benchmarks/results/log_write.json)"
@@ -149,6 +150,11 @@ bench: $(VENV)/.installed $(DDB_LOCAL)/.installed
 # Retrieval quality on LoCoMo and MADial-Bench zh (reads ../shared/bench; several minutes).
 bench-retrieval: $(VENV)/.installed $(DDB_LOCAL)/.installed
 	$(PY) -m benchmarks.retrieval
+
+# Every combination of the search levers over the dev sets, then two-fold cross-validation by user (~15 minutes).
+.PHONY: bench-retrieval-cv
+bench-retrieval-cv: $(VENV)/.installed $(DDB_LOCAL)/.installed
+	$(PY) -m benchmarks.retrieval_cv
 
 # Every benchmark's table is on DynamoDB Local, the store `make run` uses (BACKEND=moto for an in-process moto).
 # Context injection: latency, cache hit rate, and on LoCoMo dev the evidence in the injected context against its

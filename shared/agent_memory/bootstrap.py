@@ -107,6 +107,8 @@ def ranking_weights(settings: Settings) -> RankingWeights:
         text=settings.memory_search_text_similarity_weight,
         time=settings.memory_search_time_decay_weight,
         half_life_days=settings.memory_search_half_life_days,
+        lexical_share=settings.memory_search_lexical_share,
+        time_cue=settings.memory_search_time_cue_weight,
     )
 
 
@@ -180,6 +182,7 @@ def build_services(
         default_mode=settings.memory_search_default_mode,
         on_access=on_access,
         query_vector_lines=settings.memory_search_query_vector_lines,
+        neighbour_share=settings.memory_search_neighbour_share,
     )
     layers = _layer_store(settings, dynamodb_client)
     conversation_log = memory_layers = None

@@ -58,6 +58,9 @@ class CandidateQuery(BaseModel):
     created_from: datetime | None = None
     created_to: datetime | None = None
     k: int = 100  # candidates per retriever (lexical, vector)
+    # The share of a conversation neighbour's lexical score a memory adds to its own (domain/neighbours.py);
+    # a tier that cannot see neighbours ignores it.
+    neighbour_share: float = 0.0
 
 
 class SearchIndex(Protocol):

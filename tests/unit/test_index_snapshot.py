@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import zlib
 
 import numpy as np
@@ -51,7 +52,7 @@ def snapshot(vectors: np.ndarray | None) -> IndexSnapshot:
     found = memories()
     return IndexSnapshot(version=42, access_version=3, analyzer="a1", embedding_model="m" if vectors is not None
                          else None, memories=found, bm25=Bm25Index([m.content for m in found]).state(),
-                         vectors=vectors)
+                         vectors=vectors, previous_turns=np.array([-1, 0, -1, 2], dtype=np.int32))
 
 
 def test_given_chinese_and_english_memories_when_encoded_and_decoded_then_every_field_comes_back():
@@ -63,6 +64,7 @@ def test_given_chinese_and_english_memories_when_encoded_and_decoded_then_every_
     assert list(decoded.memories) == original.memories and len(decoded.memories) == len(TEXTS)
     assert decoded.memories[0].metadata == {"summary": "硕士", "score": 0.25, "nested": {"list": [1, "二"]}}
     assert (decoded.version, decoded.access_version, decoded.analyzer, decoded.embedding_model) == (42, 3, "a1", "m")
+    assert decoded.previous_turns.tolist() == [-1, 0, -1, 2]
 
 
 def test_given_a_decoded_bm25_state_then_it_scores_exactly_as_the_index_it_was_taken_from():
@@ -78,7 +80,8 @@ def test_given_a_decoded_bm25_state_then_it_scores_exactly_as_the_index_it_was_t
 def test_given_vectors_then_they_come_back_to_float16_precision_and_rank_alike():
     vectors = unit_rows(200, dimension=384)
     original = IndexSnapshot(version=1, access_version=0, analyzer="a", embedding_model="m",
-                             memories=memories() * 50, bm25=Bm25Index(TEXTS * 50).state(), vectors=vectors)
+                             memories=memories() * 50, bm25=Bm25Index(TEXTS * 50).state(), vectors=vectors,
+                             previous_turns=np.full(200, -1, dtype=np.int32))
 
     decoded = decode_snapshot(encode_snapshot(original)).vectors
 
@@ -91,7 +94,7 @@ def test_given_vectors_then_they_come_back_to_float16_precision_and_rank_alike()
 
 def test_given_no_memories_then_an_empty_snapshot_comes_back():
     empty = IndexSnapshot(version=1, access_version=0, analyzer="a", embedding_model=None, memories=[],
-                          bm25=Bm25Index([]).state(), vectors=None)
+                          bm25=Bm25Index([]).state(), vectors=None, previous_turns=np.zeros(0, dtype=np.int32))
 
     assert list(decode_snapshot(encode_snapshot(empty)).memories) == []
 
@@ -111,7 +114,8 @@ def test_given_no_vectors_then_none_come_back():
 def test_given_vectors_then_they_take_less_room_than_float16_compressed_whole():
     vectors = unit_rows(500, dimension=384)
     payload = encode_snapshot(IndexSnapshot(version=1, access_version=0, analyzer="a", embedding_model="m",
-                                            memories=[], bm25=Bm25Index([]).state(), vectors=vectors))
+                                            memories=[], bm25=Bm25Index([]).state(), vectors=vectors,
+                                            previous_turns=np.zeros(0, dtype=np.int32)))
 
     assert len(payload) < len(zlib.compress(vectors.astype("<f2").tobytes(), 6))
 
@@ -128,9 +132,24 @@ def _damaged() -> dict[str, bytes]:
         "trailing bytes": payload + b"\x00",
         "a flipped byte": bytes(flipped),
         "a header that is not JSON": payload[:len(MAGIC) + 4] + b"\xff" + payload[len(MAGIC) + 5:],
-        "another format": payload.replace(b'"format": 1', b'"format": 9', 1),
+        "another format": payload.replace(b'"format": 2', b'"format": 9', 1),
         "a count that disagrees": payload.replace(b'"count": 4', b'"count": 5', 1),
+        "a neighbour outside": _with_section(payload, "previous_turns", np.array([-1, 0, -1, 9], dtype="<i4")),
     }
+
+
+def _with_section(payload: bytes, name: str, values: np.ndarray) -> bytes:
+    """The payload with one section's contents replaced (same length, so the header still fits)."""
+    header_start = len(MAGIC) + 4
+    header_end = header_start + int.from_bytes(payload[len(MAGIC):header_start], "little")
+    offset = header_end
+    for section, codec, length in json.loads(payload[header_start:header_end])["sections"]:
+        if section == name:
+            raw = zlib.compress(values.tobytes(), 3) if codec == "zlib" else values.tobytes()
+            assert len(raw) == length, "a replacement of another length would need a new header"
+            return payload[:offset] + raw + payload[offset + length:]
+        offset += length
+    raise AssertionError(f"no section {name}")
 
 
 @pytest.mark.parametrize("damage", sorted(_damaged()))

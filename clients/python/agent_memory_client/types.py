@@ -209,6 +209,14 @@ class SearchResult(TypedDict):
     recall_round: str
 
 
+class TimeCue(TypedDict):
+    """The period a query named ("in July 2023"): time in relevance measured closeness to it, [start, end)."""
+
+    text: str
+    start: str
+    end: str
+
+
 class SearchResponse(TypedDict):
     """`search` (`SearchMemoriesOutput`): the results and how they were found."""
 
@@ -217,6 +225,7 @@ class SearchResponse(TypedDict):
     search_strategy_used: str
     expanded_keywords: list[str] | None
     rounds_executed: int
+    time_cue: TimeCue | None
 
 
 class RecallDecision(TypedDict):

@@ -67,6 +67,7 @@ function showResults(output) {
   const summary = h("p", { class: "result-summary" },
     h("strong", {}, `${output.total_found} found`), ` · strategy `, h("code", { text: output.search_strategy_used }),
     ` · ${output.rounds_executed} round(s)`,
+    output.time_cue ? [" · period: ", chip(output.time_cue.text, "keyword")] : null,
     output.expanded_keywords?.length
       ? [" · expanded: ", output.expanded_keywords.map((k) => chip(k, "keyword"))] : null);
   if (!output.results.length) return [summary, empty("No memory reached the minimum score.")];

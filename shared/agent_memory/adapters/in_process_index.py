@@ -39,6 +39,7 @@ from agent_memory.domain.index_snapshot import (
     encode_snapshot,
 )
 from agent_memory.domain.models import Keyword, Memory, ScopeRef, StoreVersions
+from agent_memory.domain.neighbours import previous_turns, with_neighbours
 from agent_memory.domain.ranking import Candidate
 from agent_memory.domain.text import tokenize
 from agent_memory.domain.vectors import decode_vector
@@ -52,6 +53,7 @@ class _UserIndex:
     memories: Sequence[Memory]  # a list, or a snapshot's memories (each validated when first read)
     bm25: Bm25Index
     vectors: np.ndarray | None  # (n, dim), rows L2-normalised
+    previous_turns: np.ndarray  # (n,) each memory's conversation neighbour before it, or -1
     access_version: int = 0
     access_read_at: float = 0.0  # monotonic seconds
 
@@ -133,6 +135,7 @@ class InProcessIndex:
         if not index.memories:
             return []
         lexical = index.bm25.scores(query.terms) if query.terms else np.zeros(len(index.memories), np.float32)
+        lexical = with_neighbours(lexical, index.previous_turns, query.neighbour_share)
         vector = index.vectors @ query.vector if index.vectors is not None and query.vector is not None else None
         allowed = (np.array([self._allowed(m, query) for m in index.memories], dtype=bool)
                    if query.memory_types or query.created_from or query.created_to
@@ -194,7 +197,7 @@ class InProcessIndex:
     def _from_memories(self, user: ScopeRef, versions: StoreVersions) -> _UserIndex:
         memories = self._store.all_current(user)
         built = _UserIndex(versions.content, memories, Bm25Index([searchable_text(m) for m in memories]),
-                           self._vectors(memories), versions.access, self._clock())
+                           self._vectors(memories), previous_turns(memories), versions.access, self._clock())
         snapshots = self._snapshots
         if snapshots is not None and len(memories) >= max(1, self._snapshot_min_memories):
             self._later(lambda: self._save_snapshot(snapshots, user, built))
@@ -222,7 +225,7 @@ class InProcessIndex:
             return None
         self._count("snapshot_loads")
         built = _UserIndex(versions.content, snapshot.memories, bm25, vectors if embedder else None,
-                           snapshot.access_version, self._clock())
+                           snapshot.previous_turns, snapshot.access_version, self._clock())
         if snapshot.access_version != versions.access:  # reads recorded since it was saved
             self._later(lambda: self._refresh_access(user, built, versions.access))
         return built
@@ -234,7 +237,8 @@ class InProcessIndex:
         def encode() -> bytes:  # only when the store will save it (~0.5 s of CPU at 10,000 memories)
             return encode_snapshot(IndexSnapshot(
                 version=index.version, access_version=index.access_version, analyzer=analyzer_fingerprint(),
-                embedding_model=model, memories=index.memories, bm25=index.bm25.state(), vectors=index.vectors))
+                embedding_model=model, memories=index.memories, bm25=index.bm25.state(), vectors=index.vectors,
+                previous_turns=index.previous_turns))
 
         if snapshots.put(user, index.version, encode):
             self._count("snapshot_saves")

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from agent_memory.domain.keywords import normalize_keyword
 from agent_memory.domain.models import Memory, MemoryType
+from agent_memory.domain.temporal import TimeCue
 
 
 class Candidate(BaseModel):
@@ -55,6 +56,10 @@ class RankingWeights:
     synonym_match: float = 0.7
     # Within text similarity in hybrid mode: the share of BM25 (the rest is vector similarity).
     lexical_share: float = 0.5
+    # When the query names a period ("in July 2023"): time's weight in relevance, and how fast closeness to
+    # that period falls off outside it.
+    time_cue: float = 0.2
+    time_cue_half_life_days: float = 14.0
 
 
 class ScoreBreakdown(BaseModel):
@@ -219,8 +224,12 @@ def rank(
     now: datetime,
     lexical_share: float | None = None,
     keyword_scores: dict[str, tuple[float, list[str]]] | None = None,
+    time_cue: TimeCue | None = None,
 ) -> list[ScoredMemory]:
-    """Score and order candidates. Superseded memories never come back as current."""
+    """Score and order candidates. Superseded memories never come back as current. With a `time_cue` the
+    time part of relevance is closeness to the period the query names, not recency."""
+    if weights.time_cue <= 0:
+        time_cue = None  # a period in the query changes nothing: recency as usual
     current = [c for c in candidates if c.memory.is_current]
     lexical = _scaled_to_best([c.lexical if c.lexical else None for c in current])
     vector = _normalised([c.vector for c in current])
@@ -230,15 +239,17 @@ def rank(
     elif mode == "semantic":
         share = 0.0
     keyword_weight = 0.0 if mode == "semantic" else weights.keyword
-    relevance_total = keyword_weight + weights.text + weights.time or 1.0
+    time_weight = weights.time if time_cue is None else weights.time_cue
+    relevance_total = keyword_weight + weights.text + time_weight or 1.0
     scored = []
     for candidate, lex, vec in zip(current, lexical, vector, strict=True):
         memory = candidate.memory
         keyword, matched = (keyword_scores[memory.memory_key] if keyword_scores is not None
                             else keyword_match(memory, query, weights))
         text = share * lex + (1 - share) * vec
-        decay = time_decay(memory.created_at, now, weights.half_life_days)
-        relevance = (keyword_weight * keyword + weights.text * text + weights.time * decay) / relevance_total
+        decay = (time_decay(memory.created_at, now, weights.half_life_days) if time_cue is None
+                 else time_cue.closeness(memory.created_at, weights.time_cue_half_life_days))
+        relevance = (keyword_weight * keyword + weights.text * text + time_weight * decay) / relevance_total
         interaction = interaction_score(memory, now, weights.half_life_days)
         priority = TYPE_PRIORITY.get(memory.memory_type, 0.5)
         final = weights.relevance * relevance + weights.interaction * interaction + weights.type_priority * priority

@@ -1,0 +1,45 @@
+"""Conversation neighbours: a stored turn and the turn it answers.
+
+A memory saved from a conversation transcript carries the turn before it as its `context`; when that turn
+is itself a stored memory of the same conversation, the two are neighbours. A question asked in one turn
+is often answered in the next ("How long have you had them?" / "Three years now!"), so a turn whose
+neighbour matches the query keywords is likely to hold the answer even when it shares no word with the
+query. Lexical scores are shared with neighbours for that reason; vector similarities are not, as every
+pair of turns is similar to some degree and sharing them would favour transcript turns over other memories.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from agent_memory.domain.models import Memory
+
+NO_NEIGHBOUR = -1
+
+
+def previous_turns(memories: Sequence[Memory]) -> np.ndarray:
+    """Row i: the row of the memory whose content is memory i's context in the same conversation, or -1."""
+    rows: dict[tuple[str, str], int] = {}
+    for row, memory in enumerate(memories):
+        if memory.conversation_id:
+            rows.setdefault((memory.conversation_id, memory.content), row)
+    previous = np.full(len(memories), NO_NEIGHBOUR, dtype=np.int32)
+    for row, memory in enumerate(memories):
+        if memory.conversation_id and memory.context:
+            found = rows.get((memory.conversation_id, memory.context), NO_NEIGHBOUR)
+            if found != row:
+                previous[row] = found
+    return previous
+
+
+def with_neighbours(scores: np.ndarray, previous: np.ndarray, share: float) -> np.ndarray:
+    """Each score plus `share` of its best neighbour's: the turn before it or any turn answering it."""
+    if share <= 0 or not len(scores):
+        return scores
+    linked = previous >= 0
+    best = np.zeros_like(scores)
+    best[linked] = scores[previous[linked]]  # the turn before
+    np.maximum.at(best, previous[linked], scores[linked])  # the turns after
+    return scores + share * best
