@@ -11,7 +11,7 @@ SAM := $(SAM_VENV)/bin/sam
 PORT ?= 3000
 export PYTHONPATH := $(CURDIR)/shared:$(CURDIR)
 
-.PHONY: help install prerequisites dynamodb-local run reset rollup invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval bench-inject bench-log bench-local bench-extract reindex clean fuzz mcp
+.PHONY: help install prerequisites dynamodb-local run reset rollup invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval bench-inject bench-log bench-local bench-extract bench-peers reindex clean fuzz mcp
 
 help:
 	@echo "make run      serve the API on http://127.0.0.1:$(PORT) (DynamoDB Local, data in .data/; offline LLM; PORT= overrides)"
@@ -29,6 +29,7 @@ help:
 	@echo "make bench-extract     extraction precision/recall per type and field on the labelled turns (benchmarks/results/extraction.json)"
 	@echo "make bench-log         conversation log write and search latency (benchmarks/results/log_write.json)"
 	@echo "make bench-local       \`make run\` over HTTP: import, whole-stack RSS, search (START=1 starts one; benchmarks/results/local_stack.json)"
+	@echo "make bench-peers       mem0 OSS beside us on LoCoMo dev: hit@k, p50/p95, ours / mem0 (own venv .venv-peers; benchmarks/results/peers.json)"
 
 $(VENV)/.installed: requirements-dev.txt shared/requirements.txt functions/docs/requirements.txt clients/python/pyproject.toml
 	@test -n "$(PYTHON312)" || { echo "Python 3.12 not found: install it (pyenv install 3.12.1) or set PYTHON312=/path/to/python3.12"; exit 1; }
@@ -177,6 +178,20 @@ bench-local: $(VENV)/.installed
 	$(if $(START),@$(MAKE) --no-print-directory prerequisites dynamodb-local)
 	$(PY) -m benchmarks.local_stack --url http://127.0.0.1:$(PORT) $(if $(START),--start)
 
+# mem0 OSS (infer=False, our e5 embedder, its embedded qdrant) beside us on the same LoCoMo dev questions, same
+# machine, same run; its own venv, installed from pinned requirements. A few minutes per side
+# (LIMIT=N: the first N conversations).
+PEERS_VENV := .venv-peers
+$(PEERS_VENV)/.installed: benchmarks/peers-requirements.txt
+	@test -n "$(PYTHON312)" || { echo "Python 3.12 not found"; exit 1; }
+	$(PYTHON312) -m venv $(PEERS_VENV)
+	$(PEERS_VENV)/bin/pip install --quiet --upgrade pip
+	$(PEERS_VENV)/bin/pip install --quiet -r benchmarks/peers-requirements.txt
+	touch $@
+
+bench-peers: $(VENV)/.installed $(DDB_LOCAL)/.installed $(PEERS_VENV)/.installed
+	$(PY) -m benchmarks.peers --peer-python $(PEERS_VENV)/bin/python $(if $(LIMIT),--limit-conversations $(LIMIT))
+
 # One user with 100, 1,000 and 10,000 memories: warm and cold search (with and without the index snapshot),
 # load_context, inject, RSS (benchmarks/results/scale.json, docs/scale.png; ~10 minutes).
 .PHONY: bench-scale
@@ -189,7 +204,7 @@ reindex: $(VENV)/.installed
 	$(PY) -m agent_memory.adapters.opensearch.admin reindex
 
 clean:
-	rm -rf $(VENV) $(SAM_VENV) .aws-sam .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) $(SAM_VENV) $(PEERS_VENV) .aws-sam .pytest_cache .ruff_cache .mypy_cache
 
 # The memory inspector's picture (docs/inspector.png): its browser test, with Debian's chromium (apt-get install
 # chromium fonts-wqy-microhei); the test skips, and says why, without chromium or playwright.
