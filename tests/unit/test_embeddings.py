@@ -111,8 +111,8 @@ class RecordingOpenMp:
         self.calls.append(n)
 
 
-def test_given_the_bundled_openmp_runtime_then_queries_use_one_thread_and_passages_all():
-    from agent_memory.adapters.embeddings.local import LocalE5Embedder, OpenMpThreads
+def test_given_the_bundled_openmp_runtime_then_queries_and_a_few_passages_use_one_thread_and_batches_all():
+    from agent_memory.adapters.embeddings.local import FEW_PASSAGES, LocalE5Embedder, OpenMpThreads
 
     embedder = LocalE5Embedder()
     embedder._e5()
@@ -122,7 +122,8 @@ def test_given_the_bundled_openmp_runtime_then_queries_use_one_thread_and_passag
     embedder._threads = OpenMpThreads(recording)
     embedder.embed_query("where does the user live")
     embedder.embed_documents(["I live in Berlin", "我住在杭州"])
-    assert recording.calls == [1, 2]
+    embedder.embed_documents([f"memory {i}" for i in range(FEW_PASSAGES + 1)])
+    assert recording.calls == [1, 1, 2]
 
 
 class WordTokens:

@@ -23,6 +23,9 @@ MAX_PASSAGE_TOKENS = 500
 # embeds in well under 10 s on 2 cores: ~66 ms for a 128-token passage, ~410 ms for 512 (measured here).
 # Each passage keeps at least MIN_PASSAGE_TOKENS: its beginning, which says what it is about.
 CALL_TOKEN_BUDGET = 16_000
+# Up to this many passages are embedded on one thread (OpenMpThreads): measured here at load 5, one
+# passage took 65 ms on one thread and 818 ms on two; four took 136 against 342 ms.
+FEW_PASSAGES = 4
 MIN_PASSAGE_TOKENS = 128
 
 
@@ -48,7 +51,9 @@ class LocalE5Embedder:
         if not texts:
             return np.zeros((0, DIMENSION), dtype=np.float32)
         model = self._e5()
-        if self._threads:
+        if self._threads and len(texts) <= FEW_PASSAGES:  # one save, one turn's facts: like a query
+            self._threads.use_one()
+        elif self._threads:
             self._threads.use_all()
         cap = min(MAX_PASSAGE_TOKENS, max(MIN_PASSAGE_TOKENS, CALL_TOKEN_BUDGET // len(texts)))
         texts = [_first_tokens(model, text, cap) for text in texts]
@@ -82,7 +87,8 @@ class OpenMpThreads:
 
     A query is a few tokens: one thread embeds it in ~24 ms here, and never waits at a barrier for a
     second thread that another process (the table, a worker) has preempted, which made two-thread
-    queries take 100+ ms under load. A batch of passages keeps every thread: it is throughput.
+    queries take 100+ ms under load; the same holds for a few passages (FEW_PASSAGES). A batch of
+    passages keeps every thread: it is throughput.
     """
 
     def __init__(self, library: Any) -> None:
