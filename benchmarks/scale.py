@@ -10,6 +10,11 @@ Per size, in the service layer, against a table in AWS's DynamoDB Local (--backe
                              message per call, so user_memory searches; cold = fresh services, with the snapshot
   RSS                        the process's resident set once the size's warm index is built, and what the
                              build added (one long-lived container serving the three users in turn)
+  import, load / inject handler   a cold start's import of the handler module (functions/<name>/app.py): the
+                             median of --import-runs fresh `python -c "import app"` processes (after one that
+                             writes the bytecode, as the layer ships it) with the environment Lambda gives the
+                             function: template.yaml's variables, LAMBDA_TASK_ROOT, tracing on (X-Ray daemon
+                             address, no POWERTOOLS_TRACE_DISABLED); target on the median, not p95
 Memories are LoCoMo turns (the dev conversations, cycled; a repeat gets a ` (#k)` suffix), saved through the
 save service's `enrich` (keywords, conversation context) and the store's `save_many`, 100 a call, with their
 embeddings given: --distinct texts are embedded once with the bundled model and memory i carries the vector of
@@ -25,6 +30,7 @@ import gc
 import json
 import math
 import resource
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -41,10 +47,16 @@ TENANT = "bench"
 # p95 targets (ms) by scenario and size.
 TARGETS: dict[str, dict[int, float]] = {
     "search cold (snapshot)": {1000: 150.0, 10000: 500.0},
+    "inject warm": {1000: 30.0},
     "inject cold (snapshot)": {1000: 200.0},
 }
 SCENARIOS = ("search warm", "search cold (no snapshot)", "search cold (snapshot)", "load_context", "inject warm",
              "inject cold (snapshot)")
+# Import rows: the handler each imports, by the function's logical id; the target is on the median (ms).
+IMPORTS = {"import, load handler": "LoadFunction", "import, inject handler": "InjectFunction"}
+IMPORT_TARGET_MS = 300.0
+IMPORT_PROBE = ("import time\nstarted = time.perf_counter()\nimport app\n"
+                "print((time.perf_counter() - started) * 1000)")
 
 
 def rss_mb() -> float:
@@ -206,12 +218,57 @@ def run_size(size: int, *, args: argparse.Namespace, client: Any, settings: Any,
     }
 
 
+def lambda_environment(logical_id: str) -> tuple[dict[str, str], Path]:
+    """What Lambda gives the function at init (template.yaml's variables with their defaults, the runtime's
+    own, tracing on) and the directory its handler is imported from."""
+    from local.template import functions, resolve_environment, sqs_queues
+
+    function = functions()[logical_id]
+    task_root = ROOT / function.code_uri
+    physical = {"MemoryTable": "bench-scale", **{q: f"https://sqs.us-east-1.amazonaws.com/0/{q}" for q in sqs_queues()}}
+    env = resolve_environment(function, physical_ids=physical)
+    env.update({
+        "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TZ": ":UTC",
+        "PYTHONPATH": f"{task_root}:{ROOT / 'shared'}",  # /var/task, then the layer's /opt/python
+        "LAMBDA_TASK_ROOT": str(task_root), "_HANDLER": function.handler,
+        "AWS_LAMBDA_FUNCTION_NAME": f"agent-memory-{logical_id}", "AWS_LAMBDA_FUNCTION_VERSION": "1",
+        "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "1024", "AWS_EXECUTION_ENV": "AWS_Lambda_python3.12",
+        "AWS_REGION": "us-east-1", "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_XRAY_DAEMON_ADDRESS": "169.254.79.129:2000", "AWS_XRAY_CONTEXT_MISSING": "LOG_ERROR",
+    })
+    return env, task_root
+
+
+def import_row(logical_id: str, runs: int) -> dict[str, float]:
+    """Milliseconds to import the function's handler module in a fresh process, `runs` times (after one
+    untimed run that compiles the bytecode): the latency row, its p50 the median the target is on."""
+    env, task_root = lambda_environment(logical_id)
+
+    def once() -> float:
+        done = subprocess.run([sys.executable, "-c", IMPORT_PROBE], env=env, cwd=task_root, capture_output=True,
+                              text=True, timeout=120)
+        if done.returncode != 0:
+            raise RuntimeError(f"importing {logical_id}'s handler failed:\n{done.stderr[-2000:]}")
+        return float(done.stdout.strip().splitlines()[-1])
+
+    once()
+    return latency_row([once() for _ in range(runs)])
+
+
+def import_rows(runs: int) -> dict[str, dict[str, float]]:
+    rows = {}
+    for name, logical_id in IMPORTS.items():
+        rows[name] = import_row(logical_id, runs)
+        print(f"{name}: median {rows[name]['p50_ms']:.0f} ms", file=sys.stderr)
+    return rows
+
+
 def verdict(scenario: str, size: int, p95: float) -> tuple[str, str]:
     target = TARGETS.get(scenario, {}).get(size)
     return ("-", "-") if target is None else (f"{target:.0f}", "yes" if p95 <= target else "NO")
 
 
-def format_tables(sizes: dict[int, dict[str, Any]]) -> str:
+def format_tables(sizes: dict[int, dict[str, Any]], imports: dict[str, dict[str, float]] | None = None) -> str:
     lines = ["| scenario | memories | runs | p50 ms | p95 ms | max ms | target p95 | meets |",
              "|---|---:|---:|---:|---:|---:|---:|:---:|"]
     for scenario in SCENARIOS:
@@ -220,6 +277,10 @@ def format_tables(sizes: dict[int, dict[str, Any]]) -> str:
             target, meets = verdict(scenario, size, row["p95_ms"])
             lines.append(f"| {scenario} | {size:,} | {row['runs']} | {row['p50_ms']:.1f} | {row['p95_ms']:.1f} | "
                          f"{row['max_ms']:.1f} | {target} | {meets} |")
+    for name, row in (imports or {}).items():
+        meets = "yes" if row["p50_ms"] <= IMPORT_TARGET_MS else "NO"
+        lines.append(f"| {name} | - | {row['runs']} | {row['p50_ms']:.1f} | {row['p95_ms']:.1f} | "
+                     f"{row['max_ms']:.1f} | {IMPORT_TARGET_MS:.0f} (p50) | {meets} |")
     lines += ["", "| memories | saved in s | snapshot KB | chunks | cold searches from it | RSS MB | index adds MB |",
               "|---:|---:|---:|---:|---:|---:|---:|"]
     for size, result in sizes.items():
@@ -275,13 +336,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=50, help="calls per warm scenario")
     parser.add_argument("--cold-runs", type=int, default=20, help="calls per cold scenario (fresh services each)")
     parser.add_argument("--distinct", type=int, default=256, help="texts embedded; memories reuse their vectors")
+    parser.add_argument("--import-runs", type=int, default=9,
+                        help="fresh processes per handler import row (0: no import rows)")
     add_backend_argument(parser)
     parser.add_argument("--output", type=Path, default=RESULTS / "scale.json")
     parser.add_argument("--plot", type=Path, default=PLOT)
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
-    if min([*sizes, args.runs, args.cold_runs, args.distinct]) < 1:
-        parser.error("sizes, --runs, --cold-runs and --distinct must be >= 1")
+    if min([*sizes, args.runs, args.cold_runs, args.distinct]) < 1 or args.import_runs < 0:
+        parser.error("sizes, --runs, --cold-runs and --distinct must be >= 1, --import-runs >= 0")
+    # Before anything else runs here: the imports are timed in processes of their own, on an idle machine.
+    imports = import_rows(args.import_runs) if args.import_runs else {}
     offline_aws_credentials()
 
     from agent_memory.adapters.embeddings import build_embedder
@@ -305,7 +370,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                                      warm=warm, texts=texts, queries=queries, vectors=vectors)
     machine = machine_info()
     print(f"\nbackend: {args.backend}; {machine['cpus']} CPUs, load average {machine['load_average']}\n")
-    print(format_tables(results))
+    print(format_tables(results, imports))
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps({
         "measured_at": datetime.now(UTC).isoformat(), "backend": args.backend, "machine": machine,
@@ -313,6 +378,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "embedder": getattr(embedder, "model_id", None), "targets": {k: {str(s): t for s, t in v.items()}
                                                                     for k, v in TARGETS.items()},
         "sizes": {str(size): result for size, result in results.items()},
+        "imports": imports, "import_target_p50_ms": IMPORT_TARGET_MS,
     }, indent=2, ensure_ascii=False))
     plot(results, args.plot, f"agent-memory serverless tier, {args.backend}, {machine['cpus']} CPUs "
                              f"({datetime.now(UTC):%Y-%m-%d})")

@@ -1,7 +1,13 @@
 """Load function: load_context, search, detail, listing, placeholders, recall, tool definitions.
 
-Read-only, and it never imports the LLM SDK.
+Read-only, and it never imports the LLM SDK. The services and the request models defined beside them
+(numpy, the ranking, every service module) are imported on the first request that needs them, or before
+the SnapStart snapshot: importing the handler stays light for a cold start without a snapshot.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from aws_lambda_powertools.event_handler import Response
 
@@ -19,14 +25,17 @@ from agent_memory.api.http import (
 )
 from agent_memory.api.responses import SynonymEntry, SynonymList, ToolCatalogue
 from agent_memory.api.schemas import ListMemoriesQuery, LoadContextRequest, ResolveRequest, SynonymQuery, ToolsQuery
-from agent_memory.bootstrap import get_services
-from agent_memory.services.conversation_log import LogSearchRequest
-from agent_memory.services.memory_layers import IntentContextRequest, ReportSearchRequest
-from agent_memory.services.recall import RecallRequest
-from agent_memory.services.search import SearchRequest
-from agent_memory.services.tools import system_prompt, tool_definitions
+
+if TYPE_CHECKING:
+    from agent_memory.bootstrap import Services
 
 app = new_resolver()
+
+
+def get_services() -> Services:
+    from agent_memory.bootstrap import get_services as container_services
+
+    return container_services()
 
 
 @app.post("/v1/users/<user_id>/context/load")
@@ -38,12 +47,16 @@ def load_context(user_id: str) -> Response:
 
 @app.post("/v1/users/<user_id>/memories/search")
 def search_memories(user_id: str) -> Response:
+    from agent_memory.services.search import SearchRequest
+
     user = current_user(app, user_id)
     return json_response(200, get_services().search.search(user, parse_body(app, SearchRequest)))
 
 
 @app.post("/v1/users/<user_id>/memories/recall")
 def recall(user_id: str) -> Response:
+    from agent_memory.services.recall import RecallRequest
+
     user = current_user(app, user_id)
     return json_response(200, get_services().recall.recall(user, parse_body(app, RecallRequest)))
 
@@ -82,6 +95,8 @@ def get_synonyms() -> Response:
 
 @app.get("/v1/tools")
 def tools() -> Response:
+    from agent_memory.services.tools import system_prompt, tool_definitions
+
     current_tenant(app)
     query = parse_query(app, ToolsQuery)
     settings = get_services().settings
@@ -105,6 +120,8 @@ def list_reports(scope_type: str, scope_id: str) -> Response:
 
 @app.post("/v1/<scope_type>/<scope_id>/reports/search")
 def search_reports(scope_type: str, scope_id: str) -> Response:
+    from agent_memory.services.memory_layers import ReportSearchRequest
+
     scope = current_scope(app, scope_type, scope_id)
     request = parse_body(app, ReportSearchRequest)
     return json_response(200, get_services().memory_layers.search_reports(scope, request.query, request.limit))
@@ -112,6 +129,8 @@ def search_reports(scope_type: str, scope_id: str) -> Response:
 
 @app.post("/v1/<scope_type>/<scope_id>/context/intent")
 def intent_context(scope_type: str, scope_id: str) -> Response:
+    from agent_memory.services.memory_layers import IntentContextRequest
+
     scope = current_scope(app, scope_type, scope_id)
     request = parse_body(app, IntentContextRequest)
     return json_response(200, get_services().memory_layers.context_for_prompt(scope, request))
@@ -119,6 +138,8 @@ def intent_context(scope_type: str, scope_id: str) -> Response:
 
 @app.post("/v1/<scope_type>/<scope_id>/conversations/search")
 def search_conversations(scope_type: str, scope_id: str) -> Response:
+    from agent_memory.services.conversation_log import LogSearchRequest
+
     scope = current_scope(app, scope_type, scope_id)
     request = parse_body(app, LogSearchRequest)
     return json_response(200, get_services().conversation_log.search(scope, request))

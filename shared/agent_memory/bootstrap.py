@@ -7,8 +7,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache, lru_cache
+from threading import Lock
 from typing import TYPE_CHECKING, Literal
 
+from agent_memory.adapters.pinned_versions import VersionPinningStore, pinned_versions
 from agent_memory.domain.conversation import Message
 from agent_memory.domain.models import ExtractedMemory, Memory, ScopeRef
 from agent_memory.domain.profile import Profile
@@ -88,6 +90,16 @@ class Services:
         return self.memory_tool
 
 
+def _one_at_a_time[T](provider: Callable[[], T]) -> Callable[[], T]:
+    lock = Lock()
+
+    def locked() -> T:
+        with lock:
+            return provider()
+
+    return locked
+
+
 def read_fields(text: str) -> list[ExtractedMemory]:
     """The profile fields a directly saved memory states, read by the offline rules: deterministic and free,
     whichever LLM extracts conversation turns (a direct save never waits for a model)."""
@@ -150,12 +162,16 @@ def build_services(
         return build_extractor(settings)
 
     @cache
-    def embedder_provider() -> Embedder | None:
+    def build_embedder_once() -> Embedder | None:
         if not isinstance(embedder, _Unset):
             return embedder
         from agent_memory.adapters.embeddings import build_embedder
 
         return build_embedder(settings)
+
+    # One at a time: inject's query prefetch and its sources may ask first at once, and `cache` alone would
+    # let each build an embedder (each with its own query cache and, locally, its own model).
+    embedder_provider = _one_at_a_time(build_embedder_once)
 
     @cache
     def narrator_provider() -> Callable[[Profile], str]:
@@ -163,8 +179,11 @@ def build_services(
 
         return build_narrator(settings)
 
+    # One read of each user's version counters per inject request, however many sources and index
+    # lookups ask (see adapters/pinned_versions.py); every other caller reads through it as before.
+    pinned_store = VersionPinningStore(store)
     if index is None:
-        index = _build_index(settings, store, embedder_provider, snapshots)
+        index = _build_index(settings, pinned_store, embedder_provider, snapshots)
     on_access = None
     if settings.access_stats_queue_url:
         import boto3
@@ -194,7 +213,8 @@ def build_services(
     summarizer_provider = cache(lambda: _conversation_summarizer(settings))
     counter_provider = cache(lambda: _token_counter(settings))
     inject = InjectService(
-        sources=_context_sources(settings, store, search, _cached_memories(index), memory_layers),
+        sources=_context_sources(settings, pinned_store, search, _cached_memories(index), memory_layers,
+                                 embedder_provider),
         cache=_context_cache(settings, dynamodb_client),
         executor=ThreadPoolExecutor(max_workers=settings.context_fetch_threads, thread_name_prefix="context"),
         counter=counter_provider,
@@ -205,6 +225,7 @@ def build_services(
             compaction_threshold=settings.context_compaction_threshold,
             keep_recent_turns=settings.context_keep_recent_turns,
         ),
+        request_scope=pinned_versions,
     )
     save = SaveService(
         store=store,
@@ -316,9 +337,10 @@ def _conversation_log(settings: Settings, layers: LayerStore, embedder: Embedder
 
 def _context_sources(settings: Settings, store: MemoryStore, search: SearchService,
                      memories: Callable[[ScopeRef], list[Memory]] | None,
-                     memory_layers: MemoryLayersService | None) -> list[BlockSource]:
+                     memory_layers: MemoryLayersService | None, embedder: EmbedderProvider) -> list[BlockSource]:
     from agent_memory.services.blocks.registry import default_sources
     from agent_memory.services.blocks.retrieved import DEFAULT_KNOWLEDGE_TRIGGERS
+    from agent_memory.services.blocks.user_memory import query_prefetch
 
     def retriever(url: str) -> Retriever | None:
         if not url:
@@ -328,6 +350,7 @@ def _context_sources(settings: Settings, store: MemoryStore, search: SearchServi
         return HttpRetriever(url=url, timeout_seconds=settings.context_retriever_timeout_seconds)
 
     triggers = settings.knowledge_triggers
+    keyword_only = (settings.context_relevant_search_mode or settings.memory_search_default_mode) == "keyword"
     return default_sources(
         store=store, search=search, current_memories=memories,
         knowledge=retriever(settings.context_knowledge_url), experiences=retriever(settings.context_experience_url),
@@ -339,6 +362,9 @@ def _context_sources(settings: Settings, store: MemoryStore, search: SearchServi
         user_memory_max_tokens=settings.context_user_memory_max_tokens,
         memory_layers=memory_layers,
         sop=retriever(settings.context_sop_url), protocol=retriever(settings.context_protocol_url),
+        # The relevant memories' search embeds its query, unless it is keyword-only: start that early.
+        prefetch_query=None if keyword_only else query_prefetch(
+            embedder, vector_lines=settings.memory_search_query_vector_lines),
     )
 
 

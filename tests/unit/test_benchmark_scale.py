@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.scale import SCENARIOS, format_tables, plot, verdict
+from benchmarks.scale import IMPORTS, SCENARIOS, format_tables, import_row, lambda_environment, plot, verdict
 
 
 def result(size: int, p95: float, snapshot_bytes: int | None) -> dict:
@@ -35,3 +35,30 @@ def test_given_results_then_the_plot_is_written_as_a_png(tmp_path: Path):
     plot({100: result(100, 40.0, 80_000), 1000: result(1000, 120.0, 850_000)}, path, "test")
 
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_given_import_rows_then_they_follow_the_scenarios_judged_on_the_median():
+    imports = {"import, load handler": {"runs": 9, "p50_ms": 240.0, "p95_ms": 320.0, "max_ms": 330.0},
+               "import, inject handler": {"runs": 9, "p50_ms": 301.0, "p95_ms": 310.0, "max_ms": 320.0}}
+
+    tables = format_tables({1000: result(1000, 120.0, 850_000)}, imports)
+
+    assert "| import, load handler | - | 9 | 240.0 | 320.0 | 330.0 | 300 (p50) | yes |" in tables
+    assert "| import, inject handler | - | 9 | 301.0 | 310.0 | 320.0 | 300 (p50) | NO |" in tables
+    assert tables.index("inject cold (snapshot)") < tables.index("import, load handler")
+
+
+def test_the_import_rows_environment_is_lambdas_with_tracing_on():
+    for logical_id in IMPORTS.values():
+        env, task_root = lambda_environment(logical_id)
+
+        assert env["LAMBDA_TASK_ROOT"] == str(task_root) and (task_root / "app.py").is_file()
+        assert env["PYTHONPATH"].split(":")[0] == str(task_root)
+        assert "POWERTOOLS_TRACE_DISABLED" not in env and env["AWS_XRAY_DAEMON_ADDRESS"]
+        assert env["MEMORY_TABLE_NAME"] and env["POWERTOOLS_SERVICE_NAME"] == "agent-memory"
+
+
+def test_an_import_row_imports_the_handler_in_fresh_processes():
+    row = import_row("InjectFunction", runs=1)
+
+    assert row["runs"] == 1 and row["p50_ms"] > 0

@@ -115,15 +115,16 @@ def test_snapshot_warm_up_registers_only_on_lambda(monkeypatch):
     import types
 
     from agent_memory.api.http import warm_before_snapshot
+    from agent_memory.observability import tracer
 
     registered = []
     monkeypatch.setitem(sys.modules, "snapshot_restore_py",
                         types.SimpleNamespace(register_before_snapshot=registered.append))
     warm_before_snapshot(print)
-    assert registered == [print]
+    assert registered == [tracer.warm, print]  # the tracer's patching precedes the clients `warm` makes
     monkeypatch.setitem(sys.modules, "snapshot_restore_py", None)  # not on Lambda: import fails
     warm_before_snapshot(print)
-    assert registered == [print]
+    assert registered == [tracer.warm, print]
 
 
 def test_given_a_category_outside_the_configured_set_then_the_save_is_a_422_and_nothing_is_written():

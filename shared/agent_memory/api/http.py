@@ -299,9 +299,11 @@ def http_handler(app: APIGatewayHttpResolver) -> Callable[[dict[str, Any], Any],
 
 def warm_before_snapshot(warm: Callable[[], None]) -> None:
     """On Lambda with SnapStart, run `warm` before the snapshot is taken (heavy imports and model
-    loads then cost nothing per cold start); elsewhere this registers nothing."""
+    loads then cost nothing per cold start); elsewhere this registers nothing. The tracer is built there
+    too: the X-Ray SDK's import and patching are then in the snapshot, not in the first invocation."""
     try:
         from snapshot_restore_py import register_before_snapshot
     except ImportError:  # not on Lambda
         return
+    register_before_snapshot(tracer.warm)
     register_before_snapshot(warm)

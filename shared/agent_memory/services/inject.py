@@ -9,9 +9,11 @@ with the current user message, untouched.
 
 from __future__ import annotations
 
+import contextvars
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -69,8 +71,14 @@ class InjectService:
         summarizer: Callable[[], Callable[[list[Message]], str]],
         limits: InjectLimits = InjectLimits(),
         clock: Callable[[], float] = time.time,
+        request_scope: Callable[[], AbstractContextManager[object]] = nullcontext,
     ) -> None:
+        """`request_scope`: entered around the fetch, its context carried to the pool's threads (the
+        bootstrap's pins each user's version counters for the request: one read, not one per source)."""
+        self._request_scope = request_scope
         self._sources = sources
+        # Sources with work to start before anything else (user_memory: its query's embedding).
+        self._preparers = [(s, prepare) for s in sources if (prepare := getattr(s, "prepare", None)) is not None]
         self._cache = cache
         self._executor = executor
         self._counter = counter
@@ -79,6 +87,7 @@ class InjectService:
         self._clock = clock
 
     def inject(self, user: ScopeRef, request: InjectionRequest) -> InjectionResult:
+        self._prepare(request)  # first: what it starts (the query's embedding) overlaps everything below
         messages = with_current_message([m.model_dump() for m in request.messages], request.current_user_message)
         problems = validate_messages(messages)
         if problems:
@@ -96,13 +105,14 @@ class InjectService:
         locale = detect_locale(request.current_user_message, *user_texts(messages[-3:]))
         ctx = FetchContext(request=request, user=user, locale=locale, now=now,
                            turn_number=max(1, len(turn_starts(messages))), messages=messages)
-        fetched = self._fetch_all(ctx)
+        with self._request_scope():
+            fetched = self._fetch_all(ctx)
         _record_cache_metrics(fetched)
 
         # The history's size: Anthropic's count_tokens when configured, the local estimate otherwise. The
         # estimate, scaled by their ratio, then prices the compaction steps without more API calls.
         estimated = estimate_message_tokens(messages)
-        counted, counted_by = self._count(messages)
+        counted, counted_by = self._count(messages, estimated)
         scale = counted / estimated if estimated else 1.0
 
         def count(ms: list[Message]) -> int:
@@ -148,10 +158,19 @@ class InjectService:
 
     # ---- internals ---------------------------------------------------------------------------
 
+    def _prepare(self, request: InjectionRequest) -> None:
+        for source, prepare in self._preparers:
+            try:
+                prepare(request)
+            except Exception as error:  # only ever saves time: the source's build does the work anyway
+                logger.warning("context source prepare failed",
+                               extra={"context_type": source.type, **error_fields(error)})
+
     def _fetch_all(self, ctx: FetchContext) -> _Fetched:
         """I/O sources run concurrently on the pool; local ones are computed here meanwhile."""
         fetched = _Fetched()
-        futures = [self._executor.submit(self._fetch_one, s, ctx) for s in self._sources if s.does_io]
+        futures = [self._executor.submit(contextvars.copy_context().run, self._fetch_one, s, ctx)
+                   for s in self._sources if s.does_io]
         results = [self._fetch_one(s, ctx) for s in self._sources if not s.does_io]
         results += [f.result() for f in futures]
         order = {s.type: i for i, s in enumerate(self._sources)}
@@ -177,13 +196,13 @@ class InjectService:
         block = tagged_block(source.type, source.priority, source.ttl_seconds, ctx.now, body)
         return (replace(block, cached=True) if cache.all_hits else block), cache, None
 
-    def _count(self, messages: list[Message]) -> tuple[int, Literal["estimate", "anthropic"]]:
+    def _count(self, messages: list[Message], estimated: int) -> tuple[int, Literal["estimate", "anthropic"]]:
         counter = self._counter()
         if counter is not None:
             counted = counter.count(messages)
             if counted is not None:
                 return counted, "anthropic"
-        return estimate_message_tokens(messages), "estimate"
+        return estimated, "estimate"
 
 
 def _record_cache_metrics(fetched: _Fetched) -> None:

@@ -76,7 +76,9 @@ class BlockCache:
 
 
 class BlockSource(Protocol):
-    """One block type. Register a new one in `registry.default_sources`."""
+    """One block type. Register a new one in `registry.default_sources`. A source may also define
+    `prepare(request)`: called first thing in a request, to start background work its `build` will use
+    (it must not block; a failure is logged and costs nothing)."""
 
     @property
     def type(self) -> str: ...

@@ -1,0 +1,32 @@
+"""What importing the load and inject handlers leaves for later: the X-Ray SDK (built on the first
+invocation), numpy and the services (imported by the first request or the SnapStart hook). How long the
+import takes is make bench-scale's to measure; this only keeps the heavy modules out of it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from benchmarks.scale import IMPORTS, lambda_environment
+
+DEFERRED = ("aws_xray_sdk.core", "numpy", "agent_memory.bootstrap", "agent_memory.services.search",
+            "agent_memory.services.memory_layers", "botocore.client", "httpx")
+PROBE = f"""
+import sys
+import app
+assert callable(app.handler)
+print(",".join(m for m in {DEFERRED!r} if m in sys.modules))
+"""
+
+
+@pytest.mark.parametrize("logical_id", sorted(IMPORTS.values()))
+def test_importing_the_handler_in_lambdas_environment_leaves_the_heavy_modules_unimported(logical_id: str):
+    env, task_root = lambda_environment(logical_id)
+
+    done = subprocess.run([sys.executable, "-c", PROBE], env=env, cwd=task_root, capture_output=True, text=True,
+                          timeout=120)
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ""

@@ -1,0 +1,228 @@
+"""Inject as the bootstrap wires it: the query's embedding started early and the version counters pinned
+for the request. Same blocks as the plain wiring, one version read and one embedding per new message."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import numpy as np
+import pytest
+
+from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
+from agent_memory.adapters.embeddings.query_cache import QueryCachingEmbedder
+from agent_memory.api.inject_models import InjectionRequest, InjectionResult
+from agent_memory.bootstrap import build_services
+from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef, StoreVersions
+from agent_memory.domain.summary import extractive_summary
+from agent_memory.domain.vectors import encode_vector
+from agent_memory.services.blocks.registry import default_sources
+from agent_memory.services.inject import InjectService
+from agent_memory.settings import Settings
+from tests.fakes import InMemoryMemoryStore
+
+USER = ScopeRef(tenant_id="t-overlap", user_id="u")
+START = datetime(2026, 1, 1, tzinfo=UTC)
+TOPICS = ["applying for the TTPS visa", "a flat in Kowloon", "schools for two children", "a job in fintech",
+          "learning Cantonese", "moving the family in spring", "the QMAS points test", "a savings plan"]
+
+
+class HashingEmbedder:
+    """Bag-of-words vectors (each word hashed to one of 32 dimensions): texts sharing words are similar.
+    Counts the queries it embeds."""
+
+    model_id, dimension = "hashing-test", 32
+
+    def __init__(self) -> None:
+        self.queries: list[str] = []
+
+    def _vector(self, text: str) -> np.ndarray:
+        vector = np.zeros(self.dimension, dtype=np.float32)
+        for word in re.findall(r"\w+", text.lower()):
+            vector[int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dimension] += 1.0
+        return vector / max(float(np.linalg.norm(vector)), 1.0)
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        return np.stack([self._vector(t) for t in texts]) if texts else np.zeros((0, self.dimension), np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        self.queries.append(text)
+        return self._vector(text)
+
+
+class CountingStore(InMemoryMemoryStore):
+    def __init__(self) -> None:
+        super().__init__()
+        self.version_reads = 0
+
+    def versions(self, user: ScopeRef) -> StoreVersions:
+        self.version_reads += 1
+        return super().versions(user)
+
+    def user_version(self, user: ScopeRef) -> int:
+        self.version_reads += 1
+        return super().user_version(user)
+
+
+def seeded(embedder: HashingEmbedder) -> CountingStore:
+    store = CountingStore()
+    for i in range(40):
+        content = f"The user asked about {TOPICS[i % len(TOPICS)]} (note {i})"
+        store.save(USER, NewMemory(memory_type=MemoryType.FACT, content=content, importance=60 + i % 30,
+                                   created_at=START + timedelta(days=i),
+                                   embedding=encode_vector(embedder.embed_documents([content])[0]),
+                                   embedding_model=embedder.model_id))
+    store.version_reads = 0
+    return store
+
+
+def ask(message: str) -> InjectionRequest:
+    return InjectionRequest.model_validate({"user_id": USER.user_id, "conversation_id": "c-1",
+                                            "current_user_message": message})
+
+
+def plain_inject(services: Any, store: InMemoryMemoryStore) -> InjectService:
+    """The same search and index behind an inject service without the early embedding or the pins."""
+    return InjectService(sources=default_sources(store=store, search=services.search,
+                                                 current_memories=services.index.current_memories,
+                                                 knowledge=None, experiences=None),
+                         cache=LayeredContextCache(local=LocalContextCache(), shared=None),
+                         executor=ThreadPoolExecutor(2), summarizer=lambda: extractive_summary)
+
+
+def user_memory(result: InjectionResult) -> str:
+    text = result.messages[0]["content"]
+    return text.split("<user_memory>\n", 1)[1].split("\n</user_memory>", 1)[0]
+
+
+MESSAGES = ["Which visa fits a fintech job?", "  What about schools for the children?\n",
+            "Earlier we talked about the flat.\nNow: is the QMAS points test hard?\nAnd Cantonese lessons?"]
+
+
+@pytest.mark.parametrize("vector_lines", [0, 2])
+def test_given_new_messages_then_the_blocks_are_the_plain_wirings_with_one_version_read_and_one_embedding(
+        vector_lines: int):
+    inner = HashingEmbedder()
+    store = seeded(inner)
+    services = build_services(Settings(memory_search_query_vector_lines=vector_lines), store=store,
+                              embedder=QueryCachingEmbedder(inner), synonyms=None)
+    plain_embedder = HashingEmbedder()
+    plain = plain_inject(build_services(Settings(memory_search_query_vector_lines=vector_lines), store=store,
+                                        embedder=plain_embedder, synonyms=None), store)
+
+    for message in MESSAGES:
+        inner.queries.clear()
+        store.version_reads = 0
+        result = services.inject.inject(USER, ask(message))
+        reads = store.version_reads
+        expected = plain.inject(USER, ask(message))
+
+        assert user_memory(result) == user_memory(expected)
+        assert result.injected_contexts == expected.injected_contexts
+        assert reads == 1  # the block's cache key and both index lookups: one read for the request
+        # One embedding, of exactly the text the search embeds: the prefetch's vector is the search's.
+        assert inner.queries == plain_embedder.queries[-1:] and len(plain_embedder.queries) >= 1
+
+
+def test_given_a_keyword_relevant_search_then_nothing_is_embedded():
+    inner = HashingEmbedder()
+    store = seeded(inner)
+    services = build_services(Settings(context_relevant_search_mode="keyword"), store=store,
+                              embedder=QueryCachingEmbedder(inner), synonyms=None)
+
+    result = services.inject.inject(USER, ask("Which visa fits a fintech job?"))
+
+    assert "user_memory" in result.injected_contexts and inner.queries == []
+
+
+def test_given_an_embedder_without_a_query_cache_then_inject_embeds_only_for_the_search():
+    inner = HashingEmbedder()
+    store = seeded(inner)
+    services = build_services(Settings(), store=store, embedder=inner, synonyms=None)
+
+    services.inject.inject(USER, ask("Which visa fits a fintech job?"))
+
+    assert inner.queries == ["Which visa fits a fintech job?"]
+
+
+def test_the_request_scope_is_entered_around_the_fetch_and_reaches_the_io_sources_threads():
+    import contextlib
+    import contextvars
+
+    from agent_memory.domain.context import Priority
+
+    scope: contextvars.ContextVar[str] = contextvars.ContextVar("scope", default="outside")
+    entered: list[str] = []
+
+    @contextlib.contextmanager
+    def request_scope() -> Any:
+        token = scope.set("inside")
+        entered.append("enter")
+        try:
+            yield
+        finally:
+            scope.reset(token)
+            entered.append("exit")
+
+    class ScopeSource:
+        type, priority, ttl_seconds, does_io = "scope_probe", Priority.IMPORTANT, 0.0, True
+
+        def build(self, ctx: Any, cache: Any) -> str:
+            return f"saw {scope.get()}"
+
+    service = InjectService(sources=[ScopeSource()], cache=LayeredContextCache(local=LocalContextCache(), shared=None),
+                            executor=ThreadPoolExecutor(1), summarizer=lambda: extractive_summary,
+                            request_scope=request_scope)
+
+    result = service.inject(USER, ask("hello"))
+
+    assert "saw inside" in result.messages[0]["content"] and entered == ["enter", "exit"]
+    assert scope.get() == "outside"
+
+
+def test_the_user_memory_source_starts_the_search_querys_embedding_before_anything_is_read():
+    from agent_memory.services.blocks.user_memory import UserMemorySource
+
+    events: list[str] = []
+
+    class Store(InMemoryMemoryStore):
+        def user_version(self, user: ScopeRef) -> int:
+            events.append("version read")
+            return super().user_version(user)
+
+    store = Store()
+    search = build_services(Settings(), store=store, embedder=None, synonyms=None).search
+
+    def inject_with(relevant_n: int, message: str) -> None:
+        source = UserMemorySource(store=store, search=search, relevant_n=relevant_n,
+                                  prefetch_query=lambda text: events.append(f"prefetch {text!r}"))
+        InjectService(sources=[source], cache=LayeredContextCache(local=LocalContextCache(), shared=None),
+                      executor=ThreadPoolExecutor(1), summarizer=lambda: extractive_summary).inject(USER, ask(message))
+
+    inject_with(3, "  Which visa fits me? \n")
+    inject_with(0, "Which visa fits me?")  # no relevant memories: no search, nothing to embed
+
+    assert events == ["prefetch 'Which visa fits me?'", "version read", "version read"]
+
+
+def test_a_source_whose_prepare_fails_still_builds_its_block_and_the_request_succeeds():
+    from agent_memory.domain.context import Priority
+
+    class Source:
+        type, priority, ttl_seconds, does_io = "prepared_probe", Priority.IMPORTANT, 0.0, True
+
+        def prepare(self, request: InjectionRequest) -> None:
+            raise RuntimeError("the prefetch thread is gone")
+
+        def build(self, ctx: Any, cache: Any) -> str:
+            return "built anyway"
+
+    service = InjectService(sources=[Source()], cache=LayeredContextCache(local=LocalContextCache(), shared=None),
+                            executor=ThreadPoolExecutor(1), summarizer=lambda: extractive_summary)
+
+    result = service.inject(USER, ask("hello"))
+
+    assert "built anyway" in result.messages[0]["content"] and result.failed_contexts == []
