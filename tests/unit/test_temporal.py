@@ -6,9 +6,15 @@ from datetime import UTC, date, datetime
 
 import pytest
 
+from agent_memory.bootstrap import build_services
+from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.temporal import AFTERWARDS, time_cue
+from agent_memory.services.search import SearchRequest, SearchService
+from agent_memory.settings import Settings
+from tests.fakes import InMemoryMemoryStore
 
 NOW = datetime(2026, 11, 23, 15, 0, tzinfo=UTC)
+USER = ScopeRef(tenant_id="t", user_id="u")
 
 
 def period(query: str) -> tuple[date, date, str, bool] | None:
@@ -81,21 +87,20 @@ def test_29_february_without_a_year_does_not_fail_in_other_years() -> None:
     assert 0.0 <= cue.closeness(datetime(2023, 3, 1, tzinfo=UTC), 14) <= 1.0
 
 
-def test_search_ranks_what_was_said_in_the_named_period_first_and_says_which_period():
-    from agent_memory.bootstrap import build_services
-    from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
-    from agent_memory.services.search import SearchRequest
-    from agent_memory.settings import Settings
-    from tests.fakes import InMemoryMemoryStore
-
-    user, store = ScopeRef(tenant_id="t", user_id="u"), InMemoryMemoryStore()
-    search = build_services(Settings(), store=store, embedder=None, synonyms=None).search
-    for month in (3, 7, 10):  # the same words, said in three months
-        store.save(user, NewMemory(memory_type=MemoryType.FACT, content=f"Went camping at the lake ({month})",
+def camping_search(settings: Settings) -> SearchService:
+    """A search over the same words said in March, July and October 2023."""
+    store = InMemoryMemoryStore()
+    for month in (3, 7, 10):
+        store.save(USER, NewMemory(memory_type=MemoryType.FACT, content=f"Went camping at the lake ({month})",
                                    created_at=datetime(2023, month, 12, tzinfo=UTC)))
+    return build_services(settings, store=store, embedder=None, synonyms=None).search
 
-    output = search.search(user, SearchRequest(query="camping at the lake in July 2023", min_relevance_score=0))
-    recency = search.search(user, SearchRequest(query="camping at the lake", min_relevance_score=0))
+
+def test_search_ranks_what_was_said_in_the_named_period_first_and_says_which_period():
+    search = camping_search(Settings())
+
+    output = search.search(USER, SearchRequest(query="camping at the lake in July 2023", min_relevance_score=0))
+    recency = search.search(USER, SearchRequest(query="camping at the lake", min_relevance_score=0))
 
     assert output.results[0].content_preview.endswith("(7)")
     assert output.time_cue is not None and output.time_cue.text == "July 2023"
@@ -104,19 +109,8 @@ def test_search_ranks_what_was_said_in_the_named_period_first_and_says_which_per
 
 
 def test_a_zero_time_cue_weight_leaves_ranking_to_recency():
-    from agent_memory.bootstrap import build_services
-    from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
-    from agent_memory.services.search import SearchRequest
-    from agent_memory.settings import Settings
-    from tests.fakes import InMemoryMemoryStore
+    search = camping_search(Settings(memory_search_time_cue_weight=0))
 
-    user, store = ScopeRef(tenant_id="t", user_id="u"), InMemoryMemoryStore()
-    settings = Settings(memory_search_time_cue_weight=0)
-    search = build_services(settings, store=store, embedder=None, synonyms=None).search
-    for month in (3, 7, 10):
-        store.save(user, NewMemory(memory_type=MemoryType.FACT, content=f"Went camping at the lake ({month})",
-                                   created_at=datetime(2023, month, 12, tzinfo=UTC)))
-
-    output = search.search(user, SearchRequest(query="camping at the lake in July 2023", min_relevance_score=0))
+    output = search.search(USER, SearchRequest(query="camping at the lake in July 2023", min_relevance_score=0))
 
     assert output.results[0].content_preview.endswith("(10)") and output.time_cue is None
