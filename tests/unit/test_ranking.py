@@ -166,3 +166,10 @@ def test_matching_many_memories_at_once_scores_each_as_matching_it_alone(memorie
         score, matched = together[m.memory_key]
         expected_score, expected_matched = _one_by_one(set(words), query)
         assert (score, matched) == (pytest.approx(expected_score), expected_matched)
+
+
+def test_all_but_equal_similarities_are_not_spread_to_zero_and_one():
+    from agent_memory.domain.ranking import MIN_VECTOR_SPAN, _normalised
+
+    assert _normalised([0.900, 0.895, None]) == pytest.approx([1.0, 1.0 - 0.005 / MIN_VECTOR_SPAN, 0.0])
+    assert _normalised([0.9, 0.5, 0.7]) == pytest.approx([1.0, 0.0, 0.5])  # a wide range: plain min-max

@@ -190,15 +190,23 @@ def interaction_score(memory: Memory, now: datetime, half_life_days: float) -> f
     return 0.5 * frequency + 0.5 * (2 * recency - 1)
 
 
+# The least range of cosine similarity min-max spreads over 0..1: among a few candidates that are all but
+# equally similar (the same words, one detail apart), a difference of 0.005 must not become one of 1.0,
+# outweighing every other signal. Larger candidate sets span more than this (their ranking is unchanged:
+# LoCoMo and MADial dev gave identical figures).
+MIN_VECTOR_SPAN = 0.05
+
+
 def _normalised(values: Sequence[float | None]) -> list[float]:
-    """Min-max over the candidates; missing signals score 0."""
+    """Min-max over the candidates, over a range of at least MIN_VECTOR_SPAN; missing signals score 0."""
     present = [v for v in values if v is not None]
     if not present:
         return [0.0 for _ in values]
     low, high = min(present), max(present)
     if high - low < 1e-9:
         return [1.0 if v is not None and high > 0 else 0.0 for v in values]
-    return [0.0 if v is None else (v - low) / (high - low) for v in values]
+    span = max(high - low, MIN_VECTOR_SPAN)
+    return [0.0 if v is None else 1.0 - (high - v) / span for v in values]
 
 
 def _scaled_to_best(values: Sequence[float | None]) -> list[float]:
