@@ -213,8 +213,7 @@ def build_services(
     summarizer_provider = cache(lambda: _conversation_summarizer(settings))
     counter_provider = cache(lambda: _token_counter(settings))
     inject = InjectService(
-        sources=_context_sources(settings, pinned_store, search, _cached_memories(index), memory_layers,
-                                 embedder_provider),
+        sources=_context_sources(settings, pinned_store, search, _cached_memories(index), memory_layers),
         cache=_context_cache(settings, dynamodb_client),
         executor=ThreadPoolExecutor(max_workers=settings.context_fetch_threads, thread_name_prefix="context"),
         counter=counter_provider,
@@ -337,10 +336,9 @@ def _conversation_log(settings: Settings, layers: LayerStore, embedder: Embedder
 
 def _context_sources(settings: Settings, store: MemoryStore, search: SearchService,
                      memories: Callable[[ScopeRef], list[Memory]] | None,
-                     memory_layers: MemoryLayersService | None, embedder: EmbedderProvider) -> list[BlockSource]:
+                     memory_layers: MemoryLayersService | None) -> list[BlockSource]:
     from agent_memory.services.blocks.registry import default_sources
     from agent_memory.services.blocks.retrieved import DEFAULT_KNOWLEDGE_TRIGGERS
-    from agent_memory.services.blocks.user_memory import query_prefetch
 
     def retriever(url: str) -> Retriever | None:
         if not url:
@@ -350,7 +348,6 @@ def _context_sources(settings: Settings, store: MemoryStore, search: SearchServi
         return HttpRetriever(url=url, timeout_seconds=settings.context_retriever_timeout_seconds)
 
     triggers = settings.knowledge_triggers
-    keyword_only = (settings.context_relevant_search_mode or settings.memory_search_default_mode) == "keyword"
     return default_sources(
         store=store, search=search, current_memories=memories,
         knowledge=retriever(settings.context_knowledge_url), experiences=retriever(settings.context_experience_url),
@@ -362,9 +359,6 @@ def _context_sources(settings: Settings, store: MemoryStore, search: SearchServi
         user_memory_max_tokens=settings.context_user_memory_max_tokens,
         memory_layers=memory_layers,
         sop=retriever(settings.context_sop_url), protocol=retriever(settings.context_protocol_url),
-        # The relevant memories' search embeds its query, unless it is keyword-only: start that early.
-        prefetch_query=None if keyword_only else query_prefetch(
-            embedder, vector_lines=settings.memory_search_query_vector_lines),
     )
 
 

@@ -193,12 +193,15 @@ def test_the_user_memory_source_starts_the_search_querys_embedding_before_anythi
             events.append("version read")
             return super().user_version(user)
 
+    class PrefetchingEmbedder(HashingEmbedder):
+        def prefetch(self, text: str) -> None:
+            events.append(f"prefetch {text!r}")
+
     store = Store()
-    search = build_services(Settings(), store=store, embedder=None, synonyms=None).search
+    search = build_services(Settings(), store=store, embedder=PrefetchingEmbedder(), synonyms=None).search
 
     def inject_with(relevant_n: int, message: str) -> None:
-        source = UserMemorySource(store=store, search=search, relevant_n=relevant_n,
-                                  prefetch_query=lambda text: events.append(f"prefetch {text!r}"))
+        source = UserMemorySource(store=store, search=search, relevant_n=relevant_n)
         InjectService(sources=[source], cache=LayeredContextCache(local=LocalContextCache(), shared=None),
                       executor=ThreadPoolExecutor(1), summarizer=lambda: extractive_summary).inject(USER, ask(message))
 

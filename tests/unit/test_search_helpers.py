@@ -107,3 +107,28 @@ def test_a_dialogue_query_is_embedded_by_its_last_lines_when_configured():
     assert last_lines(dialogue, 2) == "我上周去了杭州\n还记得我们聊过的那家餐厅吗"
     assert last_lines(dialogue, 0) == dialogue
     assert last_lines("one line", 2) == "one line"
+
+
+def test_prefetch_starts_the_text_the_search_embeds_and_nothing_for_a_keyword_search():
+    from agent_memory.bootstrap import build_services
+    from agent_memory.services.search import SearchRequest
+    from agent_memory.settings import Settings
+    from tests.fakes import InMemoryMemoryStore
+
+    class Embedder:
+        model_id, dimension = "recording", 2
+
+        def __init__(self) -> None:
+            self.prefetched: list[str] = []
+
+        def prefetch(self, text: str) -> None:
+            self.prefetched.append(text)
+
+    embedder = Embedder()
+    search = build_services(Settings(memory_search_query_vector_lines=2), store=InMemoryMemoryStore(),
+                            embedder=embedder, synonyms=None).search
+
+    search.prefetch(SearchRequest(query="user: hi\nassistant: hello\nuser: which visa fits me?"))
+    search.prefetch(SearchRequest(query="which visa", search_mode="keyword"))
+
+    assert embedder.prefetched == ["assistant: hello\nuser: which visa fits me?"]

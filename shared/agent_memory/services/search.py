@@ -164,6 +164,19 @@ class SearchService:
         if embedder is not None:
             embedder.embed_query("warm up")
 
+    def prefetch(self, request: SearchRequest) -> None:
+        """Start embedding the text this request's search will embed, on the embedder's prefetch thread (the
+        query cache's; another embedder has none, and nothing starts). The search then finds the vector done
+        or under way. Keyword-only searches embed nothing."""
+        if (request.search_mode or self._default_mode) == "keyword":
+            return
+        start = getattr(self._embedder(), "prefetch", None)
+        if start is not None:
+            start(self._vector_text(request))
+
+    def _vector_text(self, request: SearchRequest) -> str:
+        return last_lines(request.query, self._query_vector_lines)
+
     def search(self, user: ScopeRef, request: SearchRequest, *, max_rounds: int = len(RECALL_ROUNDS),
                max_results: int | None = None) -> SearchMemoriesOutput:
         """Ranked memories for the request. At most `max_rounds` recall rounds run; a thin recall is topped
@@ -181,7 +194,7 @@ class SearchService:
             # Synonyms widen candidate generation; ranking still tells exact from synonym matches.
             terms=tokenize(" ".join([request.query, *(request.keywords or []),
                                      *(syn for pairs in synonyms.values() for syn, _ in pairs)])),
-            vector=embedder.embed_query(last_lines(request.query, self._query_vector_lines)) if embedder else None,
+            vector=embedder.embed_query(self._vector_text(request)) if embedder else None,
             memory_types=request.memory_types,
             created_from=request.time_range[0] if request.time_range else None,
             created_to=request.time_range[1] if request.time_range else None,

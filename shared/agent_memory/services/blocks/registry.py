@@ -45,7 +45,6 @@ def default_sources(
     memory_layers: MemoryLayersService | None = None,
     sop: Retriever | None = None,
     protocol: Retriever | None = None,
-    prefetch_query: Callable[[str], None] | None = None,
 ) -> list[BlockSource]:
     """Hot memory first, the request's eight block types, then the intent's context; the last two only
     with the memory layers."""
@@ -57,7 +56,7 @@ def default_sources(
         UserMemorySource(store=store, search=search, current_memories=current_memories, top_n=top_memories,
                          relevant_n=relevant_memories, search_mode=relevant_search_mode,
                          importance_margin=importance_margin, max_share=user_memory_max_share,
-                         max_tokens=user_memory_max_tokens, prefetch_query=prefetch_query),
+                         max_tokens=user_memory_max_tokens),
         CollectedInfoSource(),
         ConversationStatsSource(),
         AssessmentResultSource(note=assessment_note),

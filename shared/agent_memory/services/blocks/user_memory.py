@@ -25,9 +25,9 @@ from agent_memory.domain.memory_selection import (
 )
 from agent_memory.domain.models import Memory, ScopeRef
 from agent_memory.domain.tokens import estimate_tokens
-from agent_memory.ports import Embedder, MemoryStore
+from agent_memory.ports import MemoryStore
 from agent_memory.services.blocks.base import BlockCache, FetchContext
-from agent_memory.services.search import SearchMode, SearchRequest, SearchService, last_lines
+from agent_memory.services.search import SearchMode, SearchRequest, SearchService
 
 LINE_FRAME = 16  # a line's tokens besides the memory's text: "- [FACT] ... (importance: 70)"
 
@@ -55,14 +55,11 @@ class UserMemorySource:
         importance_margin: int = DEFAULT_IMPORTANCE_MARGIN,
         max_share: float = DEFAULT_MAX_SHARE,
         max_tokens: int = DEFAULT_MAX_TOKENS,
-        prefetch_query: Callable[[str], None] | None = None,
     ) -> None:
         """`top_n` top slots (importance's where it separates memories); at least `top_n + relevant_n`
         memories when there are that many; past them, lines up to `max_share` of the tokens the user's
-        memories hold, at most `max_tokens`. `prefetch_query` starts the embedding of a search's query in
-        the background (the search then finds it done or under way)."""
+        memories hold, at most `max_tokens`."""
         self._store = store
-        self._prefetch = prefetch_query
         self._search = search
         self._current = current_memories or store.all_current
         self._top_n = top_n
@@ -81,8 +78,12 @@ class UserMemorySource:
         """Start the relevant memories' query embedding (~20 ms of CPU), so that it runs while the request
         is checked and the version and the cache are read, instead of after them."""
         query = request.current_user_message.strip()
-        if query and self._relevant_n and self._prefetch is not None:
-            self._prefetch(SearchRequest(query=query[:2000]).query)
+        if query and self._relevant_n:
+            self._search.prefetch(self._relevant_request(query, depth=self._top_n + self._relevant_n))
+
+    def _relevant_request(self, query: str, depth: int) -> SearchRequest:
+        return SearchRequest(query=query[:2000], limit=min(max(depth, 1), 20), min_relevance_score=self._min_relevance,
+                             search_mode=self._search_mode)
 
     def build(self, ctx: FetchContext, cache: BlockCache) -> str:
         """Two cached parts: the top slots change only with the version counter; the relevant memories
@@ -129,9 +130,7 @@ class UserMemorySource:
         min_count = self._top_n + self._relevant_n
         depth = search_depth(budget - sum(c.tokens for c in shown), top["stored_tokens"] / len(memories) + LINE_FRAME,
                              min_count - len(shown))
-        found = self._search.search(ctx.user, SearchRequest(
-            query=query[:2000], limit=min(depth, 20), min_relevance_score=self._min_relevance,
-            search_mode=self._search_mode), max_results=depth)
+        found = self._search.search(ctx.user, self._relevant_request(query, depth), max_results=depth)
         lines: dict[str, str] = {}
         ranked: list[Candidate] = []
         for result in found.results:
@@ -141,20 +140,6 @@ class UserMemorySource:
                 ranked.append(candidate(memory, result.relevance_score, estimate_tokens(lines[memory.memory_key])))
         picks = diversify(shown, ranked, budget=budget, min_count=min_count)
         return "\n".join(lines[c.key] for c in picks)
-
-
-def query_prefetch(embedder: Callable[[], Embedder | None], *, vector_lines: int) -> Callable[[str], None]:
-    """What starts a search's query embedding early: the text the search embeds (the query's last
-    `vector_lines` lines, as the search's MEMORY_SEARCH_QUERY_VECTOR_LINES), on the embedder's prefetch
-    thread. Only an embedder with one (the query cache) can hand the vector to the search: with any other,
-    nothing is started."""
-
-    def prefetch(query: str) -> None:
-        start = getattr(embedder(), "prefetch", None)
-        if start is not None:
-            start(last_lines(query, vector_lines))
-
-    return prefetch
 
 
 def _digest(*parts: object) -> str:
