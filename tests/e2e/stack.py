@@ -10,6 +10,8 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -80,3 +82,14 @@ def start_stack(data_dir: Path, port: int | None = None) -> Stack:
             time.sleep(0.2)
 
 
+
+
+@contextmanager
+def running_stack(data_dir: Path) -> Iterator[Stack]:
+    """`start_stack` for a block (a module's fixture): stopped at its end unless it has exited already."""
+    running = start_stack(data_dir)
+    try:
+        yield running
+    finally:
+        if running.process.poll() is None:
+            running.stop()

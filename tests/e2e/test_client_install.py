@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.stack import ROOT, Stack, start_stack
+from tests.e2e.stack import ROOT, Stack, running_stack
 
 pytestmark = pytest.mark.e2e
 
@@ -26,12 +26,8 @@ with MemoryClient(sys.argv[1], tenant_id="install-check") as memory:
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    running = start_stack(tmp_path_factory.mktemp("install-stack"))
-    try:
+    with running_stack(tmp_path_factory.mktemp("install-stack")) as running:
         yield running
-    finally:
-        if running.process.poll() is None:
-            running.stop()
 
 
 def test_the_client_installs_into_a_fresh_venv_and_saves_and_searches(stack, tmp_path: Path):

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.stack import ROOT, Stack, start_stack
+from tests.e2e.stack import ROOT, Stack, running_stack
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -r "
                                                              "requirements-dev.txt)")
@@ -51,11 +51,8 @@ def _post(stack: Stack, path: str, body: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    running = start_stack(tmp_path_factory.mktemp("inspector-stack"))
-    try:
+    with running_stack(tmp_path_factory.mktemp("inspector-stack")) as running:
         yield running
-    finally:
-        running.stop()
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from agent_memory_client import MemoryClient, NotFoundError, ValidationError
 
-from tests.e2e.stack import ROOT, Stack, start_stack
+from tests.e2e.stack import ROOT, Stack, running_stack, start_stack
 
 pytestmark = pytest.mark.e2e
 
@@ -23,12 +23,8 @@ SELF_INTRODUCTION = "我今年32岁，浙大计算机硕士毕业的，现在在
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    running = start_stack(tmp_path_factory.mktemp("stack-data"))
-    try:
+    with running_stack(tmp_path_factory.mktemp("stack-data")) as running:
         yield running
-    finally:
-        if running.process.poll() is None:
-            running.stop()
 
 
 def client(stack: Stack, tenant: str | None = None) -> MemoryClient:

@@ -11,7 +11,7 @@ import anyio
 import pytest
 from agent_memory_client import MemoryClient
 
-from tests.e2e.stack import ROOT, Stack, start_stack
+from tests.e2e.stack import ROOT, Stack, running_stack
 
 pytestmark = pytest.mark.e2e
 
@@ -24,12 +24,8 @@ USER = "u-mcp"
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    running = start_stack(tmp_path_factory.mktemp("mcp-stack"))
-    try:
+    with running_stack(tmp_path_factory.mktemp("mcp-stack")) as running:
         yield running
-    finally:
-        if running.process.poll() is None:
-            running.stop()
 
 
 def server_parameters(stack: Stack, *, tenant: str) -> StdioServerParameters:
