@@ -371,7 +371,9 @@ def _context_cache(settings: Settings, dynamodb_client: object | None) -> Contex
 
         shared = DynamoContextCache(table_name=settings.memory_table_name, client=dynamodb_client)
     return LayeredContextCache(local=LocalContextCache(max_entries=settings.context_cache_local_entries),
-                               shared=shared)
+                               shared=shared,
+                               writer=ThreadPoolExecutor(max_workers=1, thread_name_prefix="context-cache-write")
+                               if shared is not None else None)
 
 
 def _conversation_summarizer(settings: Settings) -> Callable[[list[Message]], str]:

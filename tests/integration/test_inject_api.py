@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agent_memory.adapters.retriever_http import HttpRetriever
-from agent_memory.bootstrap import build_services
+from agent_memory.bootstrap import build_services, get_services
 from agent_memory.domain.conversation import validate_messages
 from agent_memory.domain.keys import cache_partition_key
 from agent_memory.domain.models import ScopeRef
@@ -48,6 +48,7 @@ def test_saved_memories_are_injected_and_a_save_invalidates_the_cached_block(api
 def test_the_cache_is_shared_through_the_table_across_containers(api, lambda_env):
     api.call("POST", f"{USER}/memories", {"memoryType": "FACT", "content": "用户是注册会计师"})
     assert api.call("POST", INJECT, ask("我的背景如何？")).status == 200
+    get_services().inject.flush_cache_writes()  # the table's copies are written off the request path
 
     items = lambda_env.query(
         TableName=get_settings().memory_table_name, KeyConditionExpression="pk = :pk",

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from concurrent.futures import Executor, Future, wait
 
 from agent_memory.domain.models import ScopeRef
+from agent_memory.observability import error_fields, logger
 from agent_memory.ports import CachedContext, ContextCache
+
+# Shared writes waiting on the writer beyond this are skipped (a slow table must not pile them up in memory):
+# a skipped write costs another container one miss.
+MAX_PENDING_WRITES = 64
 
 
 class LocalContextCache:
@@ -40,11 +46,21 @@ class LocalContextCache:
 
 
 class LayeredContextCache:
-    """Local first; a shared hit is copied into the local layer; writes go to both."""
+    """Local first; a shared hit is copied into the local layer; writes go to both.
 
-    def __init__(self, *, local: LocalContextCache, shared: ContextCache | None) -> None:
+    With a `writer`, the shared write runs on it, off the request path (a put is one table round trip, and
+    the request already holds the entry locally). A cache write is best effort either way: one still
+    pending when Lambda freezes the container finishes when it thaws, and one lost with the container
+    costs another container a miss. Entries carry their expiry and keys their user's version, so a late
+    write is never served stale."""
+
+    def __init__(self, *, local: LocalContextCache, shared: ContextCache | None,
+                 writer: Executor | None = None) -> None:
         self._local = local
         self._shared = shared
+        self._writer = writer
+        self._pending: set[Future[None]] = set()
+        self._lock = threading.Lock()
 
     def get(self, user: ScopeRef, key: str, *, now: float) -> CachedContext | None:
         entry = self._local.get(user, key, now=now)
@@ -56,5 +72,39 @@ class LayeredContextCache:
 
     def put(self, user: ScopeRef, key: str, entry: CachedContext) -> None:
         self._local.put(user, key, entry)
-        if self._shared is not None:
+        if self._shared is None:
+            return
+        if self._writer is None:
             self._shared.put(user, key, entry)
+            return
+        with self._lock:
+            if len(self._pending) >= MAX_PENDING_WRITES:
+                logger.warning("context cache write skipped: too many pending", pending=len(self._pending))
+                return
+            try:
+                future = self._writer.submit(self._write_shared, user, key, entry)
+            except RuntimeError:  # the writer is shut down (interpreter exit): written here instead
+                future = None
+            if future is not None:
+                self._pending.add(future)
+        if future is None:
+            self._write_shared(user, key, entry)
+        else:
+            future.add_done_callback(self._done)  # outside the lock: a finished future calls back at once
+
+    def flush(self, timeout: float | None = None) -> None:
+        """Wait for the shared writes under way (tests; a shutdown that wants them in the table)."""
+        with self._lock:
+            pending = list(self._pending)
+        wait(pending, timeout=timeout)
+
+    def _write_shared(self, user: ScopeRef, key: str, entry: CachedContext) -> None:
+        assert self._shared is not None
+        try:
+            self._shared.put(user, key, entry)
+        except Exception as error:  # best effort: the shared layer's own errors are already misses
+            logger.warning("context cache write failed", extra=error_fields(error))
+
+    def _done(self, future: Future[None]) -> None:
+        with self._lock:
+            self._pending.discard(future)

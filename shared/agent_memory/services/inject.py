@@ -79,6 +79,10 @@ class InjectService:
         self._sources = sources
         # Sources with work to start before anything else (user_memory: its query's embedding).
         self._preparers = [(s, prepare) for s in sources if (prepare := getattr(s, "prepare", None)) is not None]
+        # The pool's first free threads go to the sources with work under way (the longest builds), then by
+        # priority: with more I/O sources than threads, the last ones queue.
+        prepared = {id(s) for s, _ in self._preparers}
+        self._io_order = sorted((s for s in sources if s.does_io), key=lambda s: (id(s) not in prepared, s.priority))
         self._cache = cache
         self._executor = executor
         self._counter = counter
@@ -156,6 +160,12 @@ class InjectService:
                                    context=context, counted_by=counted_by),
         )
 
+    def flush_cache_writes(self, timeout: float | None = None) -> None:
+        """Wait for the context cache's shared writes under way (they run off the request path)."""
+        flush = getattr(self._cache, "flush", None)
+        if flush is not None:
+            flush(timeout)
+
     # ---- internals ---------------------------------------------------------------------------
 
     def _prepare(self, request: InjectionRequest) -> None:
@@ -170,7 +180,7 @@ class InjectService:
         """I/O sources run concurrently on the pool; local ones are computed here meanwhile."""
         fetched = _Fetched()
         futures = [self._executor.submit(contextvars.copy_context().run, self._fetch_one, s, ctx)
-                   for s in self._sources if s.does_io]
+                   for s in self._io_order]
         results = [self._fetch_one(s, ctx) for s in self._sources if not s.does_io]
         results += [f.result() for f in futures]
         order = {s.type: i for i, s in enumerate(self._sources)}
