@@ -53,7 +53,9 @@ class CandidateQuery(BaseModel):
 
     text: str
     terms: list[str] = Field(default_factory=list)  # analysed query terms (tokenize_for_search)
-    vector: np.ndarray | None = None  # the query embedding, when the mode uses vectors
+    # The query embedding, when the mode uses vectors: the vector, or a call that returns it once computed
+    # (a tier does what needs no vector, its reads and keyword scores, while the embedding runs elsewhere).
+    vector: np.ndarray | Callable[[], np.ndarray] | None = None
     memory_types: list[MemoryType] | None = None
     created_from: datetime | None = None
     created_to: datetime | None = None
@@ -61,6 +63,12 @@ class CandidateQuery(BaseModel):
     # The share of a conversation neighbour's lexical score a memory adds to its own (domain/neighbours.py);
     # a tier that cannot see neighbours ignores it.
     neighbour_share: float = 0.0
+
+    def query_vector(self) -> np.ndarray | None:
+        """The query embedding, waiting for it when it was given as a call (then kept: called once)."""
+        if callable(self.vector):
+            self.vector = self.vector()
+        return self.vector
 
 
 class SearchIndex(Protocol):

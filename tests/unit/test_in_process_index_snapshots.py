@@ -198,3 +198,49 @@ def test_an_index_build_leaves_the_garbage_collector_as_it_found_it():
             assert gc.isenabled() is enabled
     finally:
         (gc.enable if was_enabled else gc.disable)()
+
+
+def test_given_a_vector_given_as_a_call_then_the_index_reads_and_scores_first_and_calls_it_once():
+    events: list[str] = []
+
+    class RecordingStore(CountingStore):
+        def versions(self, user: ScopeRef):  # type: ignore[no-untyped-def]
+            events.append("versions")
+            return super().versions(user)
+
+    store = RecordingStore()
+    store.save_many(USER, [NewMemory(memory_type=MemoryType.FACT, content=f"Caroline went hiking {i}",
+                                     embedding=vector(i), embedding_model="model-a") for i in range(12)])
+
+    def embedding() -> np.ndarray:
+        events.append("vector")
+        return np.eye(DIMENSION, dtype=np.float32)[0]
+
+    lazy = CandidateQuery(text="hiking 3", terms=tokenize("hiking 3"), vector=embedding, k=5)
+    index = index_over(store, InMemoryIndexSnapshotStore())
+    assert [(c.memory.memory_key, c.vector) for c in index.candidates(USER, lazy)] == [
+        (c.memory.memory_key, c.vector) for c in index.candidates(USER, query())]
+    assert events == ["versions", "vector", "versions"] and lazy.query_vector() is not None
+    assert events.count("vector") == 1
+
+
+def test_given_an_index_replaced_by_a_rebuild_then_reference_counting_frees_it_though_it_was_frozen():
+    """A cached index is frozen out of the cyclic collector's sight; one with a reference cycle would leak
+    when replaced. Unfrozen and collected, nothing is left unreachable: no cycle kept it."""
+    store = seeded(50)
+    index = index_over(store, InMemoryIndexSnapshotStore(), min_memories=1000)
+    index.candidates(USER, query())
+    assert gc.get_freeze_count() > 0  # the build froze what the process held, the index among it
+    was_enabled = gc.isenabled()
+    try:
+        for round_ in range(3):
+            store.save_many(USER, [NewMemory(memory_type=MemoryType.FACT, content=f"round {round_}",
+                                             embedding=vector(round_), embedding_model="model-a")])
+            gc.unfreeze()
+            gc.collect()  # what earlier tests left, frozen or not
+            gc.disable()
+            index.candidates(USER, query())  # a new version: rebuilt and frozen; the old index is dropped
+            gc.unfreeze()
+            assert gc.collect() == 0
+    finally:
+        (gc.enable if was_enabled else gc.disable)()

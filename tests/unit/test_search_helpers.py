@@ -132,3 +132,47 @@ def test_prefetch_starts_the_text_the_search_embeds_and_nothing_for_a_keyword_se
     search.prefetch(SearchRequest(query="which visa", search_mode="keyword"))
 
     assert embedder.prefetched == ["assistant: hello\nuser: which visa fits me?"]
+
+
+def test_a_search_starts_its_query_embedding_before_the_index_reads_and_waits_for_it_last():
+    import numpy as np
+
+    from agent_memory.bootstrap import build_services
+    from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
+    from agent_memory.domain.vectors import encode_vector
+    from agent_memory.services.search import SearchRequest
+    from agent_memory.settings import Settings
+    from tests.fakes import InMemoryMemoryStore
+
+    events: list[str] = []
+
+    class Store(InMemoryMemoryStore):
+        def versions(self, user: ScopeRef):  # type: ignore[no-untyped-def]
+            events.append("index reads the version")
+            return super().versions(user)
+
+    class Embedder:
+        model_id, dimension = "recording", 2
+
+        def prefetch(self, text: str) -> None:
+            events.append(f"prefetch {text}")
+
+        def embed_documents(self, texts: list[str]) -> np.ndarray:
+            return np.tile(np.array([1.0, 0.0], dtype=np.float32), (len(texts), 1))
+
+        def embed_query(self, text: str) -> np.ndarray:
+            events.append(f"embed {text}")
+            return np.array([1.0, 0.0], dtype=np.float32)
+
+    store, user = Store(), ScopeRef(tenant_id="t", user_id="u")
+    services = build_services(Settings(), store=store, embedder=Embedder(), synonyms=None)
+    store.save_many(user, [NewMemory(memory_type=MemoryType.FACT, content="Caroline went hiking",
+                                     embedding=encode_vector(np.array([1.0, 0.0], dtype=np.float32)),
+                                     embedding_model="recording")])
+    events.clear()
+
+    found = services.search.search(user, SearchRequest(query="hiking", search_mode="hybrid"))
+
+    assert [r.content_preview for r in found.results] == ["Caroline went hiking"]
+    assert events[0] == "prefetch hiking" and events[-1] == "embed hiking"
+    assert "index reads the version" in events[1:-1]

@@ -13,6 +13,7 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -119,11 +120,17 @@ def keyword_match(memory: Memory, query: QueryKeywords, weights: RankingWeights)
     return _keyword_scores([memory], query, weights)[memory.memory_key]
 
 
-def _memory_terms(memory: Memory) -> set[str]:
-    terms = {normalize_keyword(k.term) for k in memory.keywords}
-    if memory.category:
-        terms.add(normalize_keyword(memory.category))
-    return terms
+def _memory_terms(memory: Memory) -> frozenset[str]:
+    return _normalised_terms(tuple(k.term for k in memory.keywords), memory.category)
+
+
+@lru_cache(maxsize=16384)
+def _normalised_terms(terms: tuple[str, ...], category: str | None) -> frozenset[str]:
+    """Memoised: every search normalises the keywords of each of its ~200 candidates, mostly the same ones."""
+    normalised = {normalize_keyword(t) for t in terms}
+    if category:
+        normalised.add(normalize_keyword(category))
+    return frozenset(normalised)
 
 
 def _keyword_scores(memories: Sequence[Memory], query: QueryKeywords, weights: RankingWeights

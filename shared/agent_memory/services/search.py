@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StringConstraints
 
@@ -26,6 +26,9 @@ from agent_memory.domain.temporal import time_cue
 from agent_memory.domain.text import tokenize
 from agent_memory.errors import NotFound
 from agent_memory.ports import CandidateQuery, Embedder, MemoryStore, SearchIndex, SynonymSource
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SearchMode = Literal["semantic", "keyword", "hybrid"]
 Term = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
@@ -177,6 +180,15 @@ class SearchService:
     def _vector_text(self, request: SearchRequest) -> str:
         return last_lines(request.query, self._query_vector_lines)
 
+    def _query_vector(self, embedder: Embedder, request: SearchRequest) -> Callable[[], np.ndarray]:
+        """The query's embedding as a call the index makes last: started now on the embedder's prefetch
+        thread when it has one, so that the index's reads and keyword scoring run meanwhile."""
+        text = self._vector_text(request)
+        start = getattr(embedder, "prefetch", None)
+        if start is not None:
+            start(text)
+        return lambda: embedder.embed_query(text)
+
     def search(self, user: ScopeRef, request: SearchRequest, *, max_rounds: int = len(RECALL_ROUNDS),
                max_results: int | None = None) -> SearchMemoriesOutput:
         """Ranked memories for the request. At most `max_rounds` recall rounds run; a thin recall is topped
@@ -194,7 +206,7 @@ class SearchService:
             # Synonyms widen candidate generation; ranking still tells exact from synonym matches.
             terms=tokenize(" ".join([request.query, *(request.keywords or []),
                                      *(syn for pairs in synonyms.values() for syn, _ in pairs)])),
-            vector=embedder.embed_query(self._vector_text(request)) if embedder else None,
+            vector=self._query_vector(embedder, request) if embedder else None,
             memory_types=request.memory_types,
             created_from=request.time_range[0] if request.time_range else None,
             created_to=request.time_range[1] if request.time_range else None,

@@ -127,7 +127,7 @@ class OpenSearchIndex:
             for hit in self._search(self.lexical_request(user, query)):
                 candidate = self._candidate(found, hit)
                 candidate.lexical = max(candidate.lexical or 0.0, float(hit["_score"]))
-        if query.vector is not None:
+        if query.query_vector() is not None:  # after the lexical request: the embedding may have run meanwhile
             for hit in self._search(self.knn_request(user, query)):
                 candidate = self._candidate(found, hit)
                 cosine = cosine_from_score(float(hit["_score"]))
@@ -166,7 +166,8 @@ class OpenSearchIndex:
         }
 
     def knn_request(self, user: ScopeRef, query: CandidateQuery) -> dict[str, Any]:
-        if query.vector is None:
+        vector = query.query_vector()
+        if vector is None:
             raise ValueError("knn_request needs query.vector")
         return {
             "size": query.k,
@@ -174,7 +175,7 @@ class OpenSearchIndex:
             "query": {
                 "knn": {
                     "embedding": {
-                        "vector": [float(x) for x in query.vector],
+                        "vector": [float(x) for x in vector],
                         "k": query.k,
                         # Inside the clause: filtered during the graph search, not after it.
                         "filter": {"bool": {"filter": self.filters(user, query)}},
