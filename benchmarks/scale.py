@@ -115,11 +115,13 @@ def timed_runs(label: str, runs: int, call: Callable[[int], object]) -> dict[str
 def cold_runs(label: str, runs: int, container: Callable[[], Any], call: Callable[[Any, int], object]
               ) -> tuple[dict[str, float], int]:
     """`call` on a new container each time; the p95 row and how many of the containers loaded a snapshot.
-    Each starts from a collected heap, as a new Lambda container does: the garbage the previous simulated
-    containers left would otherwise be collected (a full collection: ~0.1 s here) inside a timed call."""
+    Each starts from a collected heap with nothing frozen, as a new Lambda container does: the garbage the
+    previous simulated containers left would otherwise be collected (a full collection: ~0.1 s here) inside
+    a timed call, or stay frozen (an index build freezes what the process holds) and pile up."""
     progress, samples, loads = Progress(label, runs), [], 0
     for i in range(runs):
         fresh = container()
+        gc.unfreeze()
         gc.collect()
         started = time.perf_counter()
         call(fresh, i)
@@ -133,6 +135,7 @@ def cold_runs(label: str, runs: int, container: Callable[[], Any], call: Callabl
 def shutdown(services: Any) -> None:
     """A simulated container's threads: the inject executor's, and the index's once its saving is done."""
     services.inject._executor.shutdown(wait=False)
+    services.inject.flush_cache_writes()
     flush = getattr(services.index, "flush", None)
     if flush is not None:
         flush()
