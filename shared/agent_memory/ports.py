@@ -61,7 +61,7 @@ class CandidateQuery(BaseModel):
     created_to: datetime | None = None
     k: int = 100  # candidates per retriever (lexical, vector)
     # The share of a conversation neighbour's lexical score a memory adds to its own (domain/neighbours.py);
-    # a tier that cannot see neighbours ignores it.
+    # both tiers apply it (the OpenSearch tier over its lexical hits and their neighbours).
     neighbour_share: float = 0.0
 
     def query_vector(self) -> np.ndarray | None:

@@ -20,7 +20,7 @@ from opensearchpy import OpenSearch
 
 from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
 from agent_memory.adapters.opensearch.admin import ensure_index, index_body, indexed_documents, reindex_from_table
-from agent_memory.adapters.opensearch.index import OpenSearchIndex, cosine_from_score, document_id
+from agent_memory.adapters.opensearch.index import LINK_FIELDS, OpenSearchIndex, cosine_from_score, document_id
 from agent_memory.domain.keys import new_memory_key
 from agent_memory.domain.models import Keyword, Memory, MemoryType, NewMemory, ScopeRef, new_memory_version
 from agent_memory.domain.vectors import encode_vector
@@ -99,9 +99,9 @@ def index(client: Any, alias: str) -> OpenSearchIndex:
 
 def memory(user: ScopeRef, content: str, *, memory_type: MemoryType = MemoryType.FACT,
            created_at: datetime | None = None, keywords: list[str] | None = None,
-           embedder: HashEmbedder | None = None) -> Memory:
+           embedder: HashEmbedder | None = None, **extra: Any) -> Memory:
     new = NewMemory(memory_type=memory_type, content=content, created_at=created_at,
-                    keywords=[Keyword(term=k) for k in keywords or []])
+                    keywords=[Keyword(term=k) for k in keywords or []], **extra)
     built = new_memory_version(user, new, new_memory_key(), None)
     if embedder is not None:
         built = built.model_copy(update={"embedding": encode_vector(embedder.embed_query(content)),
@@ -133,6 +133,61 @@ def test_given_no_index_when_ensured_twice_then_one_physical_index_behind_the_al
 def test_given_no_embedder_then_the_mapping_has_no_vector_field():
     body = index_body(None)
     assert "embedding" not in body["mappings"]["properties"] and body["settings"] == {}
+
+
+def _index_without_link_fields(client: Any, alias: str) -> str:
+    """A physical index as ensure_index made it before the conversation link fields, behind `alias`."""
+    body = index_body(DIM)
+    for field in LINK_FIELDS:
+        del body["mappings"]["properties"][field]
+    client.indices.create(index=f"{alias}-v1", body=body)
+    client.indices.put_alias(index=f"{alias}-v1", name=alias)
+    return f"{alias}-v1"
+
+
+def test_given_an_index_made_before_the_link_fields_when_a_turn_is_written_then_they_are_added(
+        client, alias, settle, user):
+    physical = _index_without_link_fields(client, alias)
+    index = OpenSearchIndex(client=client, alias=alias)
+    question = memory(user, "How long have you had the turtles?", conversation_id="c-1")
+    answer = memory(user, "Three years now!", conversation_id="c-1", context="How long have you had the turtles?")
+
+    index.bulk_upsert([question, answer])  # a strict mapping refuses unknown fields: they were added first
+    settle(alias)
+
+    mapping = client.indices.get_mapping(index=physical)[physical]["mappings"]["properties"]
+    assert {field: mapping[field]["type"] for field in LINK_FIELDS} == {"turn_id": "keyword",
+                                                                       "previous_turn_id": "keyword"}
+    found = index.candidates(user, CandidateQuery(text="turtles", neighbour_share=0.5))
+    assert keys(found) == {question.memory_key, answer.memory_key}
+
+
+def test_given_an_index_made_before_the_link_fields_when_ensured_then_they_are_added(client, alias):
+    physical = _index_without_link_fields(client, alias)
+
+    assert ensure_index(client, alias, DIM) == physical
+    assert set(LINK_FIELDS) <= set(client.indices.get_mapping(index=physical)[physical]["mappings"]["properties"])
+
+
+def test_given_neighbour_share_then_a_question_scores_its_share_of_the_turn_answering_it(
+        index, alias, settle, user):
+    question = memory(user, "How long have you had the turtles?", conversation_id="c-1")
+    answer = memory(user, "Three years now!", conversation_id="c-1", context=question.content)
+    other_conversation = memory(user, "Since last spring", conversation_id="c-2", context="Three years now!")
+    index.bulk_upsert([question, answer, other_conversation])
+    settle(alias)
+
+    alone = {c.memory.memory_key: c.lexical for c in index.candidates(user, CandidateQuery(text="three years"))}
+    shared = {c.memory.memory_key: c.lexical
+              for c in index.candidates(user, CandidateQuery(text="three years", neighbour_share=0.5))}
+
+    # The answer matches; the question shares none of its words and comes in through it, with half its
+    # score. The turn of another conversation quoting the same words matches on its own, links to nothing.
+    assert set(alone) == {answer.memory_key, other_conversation.memory_key}
+    assert set(shared) == {question.memory_key, answer.memory_key, other_conversation.memory_key}
+    assert shared[question.memory_key] == pytest.approx(0.5 * alone[answer.memory_key], rel=1e-4)
+    assert shared[answer.memory_key] == pytest.approx(alone[answer.memory_key], rel=1e-4)  # its question scored 0
+    assert shared[other_conversation.memory_key] == pytest.approx(alone[other_conversation.memory_key], rel=1e-4)
 
 
 # ---- BM25 ---------------------------------------------------------------------------------

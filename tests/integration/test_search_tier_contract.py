@@ -97,3 +97,16 @@ def test_filters(seeded):
 def test_tenant_isolation(seeded):
     assert "mallory also plays tennis" not in contents(seeded, ALICE, query="tennis")
     assert contents(seeded, MALLORY, query="tennis") == ["mallory also plays tennis"]
+
+
+def test_a_question_is_found_through_the_turn_answering_it_and_never_another_users(services):
+    built, index, _ = services
+    question, answer = "How long have you had the turtles?", "Three years now, they bring me joy!"
+    save(built, index, ALICE, question, conversation_id="c-1")
+    save(built, index, ALICE, answer, conversation_id="c-1", context=question)
+    save(built, index, MALLORY, "How long is the trip?", conversation_id="c-1")
+    save(built, index, MALLORY, answer, conversation_id="c-1", context="How long is the trip?")
+
+    # The question shares no word with the query: it comes in with a share of its answer's BM25 score.
+    assert contents(built, ALICE, query="three years") == [answer, question]
+    assert contents(built, MALLORY, query="three years") == [answer, "How long is the trip?"]

@@ -10,6 +10,7 @@ pair of turns is similar to some degree and sharing them would favour transcript
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -17,6 +18,12 @@ import numpy as np
 from agent_memory.domain.models import Memory
 
 NO_NEIGHBOUR = -1
+
+
+def turn_link(conversation_id: str, text: str) -> str:
+    """A turn's identity within its conversation, for a search index to find neighbours by: a memory's link
+    is that of its content, and the turn before it is the memory whose link is that of its context."""
+    return hashlib.sha256(f"{conversation_id}\x1f{text}".encode()).hexdigest()[:32]
 
 
 def previous_turns(memories: Sequence[Memory]) -> np.ndarray:

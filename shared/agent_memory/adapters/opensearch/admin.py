@@ -18,7 +18,13 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from agent_memory.adapters.dynamodb.items import memory_from_item
-from agent_memory.adapters.opensearch.index import OpenSearchIndex, document_id, with_current_embeddings
+from agent_memory.adapters.opensearch.index import (
+    LINK_FIELDS,
+    OpenSearchIndex,
+    add_missing_properties,
+    document_id,
+    with_current_embeddings,
+)
 from agent_memory.domain.models import Memory
 from agent_memory.ports import Embedder
 
@@ -43,6 +49,7 @@ def index_body(dimension: int | None, *, engine: Engine = "lucene") -> dict[str,
         "embedding_model": {"type": "keyword"},
         # Stored for rebuilding the Memory, never searched.
         "memory": {"type": "object", "enabled": False},
+        **LINK_FIELDS,
     }
     settings: dict[str, Any] = {}
     if dimension is not None:
@@ -69,9 +76,11 @@ def _alias_target(client: Any, alias: str) -> str | None:
 
 
 def ensure_index(client: Any, alias: str, dimension: int | None, *, engine: Engine = "lucene") -> str:
-    """Create a physical index and point `alias` at it, unless the alias exists; returns the index."""
+    """Create a physical index and point `alias` at it, unless the alias exists (its index then gains the
+    fields of the current mapping it lacks); returns the index."""
     existing = _alias_target(client, alias)
     if existing is not None:
+        add_missing_properties(client, alias, LINK_FIELDS)
         return existing
     if client.indices.exists(index=alias):
         raise RuntimeError(f"{alias} is a concrete index, not an alias: reindex into a new name first")

@@ -13,13 +13,18 @@ when the engine refreshes on its own.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NoReturn
 
+import numpy as np
+
 from agent_memory.domain.models import Memory, ScopeRef
+from agent_memory.domain.neighbours import previous_turns, turn_link, with_neighbours
 from agent_memory.domain.ranking import Candidate
 from agent_memory.domain.vectors import decode_vector, encode_vector
 from agent_memory.errors import AgentMemoryError, SearchUnavailable, Throttled
+from agent_memory.observability import logger
 from agent_memory.ports import CandidateQuery, Embedder
 
 if TYPE_CHECKING:
@@ -32,6 +37,11 @@ if TYPE_CHECKING:
 LEXICAL_FIELDS = ["content", "content.english", "extras", "extras.english"]
 _TIE_BREAKER = 0.3
 _SOURCE = ["memory"]  # only the rebuilt Memory comes back, never the vector
+# Conversation links (domain/neighbours.turn_link): a transcript turn's own, and the one of the turn before it.
+# Added to an index made before them on its first write (mappings only ever gain fields).
+LINK_FIELDS: dict[str, Any] = {"turn_id": {"type": "keyword"}, "previous_turn_id": {"type": "keyword"}}
+# Neighbours fetched per lexical hit at most (the turn before it and the turns answering it).
+_NEIGHBOURS_PER_HIT = 3
 
 
 class SearchIndexError(AgentMemoryError):
@@ -61,6 +71,10 @@ def to_document(memory: Memory) -> dict[str, Any]:
         # `embedding` is excluded from model_dump: the vector lives in its own field.
         "memory": memory.model_dump(mode="json"),
     }
+    if memory.conversation_id:
+        doc["turn_id"] = turn_link(memory.conversation_id, memory.content)
+        if memory.context:
+            doc["previous_turn_id"] = turn_link(memory.conversation_id, memory.context)
     if memory.embedding:
         doc["embedding"] = decode_vector(memory.embedding).tolist()
         doc["embedding_model"] = memory.embedding_model
@@ -91,6 +105,20 @@ def cosine_from_score(score: float) -> float:
     return max(-1.0, min(1.0, 2.0 * score - 1.0))
 
 
+def add_missing_properties(client: Any, index: str, properties: dict[str, Any]) -> list[str]:
+    """Add to the mapping of `index` (an alias: each index behind it) the properties it lacks; the names
+    added. Adding a field is the one mapping change an existing index accepts; documents indexed before
+    it simply lack the field."""
+    added: list[str] = []
+    for name, body in client.indices.get_mapping(index=index).items():
+        present = body.get("mappings", {}).get("properties", {})
+        missing = {field: spec for field, spec in properties.items() if field not in present}
+        if missing:
+            client.indices.put_mapping(index=name, body={"properties": missing})
+            added += [f"{name}.{field}" for field in missing]
+    return added
+
+
 def _raise_for(error: Exception) -> NoReturn:
     """Translate an opensearch-py error into a domain error, in one place: 429 is a throttle; an index
     that cannot be reached (connection refused, timeout) or answers 5xx is unavailable (503, retry)."""
@@ -118,6 +146,8 @@ class OpenSearchIndex:
         self._client = client
         self._alias = alias
         self._custom_ids = custom_ids
+        self._links_mapped = False  # the index has LINK_FIELDS (checked before this instance's first write)
+        self._mapping_lock = threading.Lock()
 
     # ---- reads --------------------------------------------------------------------------
 
@@ -127,12 +157,46 @@ class OpenSearchIndex:
             for hit in self._search(self.lexical_request(user, query)):
                 candidate = self._candidate(found, hit)
                 candidate.lexical = max(candidate.lexical or 0.0, float(hit["_score"]))
+            if query.neighbour_share > 0 and found:
+                self._share_with_neighbours(user, query, found)
         if query.query_vector() is not None:  # after the lexical request: the embedding may have run meanwhile
             for hit in self._search(self.knn_request(user, query)):
                 candidate = self._candidate(found, hit)
                 cosine = cosine_from_score(float(hit["_score"]))
                 candidate.vector = cosine if candidate.vector is None else max(candidate.vector, cosine)
         return list(found.values())
+
+    def _share_with_neighbours(self, user: ScopeRef, query: CandidateQuery, found: dict[str, Candidate]) -> None:
+        """The serverless tier's neighbour sharing (domain/neighbours.py) over the lexical hits: their
+        conversation neighbours are fetched, then every one adds `neighbour_share` of its best neighbour's
+        BM25 score. A neighbour outside the hits counts as scoring 0 itself (it ranked below them), so a
+        turn answering a hit becomes a candidate through the hit alone."""
+        request = self.neighbours_request(user, query, [c.memory for c in found.values()])
+        if request is None:
+            return
+        for hit in self._search(request):
+            self._candidate(found, hit)
+        candidates = list(found.values())
+        own = np.array([c.lexical or 0.0 for c in candidates], dtype=np.float32)
+        shared = with_neighbours(own, previous_turns([c.memory for c in candidates]), query.neighbour_share)
+        for candidate, score in zip(candidates, shared, strict=True):
+            candidate.lexical = float(score) if score > 0 else None
+
+    def neighbours_request(self, user: ScopeRef, query: CandidateQuery, hits: list[Memory]) -> dict[str, Any] | None:
+        """The turns before the hits and the turns answering them, under the query's filters; None when no
+        hit is a transcript turn."""
+        before = sorted({turn_link(m.conversation_id, m.context) for m in hits if m.conversation_id and m.context})
+        own = sorted({turn_link(m.conversation_id, m.content) for m in hits if m.conversation_id})
+        if not own:
+            return None
+        linked = [{"terms": {"turn_id": before}}] if before else []
+        linked.append({"terms": {"previous_turn_id": own}})
+        return {
+            "size": _NEIGHBOURS_PER_HIT * len(hits),
+            "_source": _SOURCE,
+            "query": {"bool": {"filter": [*self.filters(user, query),
+                                          {"bool": {"should": linked, "minimum_should_match": 1}}]}},
+        }
 
     @staticmethod
     def filters(user: ScopeRef, query: CandidateQuery) -> list[dict[str, Any]]:
@@ -213,6 +277,7 @@ class OpenSearchIndex:
             self.delete(gone.tenant_id, gone.user_id, gone.memory_key)
         if not current:
             return
+        self._ensure_link_fields()
         replaced = [] if self._custom_ids else self._existing_ids([to_document(m)["doc_id"] for m in current])
         operations: list[dict[str, Any]] = []
         for memory in current:
@@ -222,6 +287,24 @@ class OpenSearchIndex:
         self._bulk(operations)
         if replaced:
             self._bulk([{"delete": {"_id": _id}} for _id in replaced])
+
+    def _ensure_link_fields(self) -> None:
+        """An index made before LINK_FIELDS (its mapping is strict) would refuse documents carrying them:
+        they are added to it before this instance's first write. A failure is logged and tried again on
+        the next write (the write itself then fails and is retried like any other)."""
+        if self._links_mapped:
+            return
+        with self._mapping_lock:
+            if self._links_mapped:
+                return
+            try:
+                added = add_missing_properties(self._client, self._alias, LINK_FIELDS)
+            except Exception as error:
+                logger.warning("search index mapping check failed", error_type=type(error).__name__)
+                return
+            if added:
+                logger.info("search index mapping extended", fields=added)
+            self._links_mapped = True
 
     def delete(self, tenant_id: str, user_id: str, memory_key: str) -> None:
         self.delete_document(document_id(tenant_id, user_id, memory_key))
