@@ -5,11 +5,12 @@ from __future__ import annotations
 import binascii
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEventV2
 from pydantic import BaseModel, ValidationError
 
 from agent_memory.api.schemas import MAX_BODY_BYTES
@@ -88,8 +89,20 @@ def invalid(details: list[dict[str, str]]) -> InvalidInput:
     return InvalidInput(f"invalid request: {summary}", details=details)
 
 
+class _Resolver(APIGatewayHttpResolver):
+    """powertools keeps the request's event on its BaseRouter class: one per process, which is right in Lambda
+    (one invocation at a time per process) but not in the local server, whose simulated containers share one
+    process and run at once. Each resolver keeps its own: what routing and handlers read through it
+    (`app.current_event`) is the request it is resolving, never another's (its path, its tenant header)."""
+
+    def resolve(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
+        self.current_event = APIGatewayProxyEventV2(dict(event), self._json_body_deserializer)
+        self.lambda_context = context
+        return super().resolve(event, context)
+
+
 def new_resolver() -> APIGatewayHttpResolver:
-    app = APIGatewayHttpResolver()
+    app = _Resolver()
 
     @app.exception_handler(AgentMemoryError)
     def _domain_error(error: AgentMemoryError) -> Response:
