@@ -47,6 +47,9 @@ class SaveInfoOutput(BaseModel):
 
 
 MAX_CONTEXT_BYTES = 8 * 1024
+# How far back a turn saved on its own looks for the turn before it in the same conversation: the user's
+# newest memories, one small page (a conversation being saved turn by turn has its last turn among them).
+RECENT_TURNS = 20
 
 
 def _clipped(text: str, max_bytes: int) -> str:
@@ -81,10 +84,11 @@ class SaveService:
         self._max_keywords = max_keywords
         self._min_keyword_weight = min_keyword_weight
 
-    def enrich(self, memories: list[NewMemory]) -> list[NewMemory]:
+    def enrich(self, memories: list[NewMemory], user: ScopeRef | None = None) -> list[NewMemory]:
         """Write-time work: keywords (unless given), conversation context, embeddings (one batch call)."""
         enriched = []
         previous_in_conversation: dict[str, str] = {}
+        stored: dict[str, list[str]] | None = None  # the user's recent turns by conversation, read when needed
         for memory in memories:
             update: dict[str, Any] = {}
             slot = slot_field(memory.field, memory.category, memory.metadata.get("value"))
@@ -96,6 +100,12 @@ class SaveService:
             if memory.conversation_id:
                 if memory.context is None and memory.conversation_id in previous_in_conversation:
                     update["context"] = previous_in_conversation[memory.conversation_id]
+                elif memory.context is None and user is not None:
+                    # The conversation's first turn in this call: the turn before it was saved by an earlier call.
+                    stored = self._recent_turns(user) if stored is None else stored
+                    before = next((c for c in stored.get(memory.conversation_id, ()) if c != memory.content), None)
+                    if before is not None:
+                        update["context"] = before
                 previous_in_conversation[memory.conversation_id] = memory.content
             enriched.append(memory.model_copy(update=update) if update else memory)
         embedder = self._embedder()
@@ -107,13 +117,22 @@ class SaveService:
             ]
         return enriched
 
+    def _recent_turns(self, user: ScopeRef) -> dict[str, list[str]]:
+        """The contents of the user's RECENT_TURNS newest memories by conversation, newest first: where a turn
+        saved on its own finds the turn before it (one query of a small page)."""
+        turns: dict[str, list[str]] = {}
+        for memory in self._store.list_current(user, limit=RECENT_TURNS).items:
+            if memory.conversation_id:
+                turns.setdefault(memory.conversation_id, []).append(memory.content)
+        return turns
+
     def warm_up(self) -> None:
         """Build the extractor (importing its SDK) ahead of the first request, e.g. before a SnapStart snapshot."""
         self._extractor()
 
     def save(self, user: ScopeRef, memory: NewMemory) -> SaveResult:
         (memory,) = self._checked_categories([memory], field="category")
-        return self._store.save(user, self.enrich(self._with_fields([memory]))[0])
+        return self._store.save(user, self.enrich(self._with_fields([memory]), user)[0])
 
     def _with_fields(self, memories: list[NewMemory]) -> list[NewMemory]:
         """A memory saved without `field` gets the field its text states, so that it reaches the profile and a
@@ -177,7 +196,7 @@ class SaveService:
         """
         memories = self._checked_categories(memories, field="memories.{i}.category")
         try:
-            return self._store.save_many(user, self.enrich(self._with_fields(memories)))
+            return self._store.save_many(user, self.enrich(self._with_fields(memories), user))
         except PartialSave as partial:
             cause = partial.cause if isinstance(partial.cause, AgentMemoryError) \
                 else AgentMemoryError(str(partial.cause))

@@ -300,7 +300,9 @@ class DynamoMemoryStore:
         start_key = _decode_cursor(cursor) if cursor else None
         items: list[Memory] = []
         has_more = False
-        for memory in self._iter_memories(user, newest_first=True, start_after=start_key):
+        # Pages of the size asked for (plus the one that tells whether there is more): a default page is up
+        # to 1 MB of items, read and paid for even when 20 are wanted.
+        for memory in self._iter_memories(user, newest_first=True, start_after=start_key, page_size=limit + 1):
             if not memory.is_current or (memory_type and memory.memory_type != memory_type):
                 continue
             if len(items) == limit:
@@ -329,7 +331,8 @@ class DynamoMemoryStore:
     # ---- internals ----------------------------------------------------------------------
 
     def _iter_memories(
-        self, user: ScopeRef, *, newest_first: bool = False, start_after: str | None = None
+        self, user: ScopeRef, *, newest_first: bool = False, start_after: str | None = None,
+        page_size: int | None = None,
     ) -> Iterator[Memory]:
         params: dict[str, Any] = {
             "TableName": self._table,
@@ -338,6 +341,8 @@ class DynamoMemoryStore:
             "ScanIndexForward": not newest_first,
             "ConsistentRead": True,
         }
+        if page_size:
+            params["Limit"] = page_size
         if start_after:
             params["ExclusiveStartKey"] = to_item({"pk": partition_key(user), "sk": f"MEM#{start_after}"})
         while True:
