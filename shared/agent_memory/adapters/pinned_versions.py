@@ -14,13 +14,12 @@ next request, as a save just after it would be.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import datetime
 
+from agent_memory.adapters.single_flight import SingleFlight
 from agent_memory.domain.models import (
     AccessStats,
     Memory,
@@ -36,26 +35,10 @@ from agent_memory.ports import MemoryStore
 
 class _Pins:
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._reads: dict[ScopeRef, Future[StoreVersions]] = {}
+        self._reads: SingleFlight[ScopeRef, StoreVersions] = SingleFlight(keep=True)
 
     def versions(self, user: ScopeRef, read: Callable[[ScopeRef], StoreVersions]) -> StoreVersions:
-        with self._lock:
-            pending = self._reads.get(user)
-            mine = pending is None
-            if pending is None:
-                pending = self._reads[user] = Future()
-        if not mine:
-            return pending.result()
-        try:
-            versions = read(user)
-        except BaseException as error:
-            with self._lock:  # a failed read is not pinned: the next ask reads again
-                del self._reads[user]
-            pending.set_exception(error)
-            raise
-        pending.set_result(versions)
-        return versions
+        return self._reads.run(user, lambda: read(user))  # a failed read is not pinned: the next ask reads again
 
 
 _pins: ContextVar[_Pins | None] = ContextVar("pinned_versions", default=None)

@@ -81,8 +81,8 @@ class InjectService:
         self._preparers = [(s, prepare) for s in sources if (prepare := getattr(s, "prepare", None)) is not None]
         # The pool's first free threads go to the sources with work under way (the longest builds), then by
         # priority: with more I/O sources than threads, the last ones queue.
-        prepared = {id(s) for s, _ in self._preparers}
-        self._io_order = sorted((s for s in sources if s.does_io), key=lambda s: (id(s) not in prepared, s.priority))
+        self._io_order = sorted((s for s in sources if s.does_io),
+                                key=lambda s: (getattr(s, "prepare", None) is None, s.priority))
         self._cache = cache
         self._executor = executor
         self._counter = counter

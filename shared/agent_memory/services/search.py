@@ -171,19 +171,14 @@ class SearchService:
         """Start embedding the text this request's search will embed, on the embedder's prefetch thread (the
         query cache's; another embedder has none, and nothing starts). The search then finds the vector done
         or under way. Keyword-only searches embed nothing."""
-        if (request.search_mode or self._default_mode) == "keyword":
-            return
-        start = getattr(self._embedder(), "prefetch", None)
-        if start is not None:
-            start(self._vector_text(request))
-
-    def _vector_text(self, request: SearchRequest) -> str:
-        return last_lines(request.query, self._query_vector_lines)
+        embedder = self._embedder()
+        if embedder is not None and (request.search_mode or self._default_mode) != "keyword":
+            self._query_vector(embedder, request)
 
     def _query_vector(self, embedder: Embedder, request: SearchRequest) -> Callable[[], np.ndarray]:
         """The query's embedding as a call the index makes last: started now on the embedder's prefetch
         thread when it has one, so that the index's reads and keyword scoring run meanwhile."""
-        text = self._vector_text(request)
+        text = last_lines(request.query, self._query_vector_lines)
         start = getattr(embedder, "prefetch", None)
         if start is not None:
             start(text)

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from agent_memory.adapters.single_flight import SingleFlight
 from agent_memory.observability import logger
 from agent_memory.ports import Embedder
 
@@ -32,7 +33,7 @@ class QueryCachingEmbedder:
         self.dimension = inner.dimension
         self._max = max_queries
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._running: dict[str, Future[np.ndarray]] = {}  # text -> the embedding under way
+        self._running: SingleFlight[str, np.ndarray] = SingleFlight()  # the embeddings under way
         self._lock = threading.Lock()
         self._prefetcher: ThreadPoolExecutor | None = None
 
@@ -40,38 +41,35 @@ class QueryCachingEmbedder:
         return self._inner.embed_documents(texts)
 
     def embed_query(self, text: str) -> np.ndarray:
+        cached = self._cached(text)
+        return cached if cached is not None else self._running.run(text, lambda: self._embedded(text))
+
+    def _cached(self, text: str) -> np.ndarray | None:
         with self._lock:
             cached = self._cache.get(text)
             if cached is not None:
                 self._cache.move_to_end(text)
-                return cached
-            running = self._running.get(text)
-            mine = running is None
-            if running is None:
-                running = self._running[text] = Future()
-        if not mine:
-            return running.result()  # the other caller's vector, or its error raised here too
-        try:
-            vector = np.asarray(self._inner.embed_query(text), dtype=np.float32)
-        except BaseException as error:
-            with self._lock:
-                del self._running[text]
-            running.set_exception(error)
-            raise
+            return cached
+
+    def _embedded(self, text: str) -> np.ndarray:
+        cached = self._cached(text)  # finished by another caller between its lookup and this one
+        if cached is not None:
+            return cached
+        vector = np.asarray(self._inner.embed_query(text), dtype=np.float32)
         vector.setflags(write=False)  # shared between callers: nobody may change it in place
         with self._lock:
             self._cache[text] = vector
             while len(self._cache) > self._max:
                 self._cache.popitem(last=False)
-            del self._running[text]
-        running.set_result(vector)
         return vector
 
     def prefetch(self, text: str) -> None:
         """Start embedding `text` in the background (nothing when it is cached or under way). One thread:
         queries are CPU work, and a prefetch still queued when its caller asks is computed by the caller."""
+        if self._running.under_way(text):
+            return
         with self._lock:
-            if text in self._cache or text in self._running:
+            if text in self._cache:
                 return
             if self._prefetcher is None:
                 self._prefetcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="query-embedding")
