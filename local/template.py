@@ -59,7 +59,8 @@ class Route:
             return None
         pattern = "^" + re.sub(
             r"\\\{(\w+)(\\\+)?\\\}",
-            lambda m: f"(?P<{m.group(1)}>.+)" if m.group(2) else f"(?P<{m.group(1)}>[^/]+)",
+            # A greedy variable takes an empty tail too, as API Gateway's does: /ui/{proxy+} answers /ui/.
+            lambda m: f"(?P<{m.group(1)}>.*)" if m.group(2) else f"(?P<{m.group(1)}>[^/]+)",
             re.escape(self.path),
         ) + "$"
         found = re.match(pattern, path)

@@ -78,9 +78,10 @@ def inspector() -> Response:
     return _inspector_page()
 
 
-@app.get("/ui/.+")
+# `.*`: API Gateway's greedy `/ui/{proxy+}` also takes `/ui/` (an empty tail), the page's own address.
+@app.get("/ui/.*")
 def inspector_file() -> Response:
-    """A whitelisted asset, else index.html for a page route (deep links), else a 404."""
+    """A whitelisted asset, else index.html for a page route (deep links, and `/ui/` itself), else a 404."""
     name = app.current_event.path.removeprefix("/ui/")
     if name in UI_ASSETS:
         return Response(200, UI_ASSETS[name], (UI_DIR / name).read_text(encoding="utf-8"), headers=_UI_HEADERS)

@@ -58,7 +58,7 @@ def test_each_asset_is_served_with_its_content_type(docs, name):
 
 
 @pytest.mark.parametrize("path", [
-    "/ui", "/ui/users/u-1001", "/ui/users/u-1001/", "/ui/users/u-1001/search", "/ui/projects/p1/hot-memory",
+    "/ui", "/ui/", "/ui/users/u-1001", "/ui/users/u-1001/", "/ui/users/u-1001/search", "/ui/projects/p1/hot-memory",
     "/ui/users/a.b%40example.com", "/ui/users/%E5%BC%A0%E4%BC%9F/inject",
 ])
 def test_every_page_route_answers_index_html_so_deep_links_work(docs, path):

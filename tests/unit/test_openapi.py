@@ -31,13 +31,13 @@ def _parsed_models(handler: ast.FunctionDef) -> dict[str, str]:
 
 
 def _route(decorator: ast.expr) -> str | None:
-    """`@app.post("/v1/users/<user_id>/memories")` -> "POST /v1/users/{user_id}/memories"; a trailing `/.+` (the
-    resolver's catch-all) is API Gateway's `/{proxy+}`."""
+    """`@app.post("/v1/users/<user_id>/memories")` -> "POST /v1/users/{user_id}/memories"; a trailing `/.+` or `/.*`
+    (the resolver's catch-all) is API Gateway's `/{proxy+}`."""
     if isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute) \
             and decorator.func.attr in ("get", "post", "put", "delete") and decorator.args:
         path = ast.literal_eval(decorator.args[0]).replace("<", "{").replace(">", "}")
-        if path.endswith("/.+"):
-            path = path.removesuffix(".+") + "{proxy+}"
+        if path.endswith(("/.+", "/.*")):
+            path = path[:-2] + "{proxy+}"
         return f"{decorator.func.attr.upper()} {path}"
     return None
 

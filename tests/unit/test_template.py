@@ -149,6 +149,15 @@ def test_no_two_routes_of_one_method_can_match_the_same_path():
     assert found and found[0].path == "/v1/users/{user_id}/memories/search"
 
 
+def test_a_greedy_route_takes_an_empty_tail_as_api_gateway_does():
+    from local.runtime import match_route
+
+    found = match_route("GET", "/ui/")
+    assert found and found[0].path == "/ui/{proxy+}" and found[1] == {"proxy": ""}
+    found = match_route("GET", "/ui")
+    assert found and found[0].path == "/ui"
+
+
 def test_logged_user_messages_reach_the_extraction_worker_through_a_queue_with_a_dlq():
     save = resources()["SaveFunction"]["Properties"]
     assert save["Environment"]["Variables"]["LOG_EXTRACTION_QUEUE_URL"] == {"Ref": "LogExtractionQueue"}
