@@ -79,7 +79,15 @@ class FrontDoor:
             body = request.get_data(cache=False)
         except RequestEntityTooLarge:
             return too_large()
-        raw = urlsplit(request.environ.get("RAW_URI") or request.full_path)
+        # A client may send the request target as raw UTF-8 (curl does for "?keyword=香港"), which API Gateway
+        # reads as UTF-8. http.server decoded the line as latin-1 and werkzeug's RAW_URI re-encodes that
+        # str as UTF-8 and decodes it as latin-1: undone twice, the bytes as sent, then read as UTF-8.
+        try:
+            as_read = (request.environ.get("RAW_URI") or request.full_path).encode("latin-1").decode("utf-8")
+            target = as_read.encode("latin-1").decode("utf-8")
+        except (UnicodeEncodeError, UnicodeDecodeError):
+            return error_response(400, "bad_request", "the request target is not UTF-8", {"field": "url"})
+        raw = urlsplit(target)
         if raw.path.startswith(LOCAL_INVOKE_PREFIX):
             return self._invoke(request.method, raw.path.removeprefix(LOCAL_INVOKE_PREFIX), body)
         found = match_route(request.method, raw.path)

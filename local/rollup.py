@@ -13,7 +13,7 @@ import os
 import sys
 import urllib.error
 import urllib.request
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from local.template import ROOT
@@ -30,10 +30,22 @@ def schedule_event(*, now: datetime | None = None, week: str | None = None) -> d
     return event
 
 
+def _monday(text: str) -> str:
+    """WEEK as the rollup takes it, checked before anything is sent (argparse reports the error)."""
+    try:
+        day = date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"WEEK must be a date as YYYY-MM-DD (a Monday), not {text!r}") from None
+    if day.weekday() != 0:
+        raise argparse.ArgumentTypeError(f"WEEK must be a Monday; {text} is a {day.strftime('%A')}")
+    return day.isoformat()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "3000")))
-    parser.add_argument("--week", default=os.environ.get("WEEK") or None, help="a Monday, e.g. 2026-11-16")
+    parser.add_argument("--week", type=_monday, default=os.environ.get("WEEK") or None,
+                        help="a Monday, e.g. 2026-11-16 (WEEK=)")
     args = parser.parse_args()
     url = f"http://127.0.0.1:{args.port}/_local/invoke/RollupFunction"
     request = urllib.request.Request(url, data=json.dumps(schedule_event(week=args.week)).encode(), method="POST",

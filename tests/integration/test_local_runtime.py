@@ -104,6 +104,24 @@ def test_given_a_repeated_tenant_header_then_the_event_carries_both_values_for_t
     assert functions.events[0]["headers"]["x-tenant-id"] == "a,b"  # as API Gateway joins them
 
 
+def test_given_raw_utf8_in_the_request_target_then_the_event_carries_it_decoded(front_door):
+    port, functions = front_door
+    exchange(port, "GET /v1/users/李雷/memories?q=香港&limit=5 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+             .encode())
+    event = functions.events[0]
+    assert event["rawPath"] == "/v1/users/李雷/memories"
+    assert event["rawQueryString"] == "q=香港&limit=5"
+    assert event["queryStringParameters"] == {"q": "香港", "limit": "5"}
+
+
+def test_given_a_request_target_that_is_not_utf8_then_a_json_400(front_door):
+    port, functions = front_door
+    response = exchange(port, b"GET /v1/users/u1/memories?q=\xff HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    assert response.startswith(b"HTTP/1.1 400")
+    assert json_body(response)["error"]["details"] == {"field": "url"}
+    assert functions.events == []
+
+
 def test_given_a_chunked_body_then_the_function_gets_it_whole(front_door):
     port, functions = front_door
     exchange(port, b"POST /v1/users/u1/memories HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"

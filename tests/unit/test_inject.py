@@ -242,6 +242,25 @@ def test_budget_when_p0_alone_exceeds_it_p0_stays_and_the_history_is_compacted()
     assert result.compaction_steps[:1] == ["early_turns"]
     assert result.messages[2]["content"].startswith("[Summary of the earlier conversation]")
     assert len(result.messages) == 2 + 2 + 19  # context pair, summary pair, the last 10 turns
+    usage = result.token_usage
+    assert usage.within_budget is (usage.messages_after + usage.context <= usage.available)
+
+
+def test_a_history_whose_kept_turns_alone_pass_the_budget_is_reported_over_it():
+    who = user("kept-over")
+    result = build().inject.inject(who, request(
+        user_id=who.user_id, messages=long_history(30, 6000), current_user_message="so what now?",
+        max_context_tokens=16_000))
+    usage = result.token_usage
+    assert result.compacted
+    assert usage.messages_after + usage.context > usage.available
+    assert usage.within_budget is False
+
+
+def test_a_request_inside_its_budget_says_so():
+    who = user("fits")
+    usage = build().inject.inject(who, request(user_id=who.user_id, current_user_message="hi")).token_usage
+    assert usage.within_budget is True and usage.messages_after + usage.context <= usage.available
 
 
 def test_a_budget_smaller_than_the_reserves_is_a_422_naming_the_field():

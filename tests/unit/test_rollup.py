@@ -48,6 +48,13 @@ def test_given_a_week_override_then_it_must_be_a_monday():
         rollup_week(now, "UTC", date(2026, 11, 3))
 
 
+def test_given_a_week_override_then_the_current_week_may_be_rolled_up_but_not_a_later_one():
+    now = datetime(2026, 11, 25, 12, tzinfo=UTC)
+    assert rollup_week(now, "UTC", date(2026, 11, 23)) == date(2026, 11, 23)
+    with pytest.raises(ValueError, match="has not started"):
+        rollup_week(now, "UTC", date(2026, 11, 30))
+
+
 def test_given_a_timezone_then_the_week_bounds_are_its_local_midnights_and_dst_weeks_have_169_hours():
     start, end = week_bounds(WEEK, ZoneInfo("Asia/Shanghai"))
     assert (start, end) == (datetime(2026, 11, 15, 16, tzinfo=UTC), datetime(2026, 11, 22, 16, tzinfo=UTC))
@@ -166,3 +173,14 @@ def test_given_an_unknown_rollup_timezone_then_settings_refuse_it():
     assert Settings(rollup_timezone="Asia/Shanghai").rollup_timezone == "Asia/Shanghai"
     with pytest.raises(ValidationError, match="rollup_timezone"):
         Settings(rollup_timezone="Mars/Olympus_Mons")
+
+
+@pytest.mark.parametrize(("week", "message"), [("notaweek", "YYYY-MM-DD"), ("2026-11-17", "Tuesday")])
+def test_make_rollup_refuses_a_week_that_is_not_a_monday_before_sending_anything(week, message):
+    import argparse
+
+    from local.rollup import _monday
+
+    with pytest.raises(argparse.ArgumentTypeError, match=message):
+        _monday(week)
+    assert _monday("2026-11-16") == "2026-11-16"

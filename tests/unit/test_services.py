@@ -59,6 +59,28 @@ def test_fields_known_to_the_caller_are_skipped_and_not_stored():
     assert [m.field for m in store.all_current(USER)] == ["major"]
 
 
+def test_a_known_field_the_turn_changes_is_saved_and_supersedes_the_stored_value():
+    save, _, store, _ = services([extracted("age", "用户33岁", 33), extracted("city", "现居伦敦", "London ")])
+    store.save(USER, NewMemory(memory_type=MemoryType.FACT, content="用户30岁", field="age"))
+
+    output = save.extract_and_save(USER, ConversationTurn(user_message="我今年33岁",
+                                                          existing_info={"age": "30", "city": "london"}))
+
+    assert output.skipped_fields == ["city"]
+    assert output.extracted_info == {"age": 33}
+    assert [m.content for m in store.all_current(USER)] == ["用户33岁"]
+
+
+@pytest.mark.parametrize(("known", "stated", "same"), [
+    (30, "30", True), ("30.0", 30, True), ("London", " london ", True), (True, "true", True),
+    ({"a": 1, "b": 2}, {"b": 2, "a": 1}, True), (30, 33, False), ("London", "Paris", False), ("30", "30岁", False),
+])
+def test_same_value_compares_what_caller_and_extraction_write(known, stated, same):
+    from agent_memory.services.save import same_value
+
+    assert same_value(known, stated) is same
+
+
 def test_free_form_memories_have_no_upsert_slot():
     save, _, store, _ = services([
         extracted("other", "希望尽快办理", memory_type="PREFERENCE"),

@@ -295,6 +295,7 @@ class TokenUsage(TypedDict):
     messages_after: int
     context: int
     counted_by: Literal["estimate", "anthropic"]
+    within_budget: bool
 
 
 class InjectedBlock(TypedDict):

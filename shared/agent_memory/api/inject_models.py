@@ -65,7 +65,11 @@ class InjectionRequest(RequestModel):
     consulting_state: ConsultingState | None = None
     device_info: DeviceInfo | None = None
     agent_history: Annotated[list[AgentExecutionRecord], Field(max_length=MAX_AGENT_RECORDS)] | None = None
-    max_context_tokens: int = Field(default=180_000, ge=1_000, le=2_000_000)
+    max_context_tokens: int = Field(
+        default=180_000, ge=1_000, le=2_000_000,
+        description="The model's context window in tokens. Context and history share what is left after the "
+                    "reserved output and system tokens (CONTEXT_RESERVED_OUTPUT_TOKENS, 4,096, and "
+                    "CONTEXT_RESERVED_SYSTEM_TOKENS, 10,000, by default), so it must exceed their sum (14,096).")
     placement: Placement = "pair"
     # The caller's own system prompt: the `system` placement puts the context after it.
     system: str | list[dict[str, Any]] | None = None
@@ -102,6 +106,9 @@ class TokenUsage(BaseModel):
     messages_after: int
     context: int  # the injected blocks with their frame
     counted_by: Literal["estimate", "anthropic"]
+    # messages_after + context <= available. False when the recent turns compaction keeps (and the P0
+    # blocks, never dropped) are larger than the budget on their own: the request is sent over it.
+    within_budget: bool = True
 
 
 class FailedBlock(BaseModel):

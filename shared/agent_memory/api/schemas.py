@@ -12,7 +12,14 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, ConfigDict, Field, RootModel, StringConstraints
 
 from agent_memory.domain.keys import FIELD_PATTERN
-from agent_memory.domain.models import Keyword, MemoryType, NewMemory, not_in_the_future, require_utc
+from agent_memory.domain.models import (
+    KNOWN_CATEGORIES,
+    Keyword,
+    MemoryType,
+    NewMemory,
+    not_in_the_future,
+    require_utc,
+)
 from agent_memory.domain.requests import RequestModel, max_utf8_bytes
 
 MAX_BODY_BYTES = 256 * 1024
@@ -32,6 +39,11 @@ FieldName = Annotated[str, StringConstraints(pattern=FIELD_PATTERN)]
 Metadata = Annotated[dict[str, Any], AfterValidator(max_utf8_bytes(MAX_METADATA_BYTES))]
 
 
+CATEGORY_DESCRIPTION = (
+    "One of the deployment's categories, case-insensitive (MEMORY_CATEGORIES; by default "
+    f"{', '.join(KNOWN_CATEGORIES)}); any other is a 422. An empty MEMORY_CATEGORIES accepts any category.")
+
+
 class CreateMemoryRequest(RequestModel):
     """The save_user_memory tool's input, plus the optional slot and import fields."""
 
@@ -42,7 +54,7 @@ class CreateMemoryRequest(RequestModel):
 
     memory_type: MemoryType
     content: Content
-    category: ShortText | None = None
+    category: ShortText | None = Field(default=None, description=CATEGORY_DESCRIPTION)
     field: FieldName | None = None
     importance: int | None = Field(default=None, ge=0, le=100)
     keywords: list[Keyword] = Field(default_factory=list, max_length=32)

@@ -30,6 +30,10 @@ def rollup_week(now: datetime, timezone: str, week: date | None = None) -> date:
         return previous_week(now, ZoneInfo(timezone))
     if week.weekday() != 0:
         raise ValueError(f"a week starts on a Monday; {week.isoformat()} is a {week.strftime('%A')}")
+    this_week = previous_week(now, ZoneInfo(timezone)) + timedelta(days=7)
+    if week > this_week:  # the week under way may be rolled up (a partial report); a later one holds nothing yet
+        raise ValueError(f"the week of {week.isoformat()} has not started (the current week began "
+                         f"{this_week.isoformat()})")
     return week
 
 

@@ -145,6 +145,10 @@ class InjectService:
         placed, system = place(request.placement, request.system, final, injected, locale)
         if compacted:
             logger.info("context compacted", steps=steps, tokens_before=counted, tokens_after=final_tokens)
+        within_budget = final_tokens + context <= available
+        if not within_budget:
+            logger.warning("context over budget after compaction", available=available, messages=final_tokens,
+                           context=context)
         return InjectionResult(
             messages=placed,
             system=system,
@@ -157,7 +161,7 @@ class InjectService:
             blocks=[InjectedBlock(type=b.type, priority=f"P{int(b.priority)}", tokens=b.estimated_tokens,
                                   cache_ttl_seconds=b.cache_ttl_seconds, cached=b.cached) for b in injected],
             token_usage=TokenUsage(available=available, messages_before=counted, messages_after=final_tokens,
-                                   context=context, counted_by=counted_by),
+                                   context=context, counted_by=counted_by, within_budget=within_budget),
         )
 
     def flush_cache_writes(self, timeout: float | None = None) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -60,6 +61,25 @@ def _clipped(text: str, max_bytes: int) -> str:
 
 def _has_value(value: Any) -> bool:
     return value not in (None, "", [], {})
+
+
+def same_value(known: Any, stated: Any) -> bool:
+    """The same value as a caller and an extraction write it: 30 and "30", "London" and " london"."""
+    return _comparable(known) == _comparable(stated)
+
+
+def _comparable(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int | float):
+        return format(float(value), "g")
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str).casefold()
+    text = " ".join(str(value).split()).casefold()
+    try:
+        return format(float(text), "g")
+    except ValueError:
+        return text
 
 
 class SaveService:
@@ -216,7 +236,7 @@ class SaveService:
     def extract_and_save(
         self, user: ScopeRef, turn: ConversationTurn, *, conversation_id: str | None = None
     ) -> SaveInfoOutput:
-        known = {name for name, value in turn.existing_info.items() if _has_value(value)}
+        known = {name: value for name, value in turn.existing_info.items() if _has_value(value)}
         output = SaveInfoOutput()
         pending: list[tuple[str, NewMemory]] = []
         # The turn the user answered, kept beside each memory for search only: an answer ("32, in
@@ -224,7 +244,9 @@ class SaveService:
         context = _clipped(turn.assistant_message.strip(), MAX_CONTEXT_BYTES) or None
         for found in self._extractor().extract(turn):
             field = (found.field or "").strip()
-            if field and field in known:
+            # A field the caller already holds is skipped only when the turn states the same value; a
+            # changed one ("我今年33岁" over a known 30) is saved and supersedes the old memory.
+            if field and field in known and (not _has_value(found.value) or same_value(known[field], found.value)):
                 output.skipped_fields.append(field)
                 continue
             if field and _has_value(found.value):

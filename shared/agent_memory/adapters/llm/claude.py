@@ -198,7 +198,8 @@ class ClaudeExtractor:
     def extract(self, turn: ConversationTurn) -> list[ExtractedMemory]:
         prompt = (
             "从以下对话中提取用户信息。只提取能明确确定的信息,不要猜测。\n"
-            f"已有信息(不要重复提取):{json.dumps(turn.existing_info, ensure_ascii=False, default=str)}\n"
+            "已有信息(值未变的不要重复提取;用户说出新值的字段照常提取新值):"
+            f"{json.dumps(turn.existing_info, ensure_ascii=False, default=str)}\n"
             f"<user_message>\n{turn.user_message}\n</user_message>\n"
             f"<assistant_message>\n{turn.assistant_message}\n</assistant_message>"
         )
