@@ -95,7 +95,7 @@ class InMemoryMemoryStore:
         with self._lock:
             memory = self._memories.pop((user, memory_key), None)
             if memory is None:
-                raise NotFound(f"memory {memory_key} not found")
+                raise NotFound(f"memory {memory_key} not found", details=[{"field": "memory_key"}])
             self._bump(user)
         return memory
 

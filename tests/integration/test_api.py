@@ -110,8 +110,9 @@ def test_delete_removes_the_memory_and_bumps_nothing_else(api):
                    ).body["memory"]["memory_key"]
     deleted = api.call("DELETE", f"{USER}/memories/{key}")
     assert deleted.status == 200 and deleted.body == {"deleted": True, "memory_key": key}
-    assert api.call("GET", f"{USER}/memories/{key}").status == 404
-    assert api.call("DELETE", f"{USER}/memories/{key}").status == 404
+    read, again = api.call("GET", f"{USER}/memories/{key}"), api.call("DELETE", f"{USER}/memories/{key}")
+    assert read.status == again.status == 404
+    assert read.body["error"]["details"] == again.body["error"]["details"] == [{"field": "memory_key"}]
 
 
 def test_list_paginates_and_filters_by_type(api):

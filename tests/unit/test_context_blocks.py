@@ -10,6 +10,7 @@ from typing import Any
 
 from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
 from agent_memory.api.inject_models import InjectionRequest, InjectionResult
+from agent_memory.domain.caller_state import ConsultingState
 from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, WeeklyReport
 from agent_memory.domain.models import ScopeRef
 from agent_memory.domain.summary import extractive_summary
@@ -99,6 +100,19 @@ def test_conversation_stats_count_the_current_message_once_when_an_agent_loop_re
     # Then the question counts once, like in the Messages array that is sent (which does not repeat it)
     assert "- Turns: 1 (1 user messages)" in block_text(result, "conversation_stats")
     assert result.messages[-1] == messages[-1]
+
+
+def test_conversation_stats_give_the_turn_within_a_stage_only_when_the_caller_names_the_stage():
+    from agent_memory.domain.request_blocks import conversation_stats_text
+
+    def stage_line(state: Any) -> str:
+        text = conversation_stats_text(user_texts=["hi"], turn_number=3, state=state, started_at=None, now=0.0,
+                                       locale="en")
+        return next(line for line in text.splitlines() if line.startswith("- Current stage"))
+
+    assert stage_line(None) == "- Current stage: unknown"
+    named = ConsultingState.model_validate({"currentStageId": "assessment", "stageTurnCount": 2})
+    assert stage_line(named).endswith("(turn 3)")
 
 
 # ---- dependency direction ------------------------------------------------------------------------

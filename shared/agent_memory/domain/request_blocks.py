@@ -93,17 +93,18 @@ def conversation_stats_text(*, user_texts: Sequence[str], turn_number: int, stat
     history = " → ".join(f"{_stage(h.stage_id, zh)}({h.turns_in_stage}{'轮' if zh else ' turns'})"
                          for h in (state.stage_history if state else []))
     stage = _stage(state.current_stage_id if state else None, zh)
-    stage_turn = (state.stage_turn_count if state else 0) + 1
+    # The turn within the stage only when the caller's state names a stage (else it would be a made-up 1).
+    stage_turn = state.stage_turn_count + 1 if state and state.current_stage_id else None
     if zh:
         lines = ["对话统计:", f"- 总轮次: {turn_number}轮 (用户发言{len(texts)}次)",
                  f"- 对话时长: {minutes}分钟" if minutes is not None else "- 对话时长: 未知",
-                 f"- 当前阶段: {stage} (第{stage_turn}轮)",
+                 f"- 当前阶段: {stage} (第{stage_turn}轮)" if stage_turn else f"- 当前阶段: {stage}",
                  f"- 阶段历程: {history or '无'}",
                  f"- 用户回复特点: 平均每次{round(avg)}字，{_reply_style(avg, zh)}"]
     else:
         lines = ["Conversation stats:", f"- Turns: {turn_number} ({len(texts)} user messages)",
                  f"- Duration: {minutes} minutes" if minutes is not None else "- Duration: unknown",
-                 f"- Current stage: {stage} (turn {stage_turn})",
+                 f"- Current stage: {stage} (turn {stage_turn})" if stage_turn else f"- Current stage: {stage}",
                  f"- Stage history: {history or 'none'}",
                  f"- User replies: {round(avg)} characters on average, {_reply_style(avg, zh)}"]
     return "\n".join(lines)

@@ -201,7 +201,7 @@ class DynamoMemoryStore:
     def delete(self, user: ScopeRef, memory_key: str) -> Memory:
         memory = self.get(user, memory_key)
         if memory is None:
-            raise NotFound(f"memory {memory_key} not found")
+            raise NotFound(f"memory {memory_key} not found", details=[{"field": "memory_key"}])
         pk = partition_key(user)
         actions: list[dict[str, Any]] = [
             {"Delete": {"TableName": self._table, "Key": to_item({"pk": pk, "sk": f"MEM#{memory_key}"}),
