@@ -626,7 +626,7 @@ def test_given_a_stated_preference_when_extracting_then_a_preference_is_kept(mes
 
 
 @pytest.mark.parametrize(
-    "message", ["你喜欢什么颜色？", "Do you prefer email or phone?", "我老婆更喜欢打电话", "I don't like long emails"]
+    "message", ["你喜欢什么颜色？", "Do you prefer email or phone?", "我老婆更喜欢打电话", "Does she hate long emails?"]
 )
 def test_given_a_question_or_someone_elses_liking_when_extracting_then_no_preference(message):
     assert not [m for m in OfflineExtractor().extract(ConversationTurn(user_message=message))
@@ -689,3 +689,33 @@ def test_given_an_answer_when_extracting_then_it_means_what_was_asked(assistant,
 
 def test_given_the_assistants_own_statement_when_extracting_then_it_is_not_the_users_fact():
     assert kinds("好的，谢谢", assistant_message="您32岁，在杭州工作，年薪80万。") == {}
+
+
+@pytest.mark.parametrize(("message", "field", "content"), [
+    ("I don't like long emails", "dislike", "Dislikes long emails"),
+    ("I hate spicy food", "dislike", "Dislikes spicy food"),
+    ("我不喜欢早起", "dislike", "不喜欢早起"),
+    ("I love hiking on weekends", "preference", "Likes hiking on weekends"),
+    ("喜欢打篮球", "preference", "喜欢打篮球"),
+    ("I'm a big fan of jazz", "preference", "Likes jazz"),
+    ("My name is Alice Chen", "name", "Name: Alice Chen"),
+    ("我叫李雷", "name", "姓名：李雷"),
+    ("My birthday is May 3", "birthday", "Birthday: May 3"),
+    ("我的生日是5月3日", "birthday", "生日：5月3日"),
+    ("I'm allergic to peanuts", "allergy", "Allergic to peanuts"),
+    ("我对花生过敏", "allergy", "对花生过敏"),
+    ("I just turned 30", "age", "User is 30 years old"),
+])
+def test_given_everyday_facts_and_likings_when_extracting_then_each_is_kept_in_the_users_words(
+        message, field, content):
+    found = [(m.field, m.content) for m in OfflineExtractor().extract(ConversationTurn(user_message=message))]
+    assert (field, content) in found
+
+
+@pytest.mark.parametrize("message", [
+    "My wife is allergic to cats", "我不对花生过敏", "call me tomorrow", "我叫外卖了", "I like you",
+    "Do you like jazz?", "my friend hates spicy food",
+])
+def test_given_no_fact_of_the_users_own_then_no_name_allergy_or_liking_is_kept(message):
+    found = {m.field for m in OfflineExtractor().extract(ConversationTurn(user_message=message))}
+    assert not found & {"name", "allergy", "preference", "dislike", "birthday"}

@@ -81,6 +81,18 @@ def test_same_value_compares_what_caller_and_extraction_write(known, stated, sam
     assert same_value(known, stated) is same
 
 
+def test_likings_dislikes_and_allergies_add_up_instead_of_superseding_each_other():
+    built = build_services(Settings(), store=InMemoryMemoryStore(), embedder=None, synonyms=None)
+    for message in ("我喜欢打篮球", "我喜欢游泳", "I hate spicy food", "I don't like long emails",
+                    "I'm allergic to peanuts", "我对猫过敏", "I'm vegetarian"):
+        built.save.extract_and_save(USER, ConversationTurn(user_message=message))
+    built.save.save(USER, NewMemory(memory_type=MemoryType.PREFERENCE, content="I love jazz"))
+
+    current = {m.content for m in built.store.all_current(USER)}
+    assert current == {"喜欢打篮球", "喜欢游泳", "Dislikes spicy food", "Dislikes long emails", "Allergic to peanuts",
+                       "对猫过敏", "Diet: vegetarian", "I love jazz"}
+
+
 def test_free_form_memories_have_no_upsert_slot():
     save, _, store, _ = services([
         extracted("other", "希望尽快办理", memory_type="PREFERENCE"),

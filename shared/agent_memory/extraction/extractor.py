@@ -20,8 +20,14 @@ from agent_memory.extraction.fields.education import education, major, universit
 from agent_memory.extraction.fields.family import family_support, has_children, marital_status
 from agent_memory.extraction.fields.immigration import hk_employer, target_category, timeline
 from agent_memory.extraction.fields.location import CITY_PREFIX_RE, location
-from agent_memory.extraction.fields.personal import age, language_skills, nationality
-from agent_memory.extraction.fields.preferences import general_preference, pace_preference, topic_preferences
+from agent_memory.extraction.fields.personal import age, allergy, birthday, language_skills, name, nationality
+from agent_memory.extraction.fields.preferences import (
+    TOPICS,
+    dislike,
+    general_preference,
+    pace_preference,
+    topic_preferences,
+)
 from agent_memory.extraction.grammar import Utterance, without_questions
 from agent_memory.ports import ConversationTurn
 
@@ -29,7 +35,9 @@ Rule = Callable[[Utterance], ExtractedMemory | None]
 
 # One rule per profile field, in the order memories are reported.
 FIELD_RULES: dict[str, Rule] = {
+    "name": name,
     "age": age,
+    "birthday": birthday,
     "nationality": nationality,
     "languageSkills": language_skills,
     "education": education,
@@ -50,6 +58,7 @@ FIELD_RULES: dict[str, Rule] = {
     "hasHongKongEmployer": hk_employer,
     "investmentAmount": investment_amount,
     "budget": budget,
+    "allergy": allergy,
 }
 _URGENT = {"尽快", "as soon as possible"}
 
@@ -70,6 +79,10 @@ def _preferences(ctx: Utterance, facts: list[ExtractedMemory]) -> list[Extracted
     general = general_preference(ctx, covered)
     if general is not None and not facts:
         found.append(general)
+    # "我不喜欢打电话，有事发微信" is a channel preference already: its dislike is the other half of it.
+    disliked = dislike(ctx) if not covered & {topic.field for topic in TOPICS} else None
+    if disliked is not None:
+        found.append(disliked)
     return found
 
 

@@ -28,7 +28,9 @@ from agent_memory.ports import ConversationTurn, Embedder, MemoryExtractor, Memo
 FieldReader = Callable[[str], list[ExtractedMemory]]
 
 # Field names an extractor uses for "no particular slot": such memories are never upserted.
-NON_SLOT_FIELDS = frozenset({"", "other", "note", "misc"})
+# Fields of which a user has many (likes, dislikes, allergies): a new one adds to the others instead of
+# superseding them.
+NON_SLOT_FIELDS = frozenset({"", "other", "note", "misc", "preference", "dislike", "allergy"})
 
 
 class SavedMemory(BaseModel):
@@ -166,7 +168,8 @@ class SaveService:
             if memory.field or memory.conversation_id:
                 completed.append(memory)
                 continue
-            found = [f for f in self._field_reader(memory.content) if f.field]
+            found = [f for f in self._field_reader(memory.content)
+                     if f.field and f.field.lower() not in NON_SLOT_FIELDS]
             if not found:
                 completed.append(memory)
                 continue

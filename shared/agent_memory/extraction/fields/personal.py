@@ -1,4 +1,4 @@
-"""Personal facts: age, nationality, language skills."""
+"""Personal facts: age, nationality, language skills, name, birthday, allergies."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from agent_memory.domain.models import ExtractedMemory
-from agent_memory.extraction.grammar import Utterance, alternation, clause_around, fact, matches, stated
+from agent_memory.extraction.grammar import CJK, Utterance, alternation, clause_around, fact, matches, stated
 from agent_memory.extraction.numbers import EN_NUM, EN_TENS, parse_number
 
 # --------------------------------------------------------------------------------------
@@ -32,7 +32,8 @@ _EN_AGE_OLD = re.compile(
     rf"\b(?P<num>\d{{1,2}}|{EN_NUM})[\s-]*(?:years?|yrs?)[\s-]*old\b(?!\s+(?:son|daughter|kid|child|boy|girl|baby))",
     re.IGNORECASE,
 )
-_EN_AGE_LABEL = re.compile(r"\b(?:my age is|I'm aged|I am aged|aged)\s+(?P<num>\d{1,2})\b", re.IGNORECASE)
+_EN_AGE_LABEL = re.compile(r"\b(?:my age is|I'm aged|I am aged|aged|I (?:just |recently )?turned)\s+(?P<num>\d{1,2})\b",
+                           re.IGNORECASE)
 _EN_DECADES = {"twenties": 20, "thirties": 30, "forties": 40, "fifties": 50, "sixties": 60}
 _EN_AGE_DECADE = re.compile(
     r"\b(?:I'm|I am|I’m)\s+(?:now\s+|still\s+)?in\s+my\s+(?:early\s+|mid\s+|mid-|late\s+)?(?P<decade>twenties|thirties|forties|fifties|sixties|[2-6]0'?s)\b"
@@ -175,4 +176,68 @@ def language_skills(ctx: Utterance) -> ExtractedMemory | None:
         for m in matches(pattern, ctx, "skill", negation=False):
             skill = re.sub(r"\s+", " ", m["skill"]).strip()
             return fact("languageSkills", skill, ctx.say(f"语言能力：{skill}", f"Language skills: {skill}"))
+    return None
+
+
+# --------------------------------------------------------------------------------------
+# name, birthday, allergies
+# --------------------------------------------------------------------------------------
+
+_EN_NAME = re.compile(
+    r"\b(?i:my name is|my name's|I'm called|I am called|call me|people call me)\s+"
+    r"(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})"
+)
+_ZH_NAME = re.compile(rf"我(?:的名字)?(?:叫|是叫|名字是|的名字是)\s*(?P<name>[{CJK}]{{2,4}}|[A-Z][a-z]+)")
+# Not names: "call me back", "我叫外卖".
+_NOT_A_NAME = re.compile(r"^(?:Back|Later|Tomorrow|Anytime|When|If|Maybe)$|外卖|车|人|醒", re.IGNORECASE)
+
+
+def name(ctx: Utterance) -> ExtractedMemory | None:
+    for pattern in (_ZH_NAME, _EN_NAME):
+        for m in matches(pattern, ctx, future=False):
+            value = m["name"].strip()
+            if _NOT_A_NAME.search(value):
+                continue
+            return fact("name", value, ctx.say(f"姓名：{value}", f"Name: {value}"))
+    return None
+
+
+_MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|December|"
+           "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec")
+_EN_BIRTHDAY = re.compile(
+    r"\b(?:my birthday is|my birthday's|I was born on|I was born)\s+(?:on\s+)?"
+    rf"(?P<date>(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?"
+    rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})(?:,?\s+\d{{4}})?|\d{{4}}-\d{{2}}-\d{{2}})",
+    re.IGNORECASE,
+)
+_ZH_BIRTHDAY = re.compile(
+    r"我的?生日(?:是|在)?\s*(?P<date>(?:\d{4}年)?\d{1,2}月\d{1,2}[日号]|\d{4}-\d{2}-\d{2})"
+    r"|我(?:是)?(?P<date2>(?:\d{4}年)?\d{1,2}月\d{1,2}[日号])(?:出生|生)的?"
+)
+
+
+def birthday(ctx: Utterance) -> ExtractedMemory | None:
+    for pattern in (_ZH_BIRTHDAY, _EN_BIRTHDAY):
+        for m in matches(pattern, ctx, future=False):
+            value = (m.groupdict().get("date") or m.groupdict().get("date2") or "").strip()
+            if value:
+                return fact("birthday", value, ctx.say(f"生日：{value}", f"Birthday: {value}"))
+    return None
+
+
+_EN_ALLERGY = re.compile(
+    r"\bI(?:'m| am)\s+(?:very\s+|severely\s+|quite\s+)?allergic to\s+(?P<what>[A-Za-z][A-Za-z -]{1,30}?)(?=\s*(?:[,.;!?]|$|\band\b))"
+    r"|\bI have an?\s+(?P<what2>[A-Za-z][A-Za-z -]{1,30}?)\s+allergy\b",
+    re.IGNORECASE,
+)
+_ZH_ALLERGY = re.compile(rf"我对\s*(?P<what>[{CJK}A-Za-z]{{1,10}}?)\s*过敏")
+
+
+def allergy(ctx: Utterance) -> ExtractedMemory | None:
+    """An allergy is a fact of its own: a second one does not replace the first (the field is no slot)."""
+    for pattern in (_ZH_ALLERGY, _EN_ALLERGY):
+        for m in matches(pattern, ctx, negation=True, future=False):
+            value = (m.groupdict().get("what") or m.groupdict().get("what2") or "").strip()
+            if value:
+                return fact("allergy", value, ctx.say(f"对{value}过敏", f"Allergic to {value}"))
     return None

@@ -109,10 +109,21 @@ _PACE_SLOW = re.compile(
 )
 
 # Any other liking: "我更喜欢安静的住处", "I prefer window seats".
-_GENERAL_ZH = re.compile(r"我(?:更|比较|还是|一般|通常)?(?:喜欢|偏好|偏爱|倾向于?)(?P<what>[^,.;!?。，；！？]{2,20})")
+# A Chinese speaker often leaves out the 我 ("喜欢打篮球"): at the start of the message it is theirs.
+_GENERAL_ZH = re.compile(
+    r"(?:^|我)(?:更|比较|还是|一般|通常|很|特别|超|最)?(?P<verb>喜欢|偏好|偏爱|倾向于?|爱(?!人|好))"
+    r"(?P<what>[^,.;!?。，；！？]{2,20})")
+_WHAT_EN = r"(?P<what>[A-Za-z][A-Za-z0-9 '&/-]{1,50}?)(?=\s*(?:[,.;!?]|$|\bover\b|\bto\b|\bthan\b|\bbecause\b|\bsince\b))"
 _GENERAL_EN = re.compile(
-    r"\bI(?:'d| would)?\s+(?:really\s+|usually\s+|generally\s+|always\s+)?(?:prefer|rather have|like)\s+"
-    r"(?P<what>[A-Za-z][A-Za-z0-9 '&/-]{1,50}?)(?=\s*(?:[,.;!?]|$|\bover\b|\bto\b|\bthan\b|\bbecause\b|\bsince\b))",
+    r"\bI(?:'d| would)?\s+(?:really\s+|usually\s+|generally\s+|always\s+|absolutely\s+)?"
+    r"(?P<verb>prefer|rather have|like|love|enjoy)\s+" + _WHAT_EN
+    + r"|\bI(?:'m| am)\s+(?:really\s+|totally\s+)?(?P<verb2>into|a (?:big |huge )?fan of)\s+" + _WHAT_EN.replace("what", "what2"),
+    re.IGNORECASE,
+)
+_DISLIKE_ZH = re.compile(r"(?:^|我)(?:很|特别|真的|最)?(?:不喜欢|讨厌|受不了|不爱)(?P<what>[^,.;!?。，；！？]{1,20})")
+_DISLIKE_EN = re.compile(
+    r"\bI\s+(?:really\s+|absolutely\s+)?(?:hate|dislike|detest|can't stand|cannot stand|don't like|do not like|"
+    r"don't enjoy|do not enjoy)\s+" + _WHAT_EN,
     re.IGNORECASE,
 )
 # What a general liking is not about: people, and plans the other rules read ("我喜欢香港" is fine).
@@ -186,8 +197,22 @@ def general_preference(ctx: Utterance, covered: set[str]) -> ExtractedMemory | N
         return _preference("preference", what, ctx.say(f"饮食偏好：{what}", f"Diet: {what}"))
     for pattern in (_GENERAL_ZH, _GENERAL_EN):
         for m in pattern.finditer(ctx.text):
+            what = (m["what"] or m.groupdict().get("what2") or "").strip()
+            if not what or _GENERAL_SKIP.match(what) or not _own_statement(ctx, m.start(), m.end()):
+                continue
+            verb = (m["verb"] or m.groupdict().get("verb2") or "").lower()
+            liking = not verb.startswith(("prefer", "rather", "偏", "倾向"))
+            return _preference("preference", what, ctx.say(f"{'喜欢' if liking else '偏好：'}{what}",
+                                                           f"{'Likes' if liking else 'Prefers'} {what}"))
+    return None
+
+
+def dislike(ctx: Utterance) -> ExtractedMemory | None:
+    """Something the user does not like ("I hate spicy food", "讨厌早起"): a preference of its own."""
+    for pattern in (_DISLIKE_ZH, _DISLIKE_EN):
+        for m in pattern.finditer(ctx.text):
             what = m["what"].strip()
             if _GENERAL_SKIP.match(what) or not _own_statement(ctx, m.start(), m.end()):
                 continue
-            return _preference("preference", what, ctx.say(f"偏好：{what}", f"Prefers {what}"))
+            return _preference("dislike", what, ctx.say(f"不喜欢{what}", f"Dislikes {what}"))
     return None
