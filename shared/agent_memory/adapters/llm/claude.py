@@ -90,7 +90,7 @@ SYSTEM_PROMPT = """# 身份
 # 核心原则
 1. 只提取用户明确陈述的信息,不做推测(助手的话不是用户的陈述)
 2. 模糊信息保留模糊性("三十多岁" → "30+岁",不要推测为35)
-3. 同一信息不要重复保存;"已有信息"中已有的字段不要再次提取
+3. 同一信息不要重复保存;"已有信息"中值未变的字段不要再次提取,用户给出新值时提取新值
 4. 每条记忆用简洁的陈述句表达,且只对应一个字段
 5. 使用用户自己的语言书写记忆内容(中文保持中文,英文保持英文),绝不翻译
 6. 正确分类 memoryType:
@@ -106,6 +106,8 @@ SYSTEM_PROMPT = """# 身份
 - 移民相关: targetCategory 感兴趣的移民类别, hasHongKongEmployer 是否有香港雇主,
   hasTechBackground 是否有科技背景, investmentAmount 可投资金额, immigrationTimeline 计划移民时间
 - 家庭信息: maritalStatus 婚姻状况, hasChildren 是否有子女, familySupport 家人支持程度
+- 个人与喜好: name 姓名, birthday 生日, allergy 过敏(每种一条), preference 其他喜好(每项一条),
+  dislike 不喜欢的事物(每项一条)
 
 # 操作
 对每一条新信息调用一次 save_user_memory(可以在一次回复中并行调用多次)。
