@@ -19,6 +19,7 @@ from agent_memory.api.http import (
     json_response,
     memory_key_param,
     new_resolver,
+    no_query,
     parse_body,
     parse_query,
     warm_before_snapshot,
@@ -81,6 +82,7 @@ def list_memories(user_id: str) -> Response:
 @app.get("/v1/users/<user_id>/memories/<memory_key>")
 def get_memory(user_id: str, memory_key: str) -> Response:
     user = current_user(app, user_id)
+    no_query(app)
     return json_response(200, get_services().search.memory_detail(user, memory_key_param(memory_key)))
 
 
@@ -109,12 +111,14 @@ def tools() -> Response:
 @app.get("/v1/<scope_type>/<scope_id>/hot-memory")
 def get_hot_memory(scope_type: str, scope_id: str) -> Response:
     scope = current_scope(app, scope_type, scope_id)
+    no_query(app)
     return json_response(200, get_services().memory_layers.hot_memory(scope))
 
 
 @app.get("/v1/<scope_type>/<scope_id>/reports")
 def list_reports(scope_type: str, scope_id: str) -> Response:
     scope = current_scope(app, scope_type, scope_id)
+    no_query(app)
     return json_response(200, get_services().memory_layers.reports(scope))
 
 

@@ -105,6 +105,22 @@ def test_batch_saves_in_order_with_import_timestamps(api):
     assert current["希望尽快办理"]["created_at"] == "2026-02-05T02:01:00Z"
 
 
+@pytest.mark.parametrize("path", ["/v1/users/u-1001/reports?limit=-1", "/v1/users/u-1001/hot-memory?bogus=1",
+                                  "/v1/users/u-1001/memories/mem_x?full=1"])
+def test_a_route_that_takes_no_query_parameters_refuses_them_by_name(api, path):
+    route, _, query = path.partition("?")
+    response = api.call("GET", route, query=query)
+    assert response.status == 422
+    assert response.body["error"]["details"][0]["field"] == query.split("=")[0]
+
+
+def test_a_get_of_a_post_only_route_under_memories_says_to_post(api):
+    response = api.call("GET", f"{USER}/memories/search")
+    assert response.status == 422
+    assert response.body["error"]["details"][0]["field"] == "memory_key"
+    assert "takes POST" in response.body["error"]["details"][0]["message"]
+
+
 def test_delete_removes_the_memory_and_bumps_nothing_else(api):
     key = api.call("POST", f"{USER}/memories", {"memoryType": "FACT", "content": "已婚", "field": "maritalStatus"}
                    ).body["memory"]["memory_key"]

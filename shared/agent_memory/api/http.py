@@ -212,9 +212,15 @@ def current_tenant(app: APIGatewayHttpResolver) -> str:
     return tenant_id
 
 
+# The POST-only sub-resources of /memories: a GET of one lands on GET /memories/{memory_key}.
+_POST_ONLY_UNDER_MEMORIES = frozenset({"search", "batch", "extract", "recall"})
+
+
 def memory_key_param(memory_key: str) -> str:
     if not is_valid_memory_key(memory_key):
-        raise invalid([{"field": "memory_key", "message": "not a memory key this API issued", "type": "pattern"}])
+        message = (f"{memory_key!r} is no memory key: memories/{memory_key} takes POST"
+                   if memory_key in _POST_ONLY_UNDER_MEMORIES else "not a memory key this API issued")
+        raise invalid([{"field": "memory_key", "message": message, "type": "pattern"}])
     return memory_key
 
 
@@ -287,6 +293,14 @@ def parse_body[M: BaseModel](app: APIGatewayHttpResolver, model: type[M], *, max
 
 def parse_query[M: BaseModel](app: APIGatewayHttpResolver, model: type[M]) -> M:
     return parse_model(model, dict(app.current_event.query_string_parameters or {}))
+
+
+def no_query(app: APIGatewayHttpResolver) -> None:
+    """A route that takes no query parameters refuses them, as the others refuse unknown ones."""
+    names = sorted(app.current_event.query_string_parameters or {})
+    if names:
+        raise invalid([{"field": name, "message": "this route takes no query parameters", "type": "extra_forbidden"}
+                       for name in names])
 
 
 def parse_model[M: BaseModel](model: type[M], data: dict[str, Any]) -> M:
