@@ -55,6 +55,7 @@ def test_extract_a_self_introduction_then_supersede_age(api):
     detail = api.call("GET", f"{USER}/memories/{age['memory_key']}")
     assert detail.body["history"][0]["content"] == "用户32岁"
     assert detail.body["history"][0]["superseded_by"] == age["memory_key"]
+    assert [m["version"] for m in detail.body["history"]] == [1, 2]  # the field's versions, oldest first
 
 
 def test_repeating_a_turn_stores_nothing_and_reports_skipped_fields(api):

@@ -151,6 +151,8 @@ def new_memory_version(user: ScopeRef, memory: NewMemory, memory_key: str, previ
         updated_at=now,
         valid_from=max(created_at, previous.valid_from) if previous else created_at,
         supersedes=previous.memory_key if previous else None,
+        # The field's version: 1 for its first memory, one more for each that supersedes the last.
+        version=previous.version + 1 if previous else 1,
         context=memory.context,
         embedding=memory.embedding,
         embedding_model=memory.embedding_model,
@@ -164,7 +166,6 @@ def superseded_by(previous: Memory, successor: Memory) -> Memory:
             "superseded_at": successor.valid_from,
             "superseded_by": successor.memory_key,
             "updated_at": successor.valid_from,
-            "version": previous.version + 1,
         }
     )
 

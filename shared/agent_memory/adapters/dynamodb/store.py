@@ -395,11 +395,10 @@ class DynamoMemoryStore:
             actions.append({"Update": {
                 "TableName": self._table,
                 "Key": to_item({"pk": pk, "sk": f"MEM#{previous.memory_key}"}),
-                "UpdateExpression": "SET superseded_at = :at, superseded_by = :by, updated_at = :at "
-                                    "ADD version :one",
+                "UpdateExpression": "SET superseded_at = :at, superseded_by = :by, updated_at = :at",
                 "ConditionExpression": "attribute_exists(pk) AND attribute_not_exists(superseded_at)",
                 "ExpressionAttributeValues": to_item({":at": new.valid_from.isoformat(),
-                                                       ":by": new.memory_key, ":one": 1}),
+                                                       ":by": new.memory_key}),
             }})
             actions.append(self._delete_if_points_to(pk, f"HASH#{previous.content_hash}", previous.memory_key))
             actions.extend(self._keyword_deletes(pk, previous))
