@@ -83,10 +83,11 @@ DEFAULT_PROFILE_SCHEMA = ProfileSchema(fields=[
                  label_en="family support"),
 ])
 
-# Fields that hold several values at once (a user may aim at two immigration categories): each value
-# is its own slot, `<field>.<value>`, so a new value adds to the others and a repeated one replaces itself.
+# Fields that hold several values at once (a user may aim at two immigration categories, like several
+# things, have several allergies): each value is its own slot, `<field>.<value>`, so a new value adds to
+# the others and a repeated one replaces itself.
 LIST_MEMORY_FIELDS = frozenset(f for spec in DEFAULT_PROFILE_SCHEMA.fields if spec.kind == "list"
-                               for f in spec.memory_fields)
+                               for f in spec.memory_fields) | {"preference", "dislike", "allergy"}
 
 
 def slot_field(field: str | None, category: str | None, value: object) -> str | None:

@@ -28,9 +28,7 @@ from agent_memory.ports import ConversationTurn, Embedder, MemoryExtractor, Memo
 FieldReader = Callable[[str], list[ExtractedMemory]]
 
 # Field names an extractor uses for "no particular slot": such memories are never upserted.
-# Fields of which a user has many (likes, dislikes, allergies): a new one adds to the others instead of
-# superseding them.
-NON_SLOT_FIELDS = frozenset({"", "other", "note", "misc", "preference", "dislike", "allergy"})
+NON_SLOT_FIELDS = frozenset({"", "other", "note", "misc"})
 
 
 class SavedMemory(BaseModel):
@@ -168,8 +166,7 @@ class SaveService:
             if memory.field or memory.conversation_id:
                 completed.append(memory)
                 continue
-            found = [f for f in self._field_reader(memory.content)
-                     if f.field and f.field.lower() not in NON_SLOT_FIELDS]
+            found = [f for f in self._field_reader(memory.content) if f.field]
             if not found:
                 completed.append(memory)
                 continue
