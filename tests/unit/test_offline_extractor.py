@@ -719,3 +719,10 @@ def test_given_everyday_facts_and_likings_when_extracting_then_each_is_kept_in_t
 def test_given_no_fact_of_the_users_own_then_no_name_allergy_or_liking_is_kept(message):
     found = {m.field for m in OfflineExtractor().extract(ConversationTurn(user_message=message))}
     assert not found & {"name", "allergy", "preference", "dislike", "birthday"}
+
+
+def test_given_call_me_and_a_name_then_a_name_not_a_phone_preference():
+    found = {m.field: m.value for m in OfflineExtractor().extract(ConversationTurn(user_message="Call me Bob"))}
+    assert found == {"name": "Bob"}
+    later = {m.field for m in OfflineExtractor().extract(ConversationTurn(user_message="Just call me tomorrow"))}
+    assert "communicationChannel" in later

@@ -133,6 +133,7 @@ _DIET = re.compile(
     r"|\bI\s+(?:don't|do not)\s+eat\s+(?P<en2>meat|pork|beef|seafood|spicy food)\b",
     re.IGNORECASE,
 )
+_CALL_ME_BY_NAME = re.compile(r"(?i:call me)\s+(?!Back\b|Later\b|Tomorrow\b|Anytime\b|Now\b|When\b|If\b)[A-Z][a-z]")
 _PLAN = re.compile(r"打算|计划|准备|\b(?:plan|plans|planning|going to|intend|intending|scheduled)\b", re.IGNORECASE)
 _QUESTION = re.compile(r"[?？]|吗|呢\s*$|\b(?:do you|would you|can you|should I|which|what)\b", re.IGNORECASE)
 
@@ -160,6 +161,8 @@ def topic_preferences(ctx: Utterance) -> list[ExtractedMemory]:
     found: list[ExtractedMemory] = []
     for topic, pattern, index in _TOPIC_MATCHERS:
         for m in pattern.finditer(ctx.text):
+            if _CALL_ME_BY_NAME.match(ctx.text, m.start()):  # "call me Bob" says a name, not a channel
+                continue
             # A short message is one thought: "detailed, please" has its cue across the comma.
             clause = ctx.text if len(ctx.text) <= 40 else clause_around(ctx.text, m.start(), m.end())
             if not topic.cue.search(clause) or not _own_statement(ctx, m.start(), m.end()):
