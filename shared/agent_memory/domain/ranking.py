@@ -180,8 +180,10 @@ def _shares_prefix(a: str, b: str) -> bool:
         return False
     if a.startswith(b) or b.startswith(a):
         return True
+    if not _is_cjk(a[0]):
+        return False
     common = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
-    return common >= 3 and _is_cjk(a[0]) and common >= 0.6 * min(len(a), len(b))
+    return common >= 3 and common >= 0.6 * min(len(a), len(b))
 
 
 def _is_cjk(ch: str) -> bool:
@@ -243,32 +245,53 @@ def rank(
 ) -> list[ScoredMemory]:
     """Score and order candidates. Superseded memories never come back as current. With a `time_cue` the
     time part of relevance is closeness to the period the query names, not recency."""
-    if weights.time_cue <= 0:
-        time_cue = None  # a period in the query changes nothing: recency as usual
-    current = [c for c in candidates if c.memory.is_current]
-    lexical = _scaled_to_best([c.lexical if c.lexical else None for c in current])
-    vector = _normalised([c.vector for c in current])
-    share = weights.lexical_share if lexical_share is None else lexical_share
-    if mode == "keyword":
-        share = 1.0
-    elif mode == "semantic":
-        share = 0.0
-    keyword_weight = 0.0 if mode == "semantic" else weights.keyword
-    time_weight = weights.time if time_cue is None else weights.time_cue
-    relevance_total = keyword_weight + weights.text + time_weight or 1.0
-    scored = []
-    for candidate, lex, vec in zip(current, lexical, vector, strict=True):
-        memory = candidate.memory
-        keyword, matched = (keyword_scores[memory.memory_key] if keyword_scores is not None
-                            else keyword_match(memory, query, weights))
-        text = share * lex + (1 - share) * vec
-        decay = (time_decay(memory.created_at, now, weights.half_life_days) if time_cue is None
-                 else time_cue.closeness(memory.created_at, weights.time_cue_half_life_days))
-        relevance = (keyword_weight * keyword + weights.text * text + time_weight * decay) / relevance_total
-        interaction = interaction_score(memory, now, weights.half_life_days)
-        priority = TYPE_PRIORITY.get(memory.memory_type, 0.5)
-        final = weights.relevance * relevance + weights.interaction * interaction + weights.type_priority * priority
-        scored.append(ScoredMemory(memory, final, (keyword, text, lex, vec, decay, relevance, interaction, priority),
-                                   matched))
-    scored.sort(key=lambda s: (s.score, s.memory.created_at, s.memory.memory_key), reverse=True)
-    return scored
+    return Ranking(candidates, mode=mode, weights=weights, now=now, time_cue=time_cue).rank(
+        query, lexical_share=lexical_share, keyword_scores=keyword_scores)
+
+
+class Ranking:
+    """One search's candidates with the signals no recall round changes (BM25 and vector similarity
+    normalised over the candidates, time, interaction, type priority), computed once: a search ranks the
+    same candidates up to four times, with another BM25 share or keyword scores each time."""
+
+    def __init__(self, candidates: Sequence[Candidate], *, mode: SearchMode, weights: RankingWeights,
+                 now: datetime, time_cue: TimeCue | None = None) -> None:
+        if weights.time_cue <= 0:
+            time_cue = None  # a period in the query changes nothing: recency as usual
+        current = [c for c in candidates if c.memory.is_current]
+        self._mode = mode
+        self._weights = weights
+        self._memories = [c.memory for c in current]
+        self._lexical = _scaled_to_best([c.lexical if c.lexical else None for c in current])
+        self._vector = _normalised([c.vector for c in current])
+        self._decay = [time_decay(m.created_at, now, weights.half_life_days) if time_cue is None
+                       else time_cue.closeness(m.created_at, weights.time_cue_half_life_days) for m in self._memories]
+        # The part of the final score relevance does not decide: interaction and type priority.
+        self._interaction = [interaction_score(m, now, weights.half_life_days) for m in self._memories]
+        self._priority = [TYPE_PRIORITY.get(m.memory_type, 0.5) for m in self._memories]
+        self._time_weight = weights.time if time_cue is None else weights.time_cue
+
+    def rank(self, query: QueryKeywords, *, lexical_share: float | None = None,
+             keyword_scores: dict[str, tuple[float, list[str]]] | None = None) -> list[ScoredMemory]:
+        weights, mode = self._weights, self._mode
+        share = weights.lexical_share if lexical_share is None else lexical_share
+        if mode == "keyword":
+            share = 1.0
+        elif mode == "semantic":
+            share = 0.0
+        keyword_weight = 0.0 if mode == "semantic" else weights.keyword
+        relevance_total = keyword_weight + weights.text + self._time_weight or 1.0
+        if keyword_scores is None:
+            keyword_scores = _keyword_scores(self._memories, query, weights)
+        scored = []
+        for memory, lex, vec, decay, interaction, priority in zip(
+                self._memories, self._lexical, self._vector, self._decay, self._interaction, self._priority,
+                strict=True):
+            keyword, matched = keyword_scores[memory.memory_key]
+            text = share * lex + (1 - share) * vec
+            relevance = (keyword_weight * keyword + weights.text * text + self._time_weight * decay) / relevance_total
+            final = weights.relevance * relevance + weights.interaction * interaction + weights.type_priority * priority
+            scored.append(ScoredMemory(memory, final, (keyword, text, lex, vec, decay, relevance, interaction,
+                                                       priority), matched))
+        scored.sort(key=lambda s: (s.score, s.memory.created_at, s.memory.memory_key), reverse=True)
+        return scored

@@ -13,12 +13,12 @@ from agent_memory.domain.keywords import extract_keywords, normalize_keyword
 from agent_memory.domain.models import Memory, MemoryType, ScopeRef, TimeRange, utcnow
 from agent_memory.domain.ranking import (
     QueryKeywords,
+    Ranking,
     RankingWeights,
     ScoreBreakdown,
     ScoredMemory,
     keyword_match,
     keyword_matches,
-    rank,
 )
 from agent_memory.domain.requests import RequestModel
 from agent_memory.domain.synonyms import builtin_synonyms, synonym_phrases
@@ -222,8 +222,8 @@ class SearchService:
         }
         keyword_scores[False] = keyword_scores[False] or keyword_scores[True]
         # The final ranking (relevance, interaction, type priority) orders whatever the recall rounds bring in.
-        final = rank(candidates, query=expanded_query, mode=mode, weights=self._weights, now=now,
-                     keyword_scores=keyword_scores[True], time_cue=cue)
+        ranking = Ranking(candidates, mode=mode, weights=self._weights, now=now, time_cue=cue)
+        final = ranking.rank(expanded_query, keyword_scores=keyword_scores[True])
         by_key = {s.memory.memory_key: s for s in final}
 
         def relevant(memory_key: str) -> bool:
@@ -234,10 +234,9 @@ class SearchService:
         for recall_round in ROUNDS_BY_MODE[mode][:max_rounds]:
             rounds_run += 1
             expand = recall_round.expand_synonyms
-            ranking = rank(candidates, query=expanded_query if expand else precise_query, mode=mode,
-                           weights=self._weights, now=now, keyword_scores=keyword_scores[expand],
-                           lexical_share=recall_round.keyword_weight if mode == "hybrid" else None, time_cue=cue)
-            new = [s for s in ranking if s.score >= recall_round.min_score and s.memory.memory_key not in recalled
+            ranked = ranking.rank(expanded_query if expand else precise_query, keyword_scores=keyword_scores[expand],
+                                  lexical_share=recall_round.keyword_weight if mode == "hybrid" else None)
+            new = [s for s in ranked if s.score >= recall_round.min_score and s.memory.memory_key not in recalled
                    and relevant(s.memory.memory_key)]
             new = new[: max(0, min(recall_round.max_results, limit - len(recalled)))]
             for scored in new:
