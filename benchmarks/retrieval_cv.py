@@ -11,7 +11,9 @@ halves agree it pays.
 Levers (each a setting; see docs/configuration.md):
 - MEMORY_SEARCH_LEXICAL_SHARE: BM25's share of text similarity in hybrid mode (the rest is the vector);
 - MEMORY_SEARCH_NEIGHBOUR_SHARE: the share of a conversation neighbour's keyword score a turn adds;
-- MEMORY_SEARCH_TIME_CUE_WEIGHT: time's weight when the query names a period (closeness to it, not recency).
+- MEMORY_SEARCH_TIME_CUE_WEIGHT: time's weight when the query names a period (closeness to it, not recency);
+- MEMORY_SEARCH_DIVERSITY: the weight of a result's similarity to the results above it (maximal marginal
+  relevance over the best 20).
 
 Memories are imported once through the save service's batch path (as benchmarks/retrieval.py does), on
 DynamoDB Local; each combination is a search service with those settings over the same index. Query
@@ -43,6 +45,7 @@ LEVERS: dict[str, tuple[float, ...]] = {
     "memory_search_lexical_share": (0.5, 0.45, 0.4, 0.35),
     "memory_search_neighbour_share": (0.0, 0.3, 0.5, 0.7, 1.0),
     "memory_search_time_cue_weight": (0.0, 0.2, 0.4),
+    "memory_search_diversity": (0.0, 0.2, 0.4, 0.6),
 }
 SCORED = ("hit@5", "hit@10")
 

@@ -202,6 +202,7 @@ def build_services(
         on_access=on_access,
         query_vector_lines=settings.memory_search_query_vector_lines,
         neighbour_share=settings.memory_search_neighbour_share,
+        diversity=settings.memory_search_diversity,
     )
     layers = _layer_store(settings, dynamodb_client)
     conversation_log = memory_layers = None

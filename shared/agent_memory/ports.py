@@ -76,6 +76,11 @@ class SearchIndex(Protocol):
 
     def candidates(self, user: ScopeRef, query: CandidateQuery) -> list[Candidate]: ...
 
+    def vectors(self, user: ScopeRef, memory_keys: list[str]) -> dict[str, np.ndarray]:
+        """The stored embeddings of these memories of the user, L2-normalised (to diversify a ranking); a
+        memory without one is left out."""
+        ...
+
 
 class IndexSnapshotStore(Protocol):
     """Saved search indexes of the serverless tier (opaque bytes), one per user, keyed by the user's content

@@ -77,6 +77,9 @@ class Settings(BaseSettings):
     # The share of a conversation neighbour's keyword score (the turn before, or a turn answering it) a
     # transcript turn adds to its own. 0 = off.
     memory_search_neighbour_share: float = Field(default=0.7, ge=0, le=1)
+    # Results in maximal-marginal-relevance order: the weight of a result's highest cosine similarity to
+    # the results above it, against its score (over the best 20; semantic and hybrid modes). 0 = by score.
+    memory_search_diversity: float = Field(default=0.4, ge=0, le=1)
     memory_extraction_max_keywords: int = Field(default=5, ge=1, le=20)
     memory_extraction_min_keyword_weight: float = Field(default=0.3, ge=0, le=1)
     memory_extraction_enable_synonym_expansion: bool = True

@@ -467,3 +467,20 @@ def test_given_writes_during_the_first_pass_when_reindexed_then_the_catch_up_app
     assert set(indexed_documents(client, alias)) == {document_id(user.tenant_id, user.user_id, added[0].memory_key)}
     assert replaced.memory_key not in keys(OpenSearchIndex(client=client, alias=alias).candidates(
         user, CandidateQuery(text="深圳")))
+
+
+def test_given_memory_keys_then_vectors_returns_this_users_normalised_embeddings_only(index, alias, settle, user):
+    embedder = HashEmbedder()
+    with_vector = memory(user, "用户申请高才通B类", embedder=embedder)
+    without_vector = memory(user, "用户喜欢粤语")
+    other_user = ScopeRef(tenant_id=user.tenant_id, user_id=f"other-{uuid.uuid4().hex[:8]}")
+    theirs = memory(other_user, "用户申请高才通A类", embedder=embedder)
+    index.bulk_upsert([with_vector, without_vector, theirs])
+    settle(alias)
+
+    found = index.vectors(user, [with_vector.memory_key, without_vector.memory_key, theirs.memory_key, "mem_none"])
+
+    assert set(found) == {with_vector.memory_key}
+    expected = embedder.embed_query(with_vector.content)
+    np.testing.assert_allclose(found[with_vector.memory_key], expected, atol=2e-3)  # stored as float16
+    assert index.vectors(user, []) == {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -14,6 +15,7 @@ from agent_memory.domain.ranking import (
     QueryKeywords,
     RankingWeights,
     _shares_prefix,
+    diversified,
     interaction_score,
     keyword_match,
     keyword_matches,
@@ -173,3 +175,37 @@ def test_all_but_equal_similarities_are_not_spread_to_zero_and_one():
 
     assert _normalised([0.900, 0.895, None]) == pytest.approx([1.0, 1.0 - 0.005 / MIN_VECTOR_SPAN, 0.0])
     assert _normalised([0.9, 0.5, 0.7]) == pytest.approx([1.0, 0.0, 0.5])  # a wide range: plain min-max
+
+
+def _unit(*values: float) -> np.ndarray:
+    vector = np.asarray(values, dtype=np.float32)
+    return vector / np.linalg.norm(vector)
+
+
+def test_diversified_lets_a_near_repeat_of_the_first_result_give_way_to_one_that_adds_something():
+    scores = [0.9, 0.88, 0.8]
+    vectors = [_unit(1, 0), _unit(1, 0.05), _unit(0, 1)]  # the second all but repeats the first
+    picks = diversified(scores, vectors, 3, 0.4)
+    assert [i for i, _ in picks] == [0, 2, 1]
+    assert picks[0][1] == 0.0 and picks[1][1] == pytest.approx(0.0, abs=1e-6)
+    assert picks[2][1] == pytest.approx(float(vectors[1] @ vectors[0]))
+
+
+def test_diversity_zero_keeps_the_score_order_and_count_bounds_the_picks():
+    scores = [0.9, 0.88, 0.8, 0.1]
+    vectors = [_unit(1, 0), _unit(1, 0.05), _unit(0, 1), _unit(1, 1)]
+    assert [i for i, _ in diversified(scores, vectors, 10, 0.0)] == [0, 1, 2, 3]
+    assert [i for i, _ in diversified(scores, vectors, 2, 0.0)] == [0, 1]
+    assert diversified([], [], 5, 0.4) == []
+
+
+def test_a_memory_without_a_vector_is_similar_to_nothing():
+    picks = diversified([0.9, 0.85, 0.8], [_unit(1, 0), None, _unit(1, 0.01)], 3, 0.4)
+    assert [i for i, _ in picks] == [0, 1, 2] and picks[1][1] == 0.0
+
+
+def test_diversified_refuses_a_weight_outside_zero_to_one_and_mismatched_inputs():
+    with pytest.raises(ValueError, match="diversity"):
+        diversified([0.5], [None], 1, 1.5)
+    with pytest.raises(ValueError, match="one vector"):
+        diversified([0.5, 0.4], [None], 1, 0.4)

@@ -56,6 +56,12 @@ class _UserIndex:
     previous_turns: np.ndarray  # (n,) each memory's conversation neighbour before it, or -1
     access_version: int = 0
     access_read_at: float = 0.0  # monotonic seconds
+    rows: dict[str, int] | None = None  # memory key -> row, built when first asked for
+
+    def row_of(self) -> dict[str, int]:
+        if self.rows is None:
+            self.rows = {m.memory_key: i for i, m in enumerate(self.memories)}
+        return self.rows
 
 
 def searchable_text(memory: Memory) -> str:
@@ -162,9 +168,17 @@ class InProcessIndex:
                 memory=index.memories[i],
                 lexical=float(lexical[i]) if lexical[i] > 0 else None,
                 vector=float(vector[i]) if vector is not None else None,
+                embedding=index.vectors[i] if index.vectors is not None else None,
             )
             for i in sorted(chosen)
         ]
+
+    def vectors(self, user: ScopeRef, memory_keys: list[str]) -> dict[str, np.ndarray]:
+        index = self._index(user)
+        if index.vectors is None:
+            return {}
+        rows = index.row_of()
+        return {key: index.vectors[rows[key]] for key in memory_keys if key in rows}
 
     def current_memories(self, user: ScopeRef) -> list[Memory]:
         """The user's current memories from the version-keyed cache (one GetItem when warm)."""

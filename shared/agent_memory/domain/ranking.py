@@ -14,13 +14,16 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from agent_memory.domain.keywords import normalize_keyword
 from agent_memory.domain.models import Memory, MemoryType
 from agent_memory.domain.temporal import TimeCue
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class Candidate(BaseModel):
@@ -31,6 +34,9 @@ class Candidate(BaseModel):
     memory: Memory
     lexical: float | None = None  # raw BM25 (>= 0); None = not found lexically
     vector: float | None = None  # cosine similarity in [-1, 1]; None = not found by vector
+    # The memory's stored embedding (an L2-normalised numpy vector) when the tier has it at hand, else None
+    # (SearchIndex.vectors reads it). Typed Any: numpy is imported only where vectors are used.
+    embedding: Any = Field(default=None, exclude=True, repr=False)
 
 
 SearchMode = Literal["semantic", "keyword", "hybrid"]
@@ -74,6 +80,9 @@ class ScoreBreakdown(BaseModel):
     type_priority: float
     final: float
     matched_keywords: list[str]
+    # The highest cosine similarity to a result ranked above this one: what diversification weighed against
+    # `final` when it ordered the results (0 for the first, and when the ranking is not diversified).
+    redundancy: float = 0.0
 
 
 @dataclass
@@ -83,6 +92,7 @@ class ScoredMemory:
     # keyword, text, lexical, vector, time decay, relevance, interaction, type priority
     parts: tuple[float, float, float, float, float, float, float, float]
     matched_keywords: list[str]
+    redundancy: float = 0.0
 
     @property
     def relevance(self) -> float:
@@ -98,6 +108,7 @@ class ScoredMemory:
             keyword=round(keyword, 4), text=round(text, 4), lexical=round(lexical, 4), vector=round(vector, 4),
             time_decay=round(decay, 4), relevance=round(relevance, 4), interaction=round(interaction, 4),
             type_priority=priority, final=round(self.score, 4), matched_keywords=self.matched_keywords,
+            redundancy=round(self.redundancy, 4),
         )
 
 
@@ -295,3 +306,36 @@ class Ranking:
                                                        priority), matched))
         scored.sort(key=lambda s: (s.score, s.memory.created_at, s.memory.memory_key), reverse=True)
         return scored
+
+
+def diversified(scores: Sequence[float], vectors: Sequence[np.ndarray | None], count: int, diversity: float
+                ) -> list[tuple[int, float]]:
+    """Maximal marginal relevance over a ranking: `count` picks, each the one with the best
+    `(1 - diversity) * score - diversity * (its highest cosine similarity to a pick before it)`, as (index,
+    that similarity) in pick order. Vectors are L2-normalised; a memory without one is similar to nothing.
+    Several results telling the same episode give way to one that adds something (a question's answer is
+    often a turn unlike the others the query resembles)."""
+    import numpy as np
+
+    if not 0.0 <= diversity <= 1.0:
+        raise ValueError("diversity must be within [0, 1]")
+    n = len(scores)
+    if len(vectors) != n:
+        raise ValueError("one vector (or None) per score")
+    dimension = next((v.shape[0] for v in vectors if v is not None), 0)
+    present = [(i, v) for i, v in enumerate(vectors) if v is not None and v.shape == (dimension,)]
+    rows = [i for i, _ in present]
+    matrix = np.stack([v for _, v in present]).astype(np.float32) if present else None
+    row_of = {index: row for row, index in enumerate(rows)}
+    values = np.asarray(scores, dtype=np.float64)
+    nearest = np.zeros(n)
+    alive = np.ones(n, dtype=bool)
+    picks: list[tuple[int, float]] = []
+    while len(picks) < min(count, n):
+        value = np.where(alive, (1 - diversity) * values - diversity * nearest, -np.inf)
+        best = int(np.argmax(value))  # the first of equals: the better ranked
+        picks.append((best, float(nearest[best])))
+        alive[best] = False
+        if matrix is not None and best in row_of:
+            nearest[rows] = np.maximum(nearest[rows], matrix @ matrix[row_of[best]])
+    return picks

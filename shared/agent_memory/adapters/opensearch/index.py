@@ -166,6 +166,26 @@ class OpenSearchIndex:
                 candidate.vector = cosine if candidate.vector is None else max(candidate.vector, cosine)
         return list(found.values())
 
+    def vectors(self, user: ScopeRef, memory_keys: list[str]) -> dict[str, np.ndarray]:
+        """One request for the few memories a ranking diversifies (their vectors stay out of the candidate
+        requests: a hundred of them per query would be most of the response)."""
+        if not memory_keys:
+            return {}
+        hits = self._search({
+            "size": 2 * len(memory_keys), "_source": ["memory_key", "embedding"],  # a memory may briefly have two
+            "query": {"bool": {"filter": [{"term": {"tenant_id": user.tenant_id}}, {"term": {"user_id": user.user_id}},
+                                          {"terms": {"memory_key": sorted(set(memory_keys))}}]}},
+        })
+        found: dict[str, np.ndarray] = {}
+        for hit in hits:
+            source = hit.get("_source") or {}
+            if source.get("embedding"):
+                vector = np.asarray(source["embedding"], dtype=np.float32)
+                norm = float(np.linalg.norm(vector))
+                if norm > 0:
+                    found[str(source["memory_key"])] = vector / norm
+        return found
+
     def _share_with_neighbours(self, user: ScopeRef, query: CandidateQuery, found: dict[str, Candidate]) -> None:
         """The serverless tier's neighbour sharing (domain/neighbours.py) over the lexical hits: their
         conversation neighbours are fetched, then every one adds `neighbour_share` of its best neighbour's

@@ -1,0 +1,108 @@
+"""Diversified search results: maximal marginal relevance over the best-ranked memories, on both the
+in-process index's vectors and vectors the index is asked for."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from agent_memory.bootstrap import build_services
+from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
+from agent_memory.domain.vectors import encode_vector
+from agent_memory.services.search import SearchRequest
+from agent_memory.settings import Settings
+from tests.fakes import InMemoryMemoryStore
+
+USER = ScopeRef(tenant_id="t", user_id="u")
+START = datetime(2026, 3, 1, tzinfo=UTC)
+# Two memories say the same thing; the third is about the same city, and something else.
+REPEATED = "The user moved to Hong Kong in March with the family"
+REPEATED_AGAIN = "The user moved to Hong Kong in March with the whole family"
+OTHER = "The family chose a school in Hong Kong for the daughter"
+
+
+class HashingEmbedder:
+    """Bag-of-words vectors (each word hashed to one of 64 dimensions): texts sharing words are similar."""
+
+    model_id, dimension = "hashing-test", 64
+
+    def _vector(self, text: str) -> np.ndarray:
+        vector = np.zeros(self.dimension, dtype=np.float32)
+        for word in re.findall(r"\w+", text.lower()):
+            vector[int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dimension] += 1.0
+        return vector / max(float(np.linalg.norm(vector)), 1.0)
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        return np.stack([self._vector(t) for t in texts]) if texts else np.zeros((0, self.dimension), np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._vector(text)
+
+
+def services(diversity: float, embedder: HashingEmbedder | None = None):
+    embedder = embedder or HashingEmbedder()
+    store = InMemoryMemoryStore()
+    for i, content in enumerate([REPEATED, REPEATED_AGAIN, OTHER]):
+        store.save(USER, NewMemory(memory_type=MemoryType.FACT, content=content, importance=70,
+                                   created_at=START + timedelta(days=i),
+                                   embedding=encode_vector(embedder.embed_documents([content])[0]),
+                                   embedding_model=embedder.model_id))
+    settings = Settings(memory_table_name="x", memory_search_diversity=diversity)
+    return build_services(settings, store=store, embedder=embedder, synonyms=None)
+
+
+def search(built, mode: str = "hybrid"):
+    return built.search.search(USER, SearchRequest(query="Hong Kong family", limit=3,
+                                                   min_relevance_score=0.0, search_mode=mode)).results
+
+
+def test_by_score_alone_the_two_repeats_come_first():
+    results = search(services(0.0))
+    assert [r.summary for r in results][:2] in ([REPEATED, REPEATED_AGAIN], [REPEATED_AGAIN, REPEATED])
+    assert all(r.score_breakdown.redundancy == 0.0 for r in results)
+    assert [r.relevance_score for r in results] == sorted((r.relevance_score for r in results), reverse=True)
+
+
+def test_diversified_the_memory_that_adds_something_comes_before_the_repeat():
+    results = search(services(0.4))
+    assert results[1].summary == OTHER
+    assert results[0].score_breakdown.redundancy == 0.0
+    # The repeat comes last, and its breakdown says why: it is all but the first result again.
+    assert results[2].score_breakdown.redundancy > 0.9 > results[1].score_breakdown.redundancy
+    assert results[2].relevance_score > results[1].relevance_score  # the scores themselves are unchanged
+
+
+def test_keyword_mode_has_no_vectors_and_keeps_the_score_order():
+    results = search(services(0.4), mode="keyword")
+    assert all(r.score_breakdown.redundancy == 0.0 for r in results)
+    assert [r.relevance_score for r in results] == sorted((r.relevance_score for r in results), reverse=True)
+
+
+def test_a_ranking_without_the_candidates_vectors_asks_the_index_for_them(monkeypatch):
+    built = services(0.4)
+    asked: list[list[str]] = []
+    index = built.search._index
+    given = index.vectors
+
+    def vectors(user, keys):
+        asked.append(keys)
+        return given(user, keys)
+
+    candidates = index.candidates
+
+    def without_embeddings(user, query):  # as the OpenSearch tier proposes them
+        return [c.model_copy(update={"embedding": None}) for c in candidates(user, query)]
+
+    monkeypatch.setattr(index, "candidates", without_embeddings)
+    monkeypatch.setattr(index, "vectors", vectors)
+    results = search(built)
+    assert results[1].summary == OTHER and len(asked) == 1 and len(asked[0]) == 3
+
+
+def test_the_setting_is_bounded():
+    with pytest.raises(ValueError, match="memory_search_diversity"):
+        Settings(memory_table_name="x", memory_search_diversity=1.5)
