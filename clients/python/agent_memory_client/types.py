@@ -192,6 +192,7 @@ class ScoreBreakdown(TypedDict):
     type_priority: float
     final: float
     matched_keywords: list[str]
+    redundancy: float  # highest cosine similarity to a result above it (results come diversified)
 
 
 class SearchResult(TypedDict):

@@ -86,6 +86,10 @@ function resultCard(result, index) {
     text("p", result.content_preview || result.summary, { class: "result-content" }),
     breakdown.matched_keywords?.length
       ? h("p", { class: "keywords" }, "matched: ", breakdown.matched_keywords.map((k) => chip(k, "keyword"))) : null,
+    // Results come in diversified order: one much like a result above gives way to one that adds something.
+    breakdown.redundancy > 0
+      ? h("p", { class: "muted small", title: "highest cosine similarity to a result ranked above this one" },
+        `similarity to a result above: ${formatScore(breakdown.redundancy)}`) : null,
     h("div", { class: "breakdown", role: "group", "aria-label": `Score breakdown of result ${index + 1}` },
       PARTS.map(([name, label]) => bar({ label, value: Number(breakdown[name] ?? 0), max: 1 })),
       bar({ label: "final", value: Number(breakdown.final ?? result.relevance_score), max: 1, tone: "final" })),
