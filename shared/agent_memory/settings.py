@@ -67,16 +67,16 @@ class Settings(BaseSettings):
     memory_search_text_similarity_weight: float = Field(default=0.6, ge=0, le=1)
     memory_search_time_decay_weight: float = Field(default=0.2, ge=0, le=1)
     memory_search_half_life_days: float = Field(default=30, gt=0)
-    # The next three were chosen by two-fold cross-validation on the retrieval dev sets
+    # The next four were chosen by two-fold cross-validation on the retrieval dev sets
     # (benchmarks/retrieval_cv.py; docs/benchmarks.md).
     # Within text similarity in hybrid mode: BM25's share (the rest is vector similarity).
     memory_search_lexical_share: float = Field(default=0.35, ge=0, le=1)
     # Time's weight in relevance when the query names a period ("in July 2023", "上个月"): closeness to that
     # period then replaces recency. 0 = recency only, whatever the query says.
-    memory_search_time_cue_weight: float = Field(default=0.2, ge=0, le=1)
+    memory_search_time_cue_weight: float = Field(default=0.4, ge=0, le=1)
     # The share of a conversation neighbour's keyword score (the turn before, or a turn answering it) a
     # transcript turn adds to its own. 0 = off.
-    memory_search_neighbour_share: float = Field(default=0.7, ge=0, le=1)
+    memory_search_neighbour_share: float = Field(default=0.5, ge=0, le=1)
     # Results in maximal-marginal-relevance order: the weight of a result's highest cosine similarity to
     # the results above it, against its score (over the best 20; semantic and hybrid modes). 0 = by score.
     memory_search_diversity: float = Field(default=0.4, ge=0, le=1)

@@ -180,7 +180,7 @@ def search(user_id: str, query: str, *, search_mode: SearchMode | None = None,
     """Hybrid keyword and vector search with filters and a score breakdown (`POST .../memories/search`).
 
     `search_mode` semantic, keyword or hybrid; `limit` 1-20 (default 5); `time_range` (start, end) on
-    `created_at`; `min_relevance_score` default 0.375.
+    `created_at`; `min_relevance_score` default 0.3.
     """
     body = compact(query=query, search_mode=search_mode, keywords=list(keywords) if keywords is not None else None,
                    memory_types=list(memory_types) if memory_types is not None else None,
