@@ -1,7 +1,9 @@
 """Scale: search, load_context and inject for one user with 100, 1,000 and 10,000 memories (make bench-scale).
 
 Per size, in the service layer, against a table in AWS's DynamoDB Local (--backend moto for in-process moto):
-  search warm                the container's index is built: embed the query, rank (hybrid, 10 results)
+  search warm                the container's index is built: embed the query, rank (hybrid, 10 results); every
+                             timed call of every scenario asks a question not asked before in the run, so none is
+                             answered from the query-embedding cache
   search cold (no snapshot)  fresh services per call (build_services; the embedder already loaded), snapshots
                              off: the whole partition is read and indexed, then the search runs
   search cold (snapshot)     the same with the snapshot of the current version saved: it is loaded instead
@@ -33,7 +35,7 @@ import resource
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -162,7 +164,7 @@ def seed(services: Any, user: Any, size: int, texts: Sequence[str], vectors: Any
 
 
 def run_size(size: int, *, args: argparse.Namespace, client: Any, settings: Any, embedder: Any, warm: Any,
-             texts: Sequence[str], queries: Sequence[str], vectors: Any) -> dict[str, Any]:
+             texts: Sequence[str], queries: Iterator[str], vectors: Any) -> dict[str, Any]:
     from agent_memory.adapters.dynamodb.index_snapshots import CHUNK_BYTES, DynamoIndexSnapshotStore
     from agent_memory.api.inject_models import InjectionRequest
     from agent_memory.bootstrap import build_services
@@ -179,16 +181,15 @@ def run_size(size: int, *, args: argparse.Namespace, client: Any, settings: Any,
                               embedder=embedder)
 
     def search(services: Any, i: int) -> Any:
-        return services.search.search(user, SearchRequest(query=queries[i % len(queries)], limit=10))
+        return services.search.search(user, SearchRequest(query=next(queries), limit=10))
 
-    messages = iter(unique_texts(queries, 3 * args.runs + 2 * args.cold_runs + 10, start=size % len(queries)))
     state, past = caller_state(int(time.time() * 1000)), history(unique_texts(texts, 20, start=len(texts) // 2), 10)
 
     def inject(services: Any) -> Any:
         _quiet_metrics()
         return services.inject.inject(user, InjectionRequest(
             user_id=user.user_id, conversation_id=f"scale-{size}", messages=past,
-            current_user_message=next(messages), **state))
+            current_user_message=next(queries), **state))
 
     rows: dict[str, dict[str, float]] = {}
     rss_before, started = rss_mb(), time.perf_counter()
@@ -197,7 +198,7 @@ def run_size(size: int, *, args: argparse.Namespace, client: Any, settings: Any,
     warm.index.flush()  # its snapshot is saved in the background: not while the warm rows are timed
     rows["search warm"] = timed_runs(f"{size}: search warm", args.runs, lambda i: search(warm, i))
     rows["load_context"] = timed_runs(f"{size}: load_context", args.runs, lambda i: warm.load.load_context(
-        user, queries[i % len(queries)], 20))
+        user, next(queries), 20))
     rows["inject warm"] = timed_runs(f"{size}: inject warm", args.runs, lambda i: inject(warm))
 
     rows["search cold (no snapshot)"], _ = cold_runs(f"{size}: search cold, no snapshot", args.cold_runs,
@@ -355,11 +356,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     from agent_memory.adapters.embeddings import build_embedder
     from agent_memory.bootstrap import build_services
     from agent_memory.settings import Settings
+    from benchmarks.inject import unique_texts
     from benchmarks.retrieval import machine_info
     from local.template import create_tables
 
     settings = Settings(memory_table_name="bench-scale")
-    texts, queries, _ = corpus()
+    texts, questions, _ = corpus()
+    # Every timed call asks something not asked before in this process: the embedder's query cache (shared by
+    # the simulated containers, as the loaded model is) would otherwise answer a repeat without embedding it.
+    queries = iter(unique_texts(questions, len(sizes) * (3 * args.runs + 3 * args.cold_runs + 10)))
     started = time.perf_counter()
     embedder = build_embedder(settings)
     vectors = embedder.embed_documents(list(texts[:args.distinct])) if embedder is not None else None
