@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
 import threading
 import time
 from datetime import UTC, date, datetime
 from typing import Any
+
+import numpy as np
 
 from agent_memory.domain.keys import active_shard, new_memory_key, partition_key
 from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogKey, LogMessage, WeeklyReport
@@ -310,3 +314,27 @@ class FakeSqs:
         failed = [{"Id": e["Id"], "Code": "InternalError", "SenderFault": self._sender_fault}
                   for e in Entries if e["Id"] in refused]
         return {"Successful": [{"Id": e["Id"]} for e in Entries if e["Id"] not in refused], "Failed": failed}
+
+
+class HashingEmbedder:
+    """Bag-of-words vectors (each word hashed to one of `dimension` dimensions): texts sharing words are
+    similar. Records the queries it embeds."""
+
+    model_id = "hashing-test"
+
+    def __init__(self, dimension: int = 64) -> None:
+        self.dimension = dimension
+        self.queries: list[str] = []
+
+    def _vector(self, text: str) -> np.ndarray:
+        vector = np.zeros(self.dimension, dtype=np.float32)
+        for word in re.findall(r"\w+", text.lower()):
+            vector[int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dimension] += 1.0
+        return vector / max(float(np.linalg.norm(vector)), 1.0)
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        return np.stack([self._vector(t) for t in texts]) if texts else np.zeros((0, self.dimension), np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        self.queries.append(text)
+        return self._vector(text)

@@ -3,13 +3,10 @@ for the request. Same blocks as the plain wiring, one version read and one embed
 
 from __future__ import annotations
 
-import hashlib
-import re
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import numpy as np
 import pytest
 
 from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
@@ -22,6 +19,7 @@ from agent_memory.domain.vectors import encode_vector
 from agent_memory.services.blocks.registry import default_sources
 from agent_memory.services.inject import InjectService
 from agent_memory.settings import Settings
+from tests import fakes
 from tests.fakes import InMemoryMemoryStore
 
 USER = ScopeRef(tenant_id="t-overlap", user_id="u")
@@ -30,27 +28,11 @@ TOPICS = ["applying for the TTPS visa", "a flat in Kowloon", "schools for two ch
           "learning Cantonese", "moving the family in spring", "the QMAS points test", "a savings plan"]
 
 
-class HashingEmbedder:
-    """Bag-of-words vectors (each word hashed to one of 32 dimensions): texts sharing words are similar.
-    Counts the queries it embeds."""
-
-    model_id, dimension = "hashing-test", 32
+class HashingEmbedder(fakes.HashingEmbedder):
+    """The shared bag-of-words fake at 32 dimensions."""
 
     def __init__(self) -> None:
-        self.queries: list[str] = []
-
-    def _vector(self, text: str) -> np.ndarray:
-        vector = np.zeros(self.dimension, dtype=np.float32)
-        for word in re.findall(r"\w+", text.lower()):
-            vector[int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dimension] += 1.0
-        return vector / max(float(np.linalg.norm(vector)), 1.0)
-
-    def embed_documents(self, texts: list[str]) -> np.ndarray:
-        return np.stack([self._vector(t) for t in texts]) if texts else np.zeros((0, self.dimension), np.float32)
-
-    def embed_query(self, text: str) -> np.ndarray:
-        self.queries.append(text)
-        return self._vector(text)
+        super().__init__(dimension=32)
 
 
 class CountingStore(InMemoryMemoryStore):

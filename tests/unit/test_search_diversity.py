@@ -3,11 +3,8 @@ in-process index's vectors and vectors the index is asked for."""
 
 from __future__ import annotations
 
-import hashlib
-import re
 from datetime import UTC, datetime, timedelta
 
-import numpy as np
 import pytest
 
 from agent_memory.bootstrap import build_services
@@ -15,7 +12,7 @@ from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.vectors import encode_vector
 from agent_memory.services.search import SearchRequest
 from agent_memory.settings import Settings
-from tests.fakes import InMemoryMemoryStore
+from tests.fakes import HashingEmbedder, InMemoryMemoryStore
 
 USER = ScopeRef(tenant_id="t", user_id="u")
 START = datetime(2026, 3, 1, tzinfo=UTC)
@@ -23,24 +20,6 @@ START = datetime(2026, 3, 1, tzinfo=UTC)
 REPEATED = "The user moved to Hong Kong in March with the family"
 REPEATED_AGAIN = "The user moved to Hong Kong in March with the whole family"
 OTHER = "The family chose a school in Hong Kong for the daughter"
-
-
-class HashingEmbedder:
-    """Bag-of-words vectors (each word hashed to one of 64 dimensions): texts sharing words are similar."""
-
-    model_id, dimension = "hashing-test", 64
-
-    def _vector(self, text: str) -> np.ndarray:
-        vector = np.zeros(self.dimension, dtype=np.float32)
-        for word in re.findall(r"\w+", text.lower()):
-            vector[int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dimension] += 1.0
-        return vector / max(float(np.linalg.norm(vector)), 1.0)
-
-    def embed_documents(self, texts: list[str]) -> np.ndarray:
-        return np.stack([self._vector(t) for t in texts]) if texts else np.zeros((0, self.dimension), np.float32)
-
-    def embed_query(self, text: str) -> np.ndarray:
-        return self._vector(text)
 
 
 def services(diversity: float, embedder: HashingEmbedder | None = None):
