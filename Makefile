@@ -31,7 +31,7 @@ help:
 	@echo "make bench-local       \`make run\` over HTTP: import, whole-stack RSS, search (START=1 starts one; benchmarks/results/local_stack.json)"
 	@echo "make bench-peers       mem0 OSS beside us on LoCoMo dev: hit@k, p50/p95, ours / mem0 (own venv .venv-peers; benchmarks/results/peers.json)"
 
-$(VENV)/.installed: requirements-dev.txt shared/requirements.txt functions/docs/requirements.txt clients/python/pyproject.toml
+$(VENV)/.installed: requirements-dev.txt shared/requirements.txt layers/opensearch/requirements.txt functions/docs/requirements.txt clients/python/pyproject.toml
 	@test -n "$(PYTHON312)" || { echo "Python 3.12 not found: install it (pyenv install 3.12.1) or set PYTHON312=/path/to/python3.12"; exit 1; }
 	$(PYTHON312) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
