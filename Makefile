@@ -11,11 +11,13 @@ SAM := $(SAM_VENV)/bin/sam
 PORT ?= 3000
 export PYTHONPATH := $(CURDIR)/shared:$(CURDIR)
 
-.PHONY: help install prerequisites dynamodb-local run reset rollup invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval bench-inject bench-log bench-local bench-extract bench-peers reindex clean fuzz mcp
+.PHONY: help install prerequisites dynamodb-local opensearch-node opensearch run reset rollup invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval bench-inject bench-log bench-local bench-extract bench-peers reindex clean fuzz mcp
 
 help:
 	@echo "make run      serve the API on http://127.0.0.1:$(PORT) (DynamoDB Local, data in .data/; offline LLM; PORT= overrides)"
+	@echo "make run SEARCH=opensearch   the same, searching a real local OpenSearch node fed by the table's stream"
 	@echo "make reset    wipe the local stack's data (.data/)"
+	@echo "make opensearch   a real single-node OpenSearch 2.19 with k-NN on OPENSEARCH_PORT (9200), data in .data/opensearch"
 	@echo "make test     lint, types, unit + integration + e2e tests, template lint (cfn-lint)"
 	@echo "make mcp MEMORY_USER=u   the MCP server (stdio) for user u against the API on PORT (MCP_TRANSPORT=http for remote)"
 	@echo "make fuzz     schemathesis over every operation of the OpenAPI document against a fresh local stack (EXAMPLES=25)"
@@ -75,11 +77,27 @@ $(DDB_LOCAL)/.installed:
 
 dynamodb-local: $(DDB_LOCAL)/.installed
 
+# A real OpenSearch 2.19 node with the k-NN plugin, from Maven Central only (local/opensearch: a pom.xml and one
+# Java class; Maven keeps its downloads in ~/.m2). The tests, `make run SEARCH=opensearch` and the benchmarks use it.
+OS_NODE := local/opensearch/target
+$(OS_NODE)/.built: local/opensearch/pom.xml local/opensearch/src/main/java/agentmemory/local/OpenSearchNode.java
+	@command -v mvn >/dev/null || { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing maven (apt-get)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven >/dev/null; \
+	  else echo "the local OpenSearch node needs Maven: sudo apt-get install maven (macOS: brew install maven)"; exit 1; fi; }
+	mvn -q -B -f local/opensearch/pom.xml package -DskipTests
+	touch $@
+
+opensearch-node: $(OS_NODE)/.built
+
+OPENSEARCH_PORT ?= 9200
+opensearch: $(VENV)/.installed prerequisites $(OS_NODE)/.built
+	$(PY) -m local.opensearch_node --port $(OPENSEARCH_PORT)
+
 install: $(VENV)/.installed
 
 run: $(VENV)/.installed prerequisites
-	@$(MAKE) --no-print-directory dynamodb-local
-	$(PY) -m local.stack --port $(PORT)
+	@$(MAKE) --no-print-directory dynamodb-local $(if $(filter opensearch,$(SEARCH)),opensearch-node)
+	$(PY) -m local.stack --port $(PORT) $(if $(SEARCH),--search $(SEARCH))
 
 # Wipe what `make run` keeps (the table, work queued at the last stop); refused while it runs.
 reset:
@@ -123,14 +141,15 @@ layer-size: $(VENV)/.installed
 test-unit: $(VENV)/.installed
 	$(PY) -m pytest tests/unit -q
 
-test-integration: $(VENV)/.installed $(DDB_LOCAL)/.installed
+test-integration: $(VENV)/.installed $(DDB_LOCAL)/.installed $(OS_NODE)/.built
 	$(PY) -m pytest tests/integration -q
 
 test-e2e: $(VENV)/.installed
 	$(PY) -m pytest tests/e2e -q
 
-test: lint typecheck validate $(DDB_LOCAL)/.installed
-	$(PY) -m pytest -q
+# REQUIRE_REAL_ENGINES: a test needing DynamoDB Local or the OpenSearch node fails instead of skipping.
+test: lint typecheck validate $(DDB_LOCAL)/.installed $(OS_NODE)/.built
+	REQUIRE_REAL_ENGINES=1 $(PY) -m pytest -q
 
 # The MCP server for one user against the API on 127.0.0.1:$(PORT), on stdio (nothing else may reach stdout:
 # set-up output goes to stderr); MCP_TRANSPORT=http serves streamable HTTP on MCP_PORT instead.

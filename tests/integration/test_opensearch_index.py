@@ -1,14 +1,13 @@
-"""The OpenSearch tier against osmem-server (in-memory, OpenSearch-compatible), and against a real
-OpenSearch when OPENSEARCH_URL is set (e.g. http://localhost:9200; skipped otherwise).
+"""The OpenSearch tier against a real OpenSearch 2.19 with the k-NN plugin (the local node, started once per
+test run, or OPENSEARCH_URL) and against osmem-server (in-memory, OpenSearch-compatible).
 
-osmem-server cannot run kNN queries, so there the kNN request is captured and checked against
-the documented k-NN query format; against a real OpenSearch it runs for real.
+osmem-server cannot run kNN queries, so there the kNN request is captured and checked against the documented
+k-NN query format; on the real engine it runs for real.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -61,10 +60,7 @@ def backend(request: pytest.FixtureRequest) -> Iterator[tuple[str, Any]]:
         clone = request.getfixturevalue("osmem_clone")
         yield "osmem", OpenSearch(hosts=[clone.url])
         return
-    url = os.environ.get("OPENSEARCH_URL")
-    if not url:
-        pytest.skip("OPENSEARCH_URL not set: no real OpenSearch to run the contract against")
-    client = OpenSearch(hosts=[url], verify_certs=False, ssl_show_warn=False)
+    client = OpenSearch(hosts=[request.getfixturevalue("opensearch_url")])
     yield "opensearch", client
     client.indices.delete(index="test-mem-*", ignore_unavailable=True)  # type: ignore[call-arg]
 
@@ -379,10 +375,8 @@ def test_cosinesimil_score_maps_back_to_cosine():
     assert cosine_from_score(1.0) == 1.0 and cosine_from_score(0.5) == 0.0 and cosine_from_score(0.0) == -1.0
 
 
-def test_given_real_opensearch_then_knn_finds_the_nearest_of_this_user_only(backend, alias, settle, user):
-    kind, client = backend
-    if kind != "opensearch":
-        pytest.skip("osmem-server cannot run kNN queries (covered by the request-format test)")
+def test_given_real_opensearch_then_knn_finds_the_nearest_of_this_user_only(opensearch_url, alias, user):
+    client = OpenSearch(hosts=[opensearch_url])
     ensure_index(client, alias, DIM)
     index = OpenSearchIndex(client=client, alias=alias)
     embedder = HashEmbedder()
@@ -390,7 +384,7 @@ def test_given_real_opensearch_then_knn_finds_the_nearest_of_this_user_only(back
     stranger = ScopeRef(tenant_id=user.tenant_id, user_id=f"{user.user_id}-other")
     index.bulk_upsert([near, memory(user, "用户喜欢跑步", embedder=embedder),
                        memory(stranger, "用户想移居香港", embedder=embedder)])
-    settle(alias)
+    client.indices.refresh(index=alias)
 
     found = index.candidates(user, CandidateQuery(text="", vector=embedder.embed_query("用户想移居香港"), k=1))
 

@@ -1,15 +1,16 @@
-"""One contract for both search tiers: the same memories, the same requests, the same answers.
+"""One contract for every search tier: the same memories, the same requests, the same answers.
 
-Lexical (keyword-mode) searches, because osmem-server cannot run kNN; against a real OpenSearch
-(OPENSEARCH_URL) the same contract runs too. The ranking layer is shared, so the tiers may differ
-only in which candidates they propose.
+The tiers: serverless (in the function), a real OpenSearch 2.19 with the k-NN plugin (local/opensearch_node.py,
+started once per test run) and osmem-server (in-memory, OpenSearch-compatible, no kNN: keyword mode only). The
+ranking layer is shared, so the tiers may differ only in which candidates they propose. Semantic and hybrid
+searches use a bag-of-words embedder, so texts sharing words are near.
 """
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -21,29 +22,34 @@ from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.services.search import SearchRequest
 from agent_memory.settings import Settings
 from tests.conftest import TABLE
+from tests.fakes import HashingEmbedder
 
 ALICE = ScopeRef(tenant_id="acme", user_id="alice")
 MALLORY = ScopeRef(tenant_id="evil", user_id="alice")
+BOB = ScopeRef(tenant_id="acme", user_id="bob")
+ALL_MODES = ("keyword", "semantic", "hybrid")
 
 
 @pytest.fixture(params=["serverless", "osmem", "opensearch"])
 def services(request: pytest.FixtureRequest, dynamodb_client: Any) -> Iterator[Any]:
     settings = Settings(memory_table_name=TABLE, embedding_provider="none")
     index = None
+    embedder: HashingEmbedder | None = HashingEmbedder()
     if request.param != "serverless":
         from opensearchpy import OpenSearch
 
         if request.param == "osmem":
             client = OpenSearch(hosts=[request.getfixturevalue("osmem_clone").url])
-        elif os.environ.get("OPENSEARCH_URL"):
-            client = OpenSearch(hosts=[os.environ["OPENSEARCH_URL"]], verify_certs=False, ssl_show_warn=False)
+            embedder = None  # osmem-server cannot run kNN
         else:
-            pytest.skip("OPENSEARCH_URL not set: no real OpenSearch to run the contract against")
+            client = OpenSearch(hosts=[request.getfixturevalue("opensearch_url")])
         alias = f"test-mem-{uuid.uuid4().hex[:8]}"
-        ensure_index(client, alias, None)
+        ensure_index(client, alias, embedder.dimension if embedder else None)
         index = OpenSearchIndex(client=client, alias=alias)
-    built = build_services(settings, dynamodb_client=dynamodb_client, embedder=None, index=index)
-    yield built, index, request.param
+    built = build_services(settings, dynamodb_client=dynamodb_client, embedder=embedder, index=index)
+    yield built, index, ALL_MODES if embedder is not None else ("keyword",)
+    if index is not None and request.param == "opensearch":
+        index._client.indices.delete(index=f"{index._alias}-v*")
 
 
 def save(built: Any, index: OpenSearchIndex | None, user: ScopeRef, content: str, **extra: Any) -> None:
@@ -53,30 +59,34 @@ def save(built: Any, index: OpenSearchIndex | None, user: ScopeRef, content: str
         index.upsert(result.memory)
         if result.superseded is not None:
             index.delete(user.tenant_id, user.user_id, result.superseded.memory_key)
-    _refresh(index)
+        index._client.indices.refresh(index=index._alias)  # only the test refreshes; the adapter never does
 
 
-def _refresh(index: OpenSearchIndex | None) -> None:
-    if index is not None and os.environ.get("OPENSEARCH_URL"):
-        index._client.indices.refresh(index=index._alias)  # only a real cluster needs it; the adapter never does
-
-
-def contents(built: Any, user: ScopeRef, **request: Any) -> list[str]:
-    output = built.search.search(user, SearchRequest(search_mode="keyword", min_relevance_score=0, limit=10,
-                                                     **request))
+def contents(built: Any, user: ScopeRef, mode: str = "keyword", **request: Any) -> list[str]:
+    output = built.search.search(user, SearchRequest(search_mode=mode, min_relevance_score=0, limit=10, **request))
     return [r.content_preview for r in output.results]
 
 
 @pytest.fixture
 def seeded(services: Any) -> Any:
-    built, index, _ = services
-    save(built, index, ALICE, "对高才通B类非常感兴趣", memory_type=MemoryType.INTENT, category="TTPS")
+    """The services, with `modes`: the search modes this tier runs."""
+    built, index, modes = services
+    save(built, index, ALICE, "对高才通B类非常感兴趣", memory_type=MemoryType.INTENT, category="TTPS",
+         created_at=datetime(2025, 3, 1, tzinfo=UTC))
     save(built, index, ALICE, "用户32岁", field="age")
     save(built, index, ALICE, "用户33岁", field="age")
-    save(built, index, ALICE, "I play tennis every Sunday", memory_type=MemoryType.PREFERENCE)
-    save(built, index, ALICE, "My sister lives in Toronto")
-    save(built, index, MALLORY, "mallory also plays tennis")
-    return built
+    save(built, index, ALICE, "I play tennis every Sunday", memory_type=MemoryType.PREFERENCE,
+         created_at=datetime(2025, 6, 1, tzinfo=UTC))
+    save(built, index, ALICE, "My sister lives in Toronto", created_at=datetime(2024, 1, 1, tzinfo=UTC))
+    save(built, index, ALICE, "My sister plays tennis in Toronto", created_at=datetime(2023, 1, 1, tzinfo=UTC))
+    save(built, index, MALLORY, "mallory also plays tennis every Sunday")
+    save(built, index, BOB, "bob plays tennis every Sunday")
+    return Seeded(built, modes)
+
+
+class Seeded:
+    def __init__(self, built: Any, modes: tuple[str, ...]) -> None:
+        self.search, self.modes = built.search, modes
 
 
 def test_chinese_prefix_and_english_stems(seeded):
@@ -84,19 +94,38 @@ def test_chinese_prefix_and_english_stems(seeded):
     assert contents(seeded, ALICE, query="playing tennis")[0] == "I play tennis every Sunday"
 
 
+def test_every_mode_finds_the_memory_sharing_the_query_words(seeded):
+    for mode in seeded.modes:
+        assert contents(seeded, ALICE, mode, query="tennis every Sunday")[0] == "I play tennis every Sunday", mode
+
+
 def test_superseded_never_current(seeded):
-    found = contents(seeded, ALICE, query="用户 岁")
-    assert "用户33岁" in found and "用户32岁" not in found
+    for mode in seeded.modes:
+        found = contents(seeded, ALICE, mode, query="用户 岁 用户33岁 用户32岁")
+        assert "用户33岁" in found and "用户32岁" not in found, mode
 
 
-def test_filters(seeded):
-    assert contents(seeded, ALICE, query="tennis sister", memory_types=[MemoryType.PREFERENCE]) == [
-        "I play tennis every Sunday"]
+def test_memory_type_filter_in_every_mode(seeded):
+    for mode in seeded.modes:
+        assert contents(seeded, ALICE, mode, query="tennis sister Toronto",
+                        memory_types=[MemoryType.PREFERENCE]) == ["I play tennis every Sunday"], mode
 
 
-def test_tenant_isolation(seeded):
-    assert "mallory also plays tennis" not in contents(seeded, ALICE, query="tennis")
-    assert contents(seeded, MALLORY, query="tennis") == ["mallory also plays tennis"]
+def test_time_range_filter_in_every_mode(seeded):
+    window = (datetime(2023, 6, 1, tzinfo=UTC), datetime(2025, 4, 1, tzinfo=UTC))
+    for mode in seeded.modes:
+        found = contents(seeded, ALICE, mode, query="sister tennis Toronto Sunday", time_range=window)
+        assert found[0] == "My sister lives in Toronto", mode
+        assert set(found) <= {"My sister lives in Toronto", "对高才通B类非常感兴趣"}, mode  # the two inside it
+
+
+def test_tenant_and_user_isolation_in_every_mode(seeded):
+    for mode in seeded.modes:
+        mine = contents(seeded, ALICE, mode, query="plays tennis every Sunday")
+        assert not {"mallory also plays tennis every Sunday", "bob plays tennis every Sunday"} & set(mine), mode
+        assert contents(seeded, MALLORY, mode, query="plays tennis every Sunday") == [
+            "mallory also plays tennis every Sunday"], mode
+        assert contents(seeded, BOB, mode, query="plays tennis every Sunday") == ["bob plays tennis every Sunday"], mode
 
 
 def test_a_question_is_found_through_the_turn_answering_it_and_never_another_users(services):

@@ -13,6 +13,7 @@ import argparse
 import hashlib
 import json
 import sys
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -140,6 +141,23 @@ def indexed_documents(client: Any, index: str) -> dict[str, str]:
         body["search_after"] = hits[-1]["sort"]
 
 
+def make_searchable(client: Any, index: str, documents: int, *, timeout: float = 120.0) -> None:
+    """Wait until what was written to `index` can be searched: a refresh where the engine has one (a domain, a
+    local node); OpenSearch Serverless has none and makes writes searchable within seconds, so there the count
+    is polled until it reaches `documents`. The reindex reads its first pass back: unsearchable writes would
+    look missing, be embedded again, and hide the documents the catch-up must delete."""
+    try:
+        client.indices.refresh(index=index)
+        return
+    except Exception:  # Serverless: no refresh API
+        pass
+    deadline = time.monotonic() + timeout
+    while int(client.count(index=index)["count"]) < documents:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{index}: fewer than {documents} documents searchable after {timeout:g} s")
+        time.sleep(1.0)
+
+
 def _index_table(dynamodb_client: Any, table_name: str, index: OpenSearchIndex, embedder: Embedder | None,
                  *, unchanged: dict[str, str] | None = None) -> set[str]:
     """Upsert every current memory of the table, except those indexed exactly as they are now
@@ -179,8 +197,9 @@ def reindex_from_table(dynamodb_client: Any, table_name: str, os_client: Any, al
     new_index = _new_index_name(alias)
     os_client.indices.create(index=new_index, body=index_body(embedder.dimension if embedder else None,
                                                                engine=engine))
-    _index_table(dynamodb_client, table_name, OpenSearchIndex(client=os_client, alias=new_index,
-                                                              custom_ids=custom_ids), embedder)
+    first_pass = _index_table(dynamodb_client, table_name, OpenSearchIndex(client=os_client, alias=new_index,
+                                                                           custom_ids=custom_ids), embedder)
+    make_searchable(os_client, new_index, len(first_pass))
     old_index = _alias_target(os_client, alias)
     actions: list[dict[str, Any]] = [{"add": {"index": new_index, "alias": alias}}]
     if old_index is not None:
