@@ -217,10 +217,10 @@ bench-peers: $(VENV)/.installed $(DDB_LOCAL)/.installed $(PEERS_VENV)/.installed
 bench-scale: $(VENV)/.installed $(DDB_LOCAL)/.installed
 	$(PY) -m benchmarks.scale $(if $(BACKEND),--backend $(BACKEND)) $(if $(SIZES),--sizes $(SIZES))
 
-# Rebuild the OpenSearch index from the table into a new physical index, then swap the alias
-# (needs OPENSEARCH_ENDPOINT, MEMORY_TABLE_NAME and AWS credentials in the environment).
+# Rebuild the OpenSearch index from the table into a new physical index, then swap the alias: of the running
+# `make run SEARCH=opensearch`, or of the deployment OPENSEARCH_ENDPOINT, MEMORY_TABLE_NAME and AWS credentials name.
 reindex: $(VENV)/.installed
-	$(PY) -m agent_memory.adapters.opensearch.admin reindex
+	$(PY) -m local.reindex
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) $(PEERS_VENV) .aws-sam .pytest_cache .ruff_cache .mypy_cache

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -25,9 +26,14 @@ class LocalSettings(BaseSettings):
     # JVM heap of DynamoDB Local (its data lives in SQLite on disk, not on the heap).
     dynamodb_heap_mb: int = Field(default=256, ge=64, validation_alias="LOCAL_DYNAMODB_HEAP_MB")
     llm_provider: str = Field(default="", validation_alias="LLM_PROVIDER")
-    # An OpenSearch endpoint (e.g. osmem-server on loopback) makes OpenSearch the search tier, and the
-    # workers then feed the table's stream to the indexer, as on AWS. Empty: the serverless tier.
+    # The search tier: `opensearch` starts a real OpenSearch node (data under the data dir's opensearch/) unless
+    # OPENSEARCH_ENDPOINT names one already running.
+    search: Literal["serverless", "opensearch"] = Field(default="serverless", validation_alias="SEARCH")
+    # An OpenSearch endpoint makes OpenSearch the search tier, and the workers then feed the table's stream to
+    # the indexer, as on AWS. Empty: the serverless tier, or the node `search=opensearch` starts.
     opensearch_endpoint: str = Field(default="", validation_alias="OPENSEARCH_ENDPOINT")
+    opensearch_port: int = Field(default=9200, ge=1, le=65535, validation_alias="OPENSEARCH_PORT")
+    opensearch_heap_mb: int = Field(default=1024, ge=256, validation_alias="LOCAL_OPENSEARCH_HEAP_MB")
     # Set by the supervisor for its workers process: where DynamoDB Local listens.
     dynamodb_endpoint: str = Field(default="", validation_alias="AWS_ENDPOINT_URL_DYNAMODB")
     # > 0: fire the weekly rollup's schedule this often (demos); WEEK= picks the week it rolls up.

@@ -6,7 +6,9 @@ The stack, each part in its own process, as on AWS:
   saved under the data dir and queued again at the next start;
 - the API front door (local.api), serving concurrent requests to one function on a pool of warm
   containers;
-- the workers (local.workers): every SQS event source of template.yaml, off the request path.
+- the workers (local.workers): every SQS event source of template.yaml, off the request path;
+- with SEARCH=opensearch, a real OpenSearch node (local.opensearch_node), persisted under the data dir: the
+  workers feed it the table's stream through the indexer function, and search, load and inject read it.
 
 A stop (Ctrl-C or SIGTERM) stops the front door first, lets the workers drain the queues for at most
 LOCAL_DRAIN_TIMEOUT_SECONDS, saves what is left, and prints what it did.
@@ -28,7 +30,7 @@ import urllib.request
 from pathlib import Path
 from typing import IO, Any
 
-from local import dynamodb_local
+from local import dynamodb_local, opensearch_node
 from local.processes import die_with_parent, terminate
 from local.queues import LocalQueues
 from local.runtime import local_environment, table_names
@@ -58,6 +60,10 @@ class Stack:
         self.data_dir = settings.data_dir.resolve()
         self.dynamodb = dynamodb_local.DynamoDBLocal(self.data_dir / "dynamodb", heap_mb=settings.dynamodb_heap_mb)
         self.queues = LocalQueues(self.data_dir / "queues")
+        self.opensearch: opensearch_node.OpenSearchNode | None = None
+        if settings.search == "opensearch" and not settings.opensearch_endpoint:
+            self.opensearch = opensearch_node.OpenSearchNode(
+                self.data_dir / "opensearch", port=settings.opensearch_port, heap_mb=settings.opensearch_heap_mb)
         self.api: subprocess.Popen[bytes] | None = None
         self.workers: subprocess.Popen[bytes] | None = None
         self.port = settings.port
@@ -77,8 +83,12 @@ class Stack:
         try:
             self.dynamodb.start(timeout=60)
             create_tables(self.dynamodb.client(), table_names())
+            if self.opensearch is not None:
+                self._start_opensearch(self.opensearch)
             restored = self.queues.start()
             env = self._environment()
+            if self.settings.opensearch_endpoint:
+                self._ensure_index(env)
             self.workers = subprocess.Popen([sys.executable, "-m", "local.workers"], cwd=ROOT, env=env,
                                             start_new_session=True, preexec_fn=_background_child)
             self.api = subprocess.Popen([sys.executable, "-m", "local.api", "--port", str(self.port)], cwd=ROOT,
@@ -89,6 +99,21 @@ class Stack:
             raise
         self._write_state()
         return restored
+
+    def _start_opensearch(self, node: opensearch_node.OpenSearchNode) -> None:
+        try:
+            node.start()
+        except opensearch_node.OpenSearchNodeError as error:
+            raise StackError(str(error)) from None
+        self.settings = self.settings.model_copy(update={"opensearch_endpoint": node.url})
+
+    def _ensure_index(self, env: dict[str, str]) -> None:
+        """The index behind its alias before the first request; a new index is filled from the table (memories
+        saved on the serverless tier, or before the stream's 24 hours), an index of another embedder refused."""
+        done = subprocess.run([sys.executable, "-m", "agent_memory.adapters.opensearch.admin", "ensure", "--backfill"],
+                              cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise StackError(f"the search index could not be prepared:\n{done.stderr.strip()[-2000:]}")
 
     def _lock_data_dir(self) -> None:
         lock = (self.data_dir / "stack.lock").open("a+")
@@ -130,7 +155,10 @@ class Stack:
 
     def _write_state(self) -> None:
         state = {"pid": os.getpid(), "url": self.url, "store": STORE, "data_dir": str(self.data_dir),
+                 "dynamodb": self.dynamodb.endpoint, "tables": table_names(),
+                 "opensearch": self.settings.opensearch_endpoint or None,
                  "processes": {"supervisor (queues)": os.getpid(), "dynamodb-local": self.dynamodb.pid,
+                               "opensearch": self.opensearch.pid if self.opensearch else None,
                                "api": self.api.pid if self.api else None,
                                "workers": self.workers.pid if self.workers else None}}
         (self.data_dir / STATE_FILE).write_text(json.dumps(state, indent=2), encoding="utf-8")
@@ -160,12 +188,21 @@ class Stack:
             report["saved"] = self.queues.save()
             self.queues.stop()
             self.queues.urls = {}
+        if self.opensearch is not None:
+            self.opensearch.stop()
         self.dynamodb.stop()
         (self.data_dir / STATE_FILE).unlink(missing_ok=True)
         if self._lock is not None:
             self._lock.close()
             self._lock = None
         return report
+
+
+def describe_search(stack: Stack) -> str:
+    if not stack.settings.opensearch_endpoint:
+        return "the serverless tier (in the functions)"
+    where = f", data in {stack.opensearch.data_dir}" if stack.opensearch else ""
+    return f"OpenSearch at {stack.settings.opensearch_endpoint}{where}, fed by the table's stream"
 
 
 def describe_stop(report: dict[str, Any]) -> str:
@@ -187,12 +224,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--port", type=int, help="default: PORT, else 3000")
     parser.add_argument("--data-dir", type=Path, help="default: LOCAL_DATA_DIR, else .data/")
+    parser.add_argument("--search", choices=["serverless", "opensearch"], help="default: SEARCH, else serverless")
     args = parser.parse_args()
     overrides: dict[str, Any] = {}
     if args.port is not None:
         overrides["port"] = args.port
     if args.data_dir is not None:
         overrides["LOCAL_DATA_DIR"] = args.data_dir
+    if args.search is not None:
+        overrides["SEARCH"] = args.search
     settings = LocalSettings(**overrides)
     stack = Stack(settings)
     stopped = threading.Event()
@@ -208,6 +248,7 @@ def main() -> int:
     print(f"agent-memory local API on {stack.url}\n"
           f"  table: {STORE} at {stack.dynamodb.endpoint}, data in {stack.data_dir} (make reset wipes it)\n"
           f"  queues: moto SQS at {stack.queues.endpoint}; workers in their own process\n"
+          f"  search: {describe_search(stack)}\n"
           f"Ctrl-C stops (draining the queues for at most {settings.drain_timeout_seconds:g} s)", flush=True)
     failed = None
     while not stopped.wait(0.5):

@@ -5,7 +5,9 @@ shapes them), and resume after the last record a batch finished.
 Where each shard was left is kept in a checkpoint file under the data dir, so a restart neither loses
 nor repeats records (DynamoDB Local keeps a stream's records for 24 hours, as DynamoDB does). A batch
 whose function fails, or reports item failures, is retried from the first failed record, up to the
-event's MaximumRetryAttempts; then a note of it goes to the on-failure queue and the shard moves on.
+event's MaximumRetryAttempts (-1: no limit) and while its oldest record is younger than MaximumRecordAgeInSeconds
+(-1: no limit), waiting longer after each failure, up to RETRY_MAX_SECONDS; then a note of it goes to the
+on-failure queue and the shard moves on.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from local.template import StreamEventSource
 
 POLL_SECONDS = 1.0
 RETRY_SECONDS = 1.0
+RETRY_MAX_SECONDS = 10.0
 
 
 def lambda_record(record: dict[str, Any], stream_arn: str) -> dict[str, Any]:
@@ -135,12 +138,19 @@ class StreamPoller:
                 return
             records = records[failed_at:]
             attempts += 1
-            if attempts > self.source.maximum_retry_attempts:
+            if self._exhausted(attempts, records[0]):
                 self._give_up(stream_arn, shard_id, records)
                 self._checkpoint(shard_id, records[-1]["dynamodb"]["SequenceNumber"])
                 return
-            if self.stopping.wait(RETRY_SECONDS):
+            if self.stopping.wait(min(RETRY_SECONDS * 2 ** (attempts - 1), RETRY_MAX_SECONDS)):
                 return  # stopping: the checkpoint says where to resume
+
+    def _exhausted(self, attempts: int, oldest: dict[str, Any]) -> bool:
+        limit, max_age = self.source.maximum_retry_attempts, self.source.maximum_record_age_seconds
+        if limit >= 0 and attempts > limit:
+            return True
+        created = oldest["dynamodb"].get("ApproximateCreationDateTime")
+        return max_age >= 0 and created is not None and time.time() - float(created) > max_age
 
     def _invoke(self, records: list[dict[str, Any]]) -> int | None:
         """Index of the first record to retry, or None when the whole batch succeeded."""

@@ -205,8 +205,9 @@ class StreamEventSource:
     function: str
     batch_size: int = 100
     starting_position: str = "TRIM_HORIZON"
-    maximum_retry_attempts: int = 10
+    maximum_retry_attempts: int = -1  # -1: until the record is older than maximum_record_age_seconds
     on_failure_queue: str | None = None  # the destination queue's logical id
+    maximum_record_age_seconds: int = -1  # -1: until the stream drops it (24 hours)
 
 
 def stream_event_sources(template: dict[str, Any] | None = None) -> list[StreamEventSource]:
@@ -216,8 +217,9 @@ def stream_event_sources(template: dict[str, Any] | None = None) -> list[StreamE
         destination = (props.get("DestinationConfig", {}).get("OnFailure", {}).get("Destination") or {})
         found.append(StreamEventSource(
             props["Stream"]["Fn::GetAtt"][0], logical_id, int(props.get("BatchSize", 100)),
-            str(props.get("StartingPosition", "TRIM_HORIZON")), int(props.get("MaximumRetryAttempts", 10)),
-            destination["Fn::GetAtt"][0] if "Fn::GetAtt" in destination else None))
+            str(props.get("StartingPosition", "TRIM_HORIZON")), int(props.get("MaximumRetryAttempts", -1)),
+            destination["Fn::GetAtt"][0] if "Fn::GetAtt" in destination else None,
+            int(props.get("MaximumRecordAgeInSeconds", -1))))
     return found
 
 

@@ -60,6 +60,13 @@ class SearchUnavailable(AgentMemoryError):
     code = "search_unavailable"
 
 
+class SearchIndexMismatch(AgentMemoryError):
+    """The search index was built for another embedder (its vector dimension differs): an operator must rebuild
+    it; retrying cannot help."""
+
+    code = "search_index_mismatch"
+
+
 class EmbeddingUnavailable(AgentMemoryError):
     """The embedding model could not be reached; nothing was stored."""
 

@@ -231,6 +231,8 @@ def test_the_indexer_is_declared_with_retries_bisection_partial_failures_and_a_d
     assert function["Condition"] == "UseOpenSearch" and event["Type"] == "DynamoDB"
     assert props["Stream"] == {"Fn::GetAtt": ["MemoryTable", "StreamArn"]}
     assert props["StartingPosition"] == "TRIM_HORIZON" and props["BisectBatchOnFunctionError"] is True
-    assert props["FunctionResponseTypes"] == ["ReportBatchItemFailures"] and props["MaximumRetryAttempts"] > 0
+    assert props["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    # Retried by age, not count: an index outage shorter than the age limit loses no record.
+    assert props["MaximumRetryAttempts"] == -1 and props["MaximumRecordAgeInSeconds"] == 3600
     assert props["DestinationConfig"]["OnFailure"]["Destination"] == {"Fn::GetAtt": ["IndexerDeadLetterQueue", "Arn"]}
     assert resources()["IndexerDeadLetterQueue"]["Properties"]["SqsManagedSseEnabled"] is True

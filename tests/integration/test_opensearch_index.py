@@ -23,6 +23,7 @@ from agent_memory.adapters.opensearch.index import LINK_FIELDS, OpenSearchIndex,
 from agent_memory.domain.keys import new_memory_key
 from agent_memory.domain.models import Keyword, Memory, MemoryType, NewMemory, ScopeRef, new_memory_version
 from agent_memory.domain.vectors import encode_vector
+from agent_memory.errors import SearchIndexMismatch
 from agent_memory.ports import CandidateQuery
 from tests.conftest import TABLE
 
@@ -478,3 +479,25 @@ def test_given_memory_keys_then_vectors_returns_this_users_normalised_embeddings
     expected = embedder.embed_query(with_vector.content)
     np.testing.assert_allclose(found[with_vector.memory_key], expected, atol=2e-3)  # stored as float16
     assert index.vectors(user, []) == {}
+
+
+# ---- an index built for another embedder ----------------------------------------------------
+
+
+def test_given_an_index_of_another_dimension_then_ensure_search_and_write_name_the_reindex(
+        opensearch_url, alias, user):
+    client = OpenSearch(hosts=[opensearch_url])
+    ensure_index(client, alias, DIM)
+    index = OpenSearchIndex(client=client, alias=alias)
+    wider = np.ones(2 * DIM, np.float32) / np.sqrt(2 * DIM)
+
+    with pytest.raises(SearchIndexMismatch, match="make reindex") as refused:
+        ensure_index(client, alias, 2 * DIM)
+    assert refused.value.details == {"index_dimension": DIM, "embedder_dimension": 2 * DIM}
+    # A query vector of the new embedder is an error naming the cure, never a silent empty result.
+    with pytest.raises(SearchIndexMismatch, match="make reindex"):
+        index.candidates(user, CandidateQuery(text="", vector=wider))
+    written = memory(user, "用户想移居香港").model_copy(update={"embedding": encode_vector(wider),
+                                                          "embedding_model": "wider-model"})
+    with pytest.raises(SearchIndexMismatch, match="make reindex"):
+        index.upsert(written)

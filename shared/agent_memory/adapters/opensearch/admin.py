@@ -1,6 +1,7 @@
 """Index administration, run at deploy time or by hand, never from a constructor.
 
     python -m agent_memory.adapters.opensearch.admin ensure    # create index + alias if missing
+    python -m agent_memory.adapters.opensearch.admin ensure --backfill   # ... and fill a new one from the table
     python -m agent_memory.adapters.opensearch.admin reindex   # rebuild from DynamoDB, swap the alias
 
 The alias (settings.opensearch_index) is what the application reads and writes; it points at one
@@ -23,10 +24,12 @@ from agent_memory.adapters.opensearch.index import (
     LINK_FIELDS,
     OpenSearchIndex,
     add_missing_properties,
+    dimension_mismatch,
     document_id,
     with_current_embeddings,
 )
 from agent_memory.domain.models import Memory
+from agent_memory.errors import SearchIndexMismatch
 from agent_memory.ports import Embedder
 
 Engine = Literal["lucene", "faiss"]
@@ -78,9 +81,13 @@ def _alias_target(client: Any, alias: str) -> str | None:
 
 def ensure_index(client: Any, alias: str, dimension: int | None, *, engine: Engine = "lucene") -> str:
     """Create a physical index and point `alias` at it, unless the alias exists (its index then gains the
-    fields of the current mapping it lacks); returns the index."""
+    fields of the current mapping it lacks); returns the index. An index whose vectors have another dimension
+    than `dimension` is refused (SearchIndexMismatch, naming the reindex): it could never match a query."""
     existing = _alias_target(client, alias)
     if existing is not None:
+        indexed = vector_dimension(client, existing)
+        if dimension is not None and indexed is not None and indexed != dimension:
+            raise dimension_mismatch(dimension, indexed)
         add_missing_properties(client, alias, LINK_FIELDS)
         return existing
     if client.indices.exists(index=alias):
@@ -89,6 +96,13 @@ def ensure_index(client: Any, alias: str, dimension: int | None, *, engine: Engi
     client.indices.create(index=name, body=index_body(dimension, engine=engine))
     client.indices.put_alias(index=name, name=alias)
     return name
+
+
+def vector_dimension(client: Any, index: str) -> int | None:
+    """The dimension of the index's vector field, or None when it has none."""
+    mapping = client.indices.get_mapping(index=index)[index]["mappings"].get("properties", {})
+    embedding = mapping.get("embedding")
+    return int(embedding["dimension"]) if embedding else None
 
 
 def current_memory_items(dynamodb_client: Any, table_name: str) -> Iterator[dict[str, Any]]:
@@ -222,6 +236,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", choices=["ensure", "reindex"])
     parser.add_argument("--engine", choices=["lucene", "faiss"], default="lucene")
     parser.add_argument("--keep-old", action="store_true", help="reindex: keep the previous physical index")
+    parser.add_argument("--backfill", action="store_true",
+                        help="ensure: a newly created index is filled with the table's current memories")
     args = parser.parse_args(argv)
 
     import boto3
@@ -237,8 +253,19 @@ def main(argv: list[str] | None = None) -> int:
     client = make_client(settings)
     embedder = build_embedder(settings)
     if args.command == "ensure":
-        name = ensure_index(client, settings.opensearch_index, embedder.dimension if embedder else None,
-                            engine=args.engine)
+        existed = _alias_target(client, settings.opensearch_index) is not None
+        try:
+            name = ensure_index(client, settings.opensearch_index, embedder.dimension if embedder else None,
+                                engine=args.engine)
+        except SearchIndexMismatch as error:
+            print(error.message, file=sys.stderr)
+            return 1
+        if args.backfill and not existed:
+            backfilled = _index_table(boto3.client("dynamodb", region_name=settings.aws_region),
+                                      settings.memory_table_name,
+                                      OpenSearchIndex(client=client, alias=settings.opensearch_index,
+                                                      custom_ids=settings.opensearch_service != "aoss"), embedder)
+            print(f"{settings.opensearch_index}: {len(backfilled)} current memories indexed from the table")
     else:
         name = reindex_from_table(boto3.client("dynamodb", region_name=settings.aws_region),
                                   settings.memory_table_name, client, settings.opensearch_index, embedder,

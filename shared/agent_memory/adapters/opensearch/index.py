@@ -23,7 +23,7 @@ from agent_memory.domain.models import Memory, ScopeRef
 from agent_memory.domain.neighbours import previous_turns, turn_link, with_neighbours
 from agent_memory.domain.ranking import Candidate
 from agent_memory.domain.vectors import decode_vector, encode_vector
-from agent_memory.errors import AgentMemoryError, SearchUnavailable, Throttled
+from agent_memory.errors import AgentMemoryError, SearchIndexMismatch, SearchUnavailable, Throttled
 from agent_memory.observability import logger
 from agent_memory.ports import CandidateQuery, Embedder
 
@@ -119,12 +119,26 @@ def add_missing_properties(client: Any, index: str, properties: dict[str, Any]) 
     return added
 
 
+REINDEX_HINT = ("rebuild it from the table with `make reindex` (deployed: python -m "
+                "agent_memory.adapters.opensearch.admin reindex)")
+
+
+def dimension_mismatch(expected: int, indexed: int) -> SearchIndexMismatch:
+    return SearchIndexMismatch(f"the search index holds {indexed}-dimensional vectors but the embedder makes "
+                               f"{expected}-dimensional ones: {REINDEX_HINT}",
+                               details={"index_dimension": indexed, "embedder_dimension": expected})
+
+
 def _raise_for(error: Exception) -> NoReturn:
     """Translate an opensearch-py error into a domain error, in one place: 429 is a throttle; an index
-    that cannot be reached (connection refused, timeout) or answers 5xx is unavailable (503, retry)."""
+    that cannot be reached (connection refused, timeout) or answers 5xx is unavailable (503, retry); a vector
+    of another dimension than the index's means the index was built for another embedder."""
     import opensearchpy
 
     status = getattr(error, "status_code", None)
+    if status == 400 and "dimension" in str(getattr(error, "info", error)).lower():
+        raise SearchIndexMismatch(f"the search index was built for another embedder (vector dimension): "
+                                  f"{REINDEX_HINT}", details={"engine": str(getattr(error, "error", ""))}) from error
     if status == 429:
         raise Throttled("the search index is busy, retry shortly") from error
     unreachable = isinstance(error, opensearchpy.ConnectionError | ConnectionError | TimeoutError)
@@ -357,6 +371,9 @@ class OpenSearchIndex:
                 failures.append({"op": op, "status": status, "error": result.get("error")})
         if any(f["status"] == 429 for f in failures):
             raise Throttled("the search index is busy, retry shortly")
+        if any("dimension" in str(f["error"]).lower() for f in failures):
+            raise SearchIndexMismatch(f"the search index was built for another embedder (vector dimension): "
+                                      f"{REINDEX_HINT}", details=failures[:5])
         if failures:
             raise SearchIndexError(f"{len(failures)} index operation(s) failed", details=failures[:5])
 
