@@ -168,8 +168,9 @@ bench: $(VENV)/.installed $(DDB_LOCAL)/.installed
 	$(PY) -m benchmarks.run $(if $(BACKEND),--backend $(BACKEND))
 
 # Retrieval quality on LoCoMo and MADial-Bench zh (reads ../shared/bench; several minutes).
-bench-retrieval: $(VENV)/.installed $(DDB_LOCAL)/.installed
-	$(PY) -m benchmarks.retrieval
+# TIER=opensearch: the same on a real local OpenSearch node (the parity of the two tiers).
+bench-retrieval: $(VENV)/.installed $(DDB_LOCAL)/.installed $(if $(filter opensearch,$(TIER)),$(OS_NODE)/.built)
+	$(PY) -m benchmarks.retrieval $(if $(TIER),--tier $(TIER))
 
 # Every combination of the search levers over the dev sets, then two-fold cross-validation by user (~15 minutes).
 .PHONY: bench-retrieval-cv

@@ -26,7 +26,8 @@ import statistics
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -129,7 +130,10 @@ def import_memories(services: Any, user: Any, memories: Sequence[BenchMemory],
     return {key: frozenset(ids) for key, ids in sources.items()}, duplicates
 
 
-def run_dataset(services: Any, dataset: BenchDataset, modes: Sequence[str]) -> dict[str, Any]:
+def run_dataset(services: Any, dataset: BenchDataset, modes: Sequence[str],
+                after_import: Callable[[Any], None] | None = None) -> dict[str, Any]:
+    """`after_import(user)`: what must happen before a user's memories are searchable (the OpenSearch tier's
+    indexing, which the table's stream does when deployed)."""
     from agent_memory.domain.models import ScopeRef
     from agent_memory.services.search import SearchRequest
 
@@ -146,6 +150,8 @@ def run_dataset(services: Any, dataset: BenchDataset, modes: Sequence[str]) -> d
         user = ScopeRef(tenant_id=TENANT, user_id=bench_user.user_id)
         started = time.perf_counter()
         sources, dups = import_memories(services, user, bench_user.memories)
+        if after_import is not None:
+            after_import(user)
         import_s += time.perf_counter() - started
         stored += len(sources)
         duplicates += dups
@@ -267,6 +273,47 @@ def machine_info() -> dict[str, Any]:
             "load_average": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None}
 
 
+@contextmanager
+def search_tier(tier: str, settings: Any, dynamodb: Any) -> Iterator[tuple[Any, Callable[[Any], None] | None]]:
+    """(the SearchIndex to search, what makes a user's saved memories searchable): None for the serverless tier;
+    for the OpenSearch tier, an index on a real node that each user's current memories are written to after their
+    import, as the table's stream would, then refreshed (the benchmark asks at once; the adapter never refreshes)."""
+    if tier == "serverless":
+        yield None, None
+        return
+    import tempfile
+    import uuid
+
+    from opensearchpy import OpenSearch
+
+    from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
+    from agent_memory.adapters.embeddings import build_embedder
+    from agent_memory.adapters.opensearch.admin import ensure_index
+    from agent_memory.adapters.opensearch.index import OpenSearchIndex, with_current_embeddings
+    from local.opensearch_node import OpenSearchNode
+
+    embedder = build_embedder(settings)
+    store = DynamoMemoryStore(table_name=settings.memory_table_name, client=dynamodb)
+    with ExitStack() as stack:
+        url = os.environ.get("OPENSEARCH_URL") or stack.enter_context(
+            OpenSearchNode(Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-os-"))))).url
+        client = OpenSearch(hosts=[url], timeout=60)
+        alias = f"bench-retrieval-{uuid.uuid4().hex[:8]}"
+        ensure_index(client, alias, embedder.dimension if embedder else None)
+        index = OpenSearchIndex(client=client, alias=alias)
+
+        def index_user(user: Any) -> None:
+            memories = store.all_current(user)
+            for start in range(0, len(memories), 200):
+                index.bulk_upsert(with_current_embeddings(memories[start:start + 200], embedder))
+            client.indices.refresh(index=alias)
+
+        try:
+            yield index, index_user
+        finally:
+            client.indices.delete(index=f"{alias}-v*")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--datasets", default=",".join(LOADERS), help=f"comma-separated, of: {', '.join(LOADERS)}")
@@ -275,8 +322,14 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="quick run: the first N LoCoMo conversations and the first N MADial users")
     add_backend_argument(parser)
     parser.add_argument("--data-dir", type=Path, default=None, help=f"default: {data_dir()}")
-    parser.add_argument("--output", type=Path, default=RESULTS / "retrieval.json")
+    parser.add_argument("--output", type=Path, default=None,
+                        help="default: benchmarks/results/retrieval.json (retrieval_opensearch.json for that tier)")
+    parser.add_argument("--tier", choices=["serverless", "opensearch"], default="serverless",
+                        help="the search tier: in the function, or a real local OpenSearch node (OPENSEARCH_URL "
+                             "names one already running)")
     args = parser.parse_args(argv)
+    if args.output is None:
+        args.output = RESULTS / ("retrieval.json" if args.tier == "serverless" else "retrieval_opensearch.json")
     names = [n.strip() for n in args.datasets.split(",") if n.strip()]
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     if unknown := [n for n in names if n not in LOADERS] + [m for m in modes if m not in MODES]:
@@ -300,21 +353,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     backend = args.backend
     settings = Settings(memory_table_name="bench-retrieval")
     results: dict[str, Any] = {}
-    with dynamodb_client(backend) as client:
+    with dynamodb_client(backend) as client, search_tier(args.tier, settings, client) as (index, after_import):
         create_tables(client, {"MemoryTable": settings.memory_table_name})
-        services = build_services(settings, dynamodb_client=client)
+        services = build_services(settings, dynamodb_client=client, index=index)
         if getattr(services, "search", None) is None:
             sys.exit("build_services() has no search service yet")
         for dataset in datasets:
             print(f"{dataset.name}: {dataset.memory_count} memories, {dataset.query_count} queries ...", flush=True)
-            results[dataset.name] = run_dataset(services, dataset, modes)
+            results[dataset.name] = run_dataset(services, dataset, modes, after_import)
             print(format_table(dataset.name, results[dataset.name]), flush=True)
     floors = {name: result.pop("floors") for name, result in results.items()}
     floor = cross_validate_floor({name: rows for name, rows in floors.items() if rows})
     print(f"\nrelevance floor (min_relevance_score), 2-fold cross-validated by user: {json.dumps(floor)}")
 
     config = {
-        "backend": backend, "modes": modes, "limit_conversations": args.limit_conversations, "depth": DEPTH,
+        "backend": backend, "tier": args.tier, "modes": modes, "limit_conversations": args.limit_conversations,
+        "depth": DEPTH,
         "ks": list(KS), "import_chunk": CHUNK, "min_relevance_score": 0.0, "tenant": TENANT,
         "data_dir": str(root),
         "settings": {name: getattr(settings, name, None) for name in (

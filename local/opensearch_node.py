@@ -111,7 +111,17 @@ class OpenSearchNode:
                 self.stop()
                 raise OpenSearchNodeError(f"the OpenSearch node did not become ready (log {self.log_path}):\n{tail}")
             time.sleep(0.5)
+        self._single_node_replicas()
         return self
+
+    def _single_node_replicas(self) -> None:
+        """New indices get no replica: on one node a replica is never assigned and the index stays yellow."""
+        body = json.dumps({"index_patterns": ["*"], "priority": 0,
+                           "template": {"settings": {"number_of_replicas": 0}}}).encode()
+        request = urllib.request.Request(f"{self.url}/_index_template/local-single-node", data=body, method="PUT",
+                                         headers={"content-type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30):
+            pass
 
     def stop(self, timeout: float = 60.0) -> None:
         """SIGTERM: the node flushes its shards and exits (SIGKILL after `timeout`)."""

@@ -54,15 +54,18 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_stack(data_dir: Path, port: int | None = None) -> Stack:
-    """`make run` in a child process (`python -m local.stack`) on a free port, its data in `data_dir`."""
+def start_stack(data_dir: Path, port: int | None = None, *, env_overrides: dict[str, str] | None = None) -> Stack:
+    """`make run` in a child process (`python -m local.stack`) on a free port, its data in `data_dir`;
+    `env_overrides` adds to its environment (e.g. SEARCH=opensearch)."""
     from local.dynamodb_local import available
 
     if not available():
         pytest.skip("DynamoDB Local not installed (make dynamodb-local) or no java")
     port = port or free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "LLM_", "ANTHROPIC_", "LOCAL_"))}
+    inherited = ("AWS_", "LLM_", "ANTHROPIC_", "LOCAL_", "OPENSEARCH_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(inherited) and k != "SEARCH"}
     env["PYTHONPATH"] = f"{ROOT / 'shared'}:{ROOT}"
+    env.update(env_overrides or {})
     process = subprocess.Popen([sys.executable, "-m", "local.stack", "--port", str(port), "--data-dir", str(data_dir)],
                                cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"

@@ -190,20 +190,45 @@ def test_given_a_stopped_stack_when_it_starts_again_then_every_kind_of_data_is_t
         second.stop()
 
 
-def test_the_readme_quickstart_calls_answer_as_it_says(stack):
-    """The README's five calls, verbatim: extract, supersede, save in English, search, inject."""
-    if shutil.which("curl") is None:
-        pytest.skip("curl is not installed: the quickstart uses it")
+def quickstart_calls(stack: Stack, user: str) -> list[str]:
+    """The README's five calls, verbatim but for the port and the user, as five shell commands."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     script = readme.split("<!-- quickstart:begin -->", 1)[1].split("<!-- quickstart:end -->", 1)[0]
     script = script.split("```bash", 1)[1].rsplit("```", 1)[0].replace("localhost:3000", stack.url.removeprefix(
-        "http://")).replace("/users/u1/", "/users/u-quickstart/").replace('"user_id":"u1"', '"user_id":"u-quickstart"')
-    script = "\n".join(f"{line}; echo" if line.rstrip().endswith("'") else line for line in script.splitlines())
-    run = subprocess.run(["bash", "-euo", "pipefail", "-c", script], capture_output=True, text=True, timeout=120,
-                         check=True)
-    first, second, saved, found, injected = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
+        "http://")).replace("/users/u1/", f"/users/{user}/").replace('"user_id":"u1"', f'"user_id":"{user}"')
+    calls, current = [], ""
+    for line in script.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        current += line + "\n"
+        if line.rstrip().endswith("'"):  # a call's last line closes its JSON body
+            calls.append(current)
+            current = ""
+    return calls
 
+
+def run_calls(calls: list[str]) -> list[Any]:
+    """Each call's JSON answer."""
+    answers = []
+    for call in calls:
+        run = subprocess.run(["bash", "-euo", "pipefail", "-c", call], capture_output=True, text=True, timeout=120,
+                             check=True)
+        answers.append(json.loads(run.stdout))
+    return answers
+
+
+def assert_quickstart_answers(answers: list[Any]) -> None:
+    first, second, saved, found, injected = answers
     assert first["extracted_info"]["age"] == 32 and second["extracted_info"]["age"] == 33
     assert saved["outcome"] == "created"
     assert found["results"][0]["content_preview"] == "Prefers short answers by email"
     assert "user_memory" in injected["injected_contexts"] and "33" in injected["messages"][0]["content"]
+
+
+def test_the_readme_quickstart_calls_answer_as_it_says(stack):
+    """The README's five calls, verbatim: extract, supersede, save in English, search, inject."""
+    if shutil.which("curl") is None:
+        pytest.skip("curl is not installed: the quickstart uses it")
+    calls = quickstart_calls(stack, "u-quickstart")
+    assert len(calls) == 5
+    assert_quickstart_answers(run_calls(calls))

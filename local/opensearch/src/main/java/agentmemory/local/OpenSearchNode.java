@@ -36,8 +36,9 @@ public final class OpenSearchNode {
             settings.put("network.host", "127.0.0.1");
             // A laptop disk past 85 % full must not turn every index read-only.
             settings.put("cluster.routing.allocation.disk.threshold_enabled", "false");
-            // One node: replicas could never be assigned, so new indices would stay yellow forever.
-            settings.put("cluster.default_number_of_replicas", "0");
+            // Never discover another local node (its default seed hosts are 127.0.0.1:9300-9305): two stacks, or a
+            // stack and a test run, would otherwise join into one cluster and share their indices.
+            settings.put("discovery.type", "single-node");
             settings.put("action.auto_create_index", "false");
         });
         runner.build(new OpenSearchRunner.Configs()
