@@ -501,3 +501,32 @@ def test_given_an_index_of_another_dimension_then_ensure_search_and_write_name_t
                                                           "embedding_model": "wider-model"})
     with pytest.raises(SearchIndexMismatch, match="make reindex"):
         index.upsert(written)
+
+
+def test_given_near_identical_vectors_of_two_tenants_and_two_users_then_each_gets_k_of_its_own(opensearch_url, alias):
+    """Filtered inside the graph search: other scopes' vectors, nearer to the query than any of one's own, can
+    neither crowd out one's k results (as a post-filter would) nor appear among them."""
+    client = OpenSearch(hosts=[opensearch_url])
+    ensure_index(client, alias, DIM)
+    index = OpenSearchIndex(client=client, alias=alias)
+    rng = np.random.default_rng(7)
+    query = rng.normal(size=DIM).astype(np.float32)
+    query /= np.linalg.norm(query)
+    user_id = f"u-{uuid.uuid4().hex[:6]}"
+    scopes = [ScopeRef(tenant_id=tenant, user_id=uid) for tenant in ("acme", "globex")
+              for uid in (user_id, f"{user_id}-2")]
+    owned: dict[ScopeRef, set[str]] = {}
+    for rank, scope in enumerate(scopes):
+        memories = []
+        for i in range(12):  # each scope a little further from the query than the one before it
+            vector = query + (0.01 * (rank + 1)) * rng.normal(size=DIM).astype(np.float32)
+            memories.append(memory(scope, f"记忆 {rank}-{i}").model_copy(update={
+                "embedding": encode_vector(vector / np.linalg.norm(vector)), "embedding_model": "test"}))
+        index.bulk_upsert(memories)
+        owned[scope] = {m.memory_key for m in memories}
+    client.indices.refresh(index=alias)
+
+    for scope in scopes:
+        found = index.candidates(scope, CandidateQuery(text="", vector=query, k=5))
+        assert len(found) == 5 and keys(found) <= owned[scope], scope
+        assert all(c.vector is not None and c.vector > 0.99 for c in found)
