@@ -530,3 +530,28 @@ def test_given_near_identical_vectors_of_two_tenants_and_two_users_then_each_get
         found = index.candidates(scope, CandidateQuery(text="", vector=query, k=5))
         assert len(found) == 5 and keys(found) <= owned[scope], scope
         assert all(c.vector is not None and c.vector > 0.99 for c in found)
+
+
+def test_given_hits_of_one_retriever_only_then_each_candidate_gets_both_signals(opensearch_url, alias, user):
+    """As on the serverless tier: a lexical hit outside the kNN's k keeps its true cosine, and a kNN hit outside
+    the lexical k its BM25 score, instead of counting as the worst match on the signal that missed it."""
+    client = OpenSearch(hosts=[opensearch_url])
+    ensure_index(client, alias, DIM)
+    index = OpenSearchIndex(client=client, alias=alias)
+    embedder = HashEmbedder()
+    query_vector = embedder.embed_query("a question about turtles")
+    wordy = memory(user, "turtle turtle turtle", embedder=embedder)
+    near = memory(user, "a turtle among many other words of a long sentence").model_copy(update={
+        "embedding": encode_vector(query_vector), "embedding_model": embedder.model_id})
+    unrelated = memory(user, "用户喜欢跑步", embedder=embedder)
+    index.bulk_upsert([wordy, near, unrelated])
+    client.indices.refresh(index=alias)
+
+    found = {c.memory.memory_key: c for c in index.candidates(user, CandidateQuery(text="turtle", vector=query_vector,
+                                                                                    k=1))}
+
+    assert set(found) == {wordy.memory_key, near.memory_key}  # the lexical top 1 and the kNN top 1
+    expected = float(embedder.embed_query(wordy.content) @ query_vector)
+    assert found[wordy.memory_key].vector == pytest.approx(expected, abs=2e-3)  # stored as float16
+    assert found[near.memory_key].vector == pytest.approx(1.0, abs=2e-3)
+    assert 0 < found[near.memory_key].lexical < found[wordy.memory_key].lexical

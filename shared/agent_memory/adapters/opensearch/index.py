@@ -173,12 +173,44 @@ class OpenSearchIndex:
                 candidate.lexical = max(candidate.lexical or 0.0, float(hit["_score"]))
             if query.neighbour_share > 0 and found:
                 self._share_with_neighbours(user, query, found)
-        if query.query_vector() is not None:  # after the lexical request: the embedding may have run meanwhile
+        vector = query.query_vector()  # after the lexical request: the embedding may have run meanwhile
+        if vector is not None:
             for hit in self._search(self.knn_request(user, query)):
-                candidate = self._candidate(found, hit)
-                cosine = cosine_from_score(float(hit["_score"]))
-                candidate.vector = cosine if candidate.vector is None else max(candidate.vector, cosine)
+                self._candidate(found, hit).vector = cosine_from_score(float(hit["_score"]))
+            self._complete_signals(user, query, found)
         return list(found.values())
+
+    def _complete_signals(self, user: ScopeRef, query: CandidateQuery, found: dict[str, Candidate]) -> None:
+        """Each candidate with both signals, as the serverless tier gives them: the cosine of a lexical hit
+        outside the kNN's k, and the BM25 score of a kNN hit outside the lexical k (none when it shares no
+        word with the query). Without them such a candidate scores 0 on the signal it was not found by,
+        which the ranking's normalisation reads as the worst match of all. One msearch, two requests over
+        the few keys concerned (the kNN one exact: its filter leaves fewer documents than k)."""
+        no_vector = sorted(key for key, c in found.items() if c.vector is None)
+        no_lexical = sorted(key for key, c in found.items() if c.lexical is None) if query.text.strip() else []
+        requests = []
+        if no_vector:
+            requests.append(("vector", self.knn_request(user, query, only=no_vector)))
+        if no_lexical:
+            requests.append(("lexical", self.lexical_request(user, query, only=no_lexical)))
+        if not requests:
+            return
+        try:
+            body = [line for _, request in requests for line in ({}, request)]
+            responses = self._client.msearch(index=self._alias, body=body)["responses"]
+        except Exception as error:  # opensearch-py errors: translated (or re-raised) in one place
+            _raise_for(error)
+        for (signal, _), response in zip(requests, responses, strict=True):
+            if "error" in response:
+                raise SearchIndexError("the search index refused a request", details=response["error"])
+            for hit in response.get("hits", {}).get("hits", []):
+                candidate = found.get(str(hit["_source"]["memory_key"]))
+                if candidate is None:
+                    continue
+                if signal == "vector":
+                    candidate.vector = cosine_from_score(float(hit["_score"]))
+                elif candidate.lexical is None:
+                    candidate.lexical = float(hit["_score"])
 
     def vectors(self, user: ScopeRef, memory_keys: list[str]) -> dict[str, np.ndarray]:
         """One request for the few memories a ranking diversifies (their vectors stay out of the candidate
@@ -250,33 +282,40 @@ class OpenSearchIndex:
             clauses.append({"range": {"created_at": window}})
         return clauses
 
-    def lexical_request(self, user: ScopeRef, query: CandidateQuery) -> dict[str, Any]:
+    def lexical_request(self, user: ScopeRef, query: CandidateQuery, *, only: list[str] | None = None
+                        ) -> dict[str, Any]:
+        """BM25 over the user's memories (`only`: over these memory keys)."""
+        filters = self.filters(user, query) + ([{"terms": {"memory_key": only}}] if only else [])
         return {
-            "size": query.k,
-            "_source": _SOURCE,
+            "size": len(only) if only else query.k,
+            "_source": ["memory_key"] if only else _SOURCE,
             "query": {
                 "bool": {
                     "must": [{"multi_match": {"query": query.text, "fields": LEXICAL_FIELDS,
                                               "type": "best_fields", "tie_breaker": _TIE_BREAKER}}],
-                    "filter": self.filters(user, query),
+                    "filter": filters,
                 }
             },
         }
 
-    def knn_request(self, user: ScopeRef, query: CandidateQuery) -> dict[str, Any]:
+    def knn_request(self, user: ScopeRef, query: CandidateQuery, *, only: list[str] | None = None
+                    ) -> dict[str, Any]:
+        """The nearest of the user's memories (`only`: the similarity of these memory keys, all of them)."""
         vector = query.query_vector()
         if vector is None:
             raise ValueError("knn_request needs query.vector")
+        filters = self.filters(user, query) + ([{"terms": {"memory_key": only}}] if only else [])
+        k = len(only) if only else query.k
         return {
-            "size": query.k,
-            "_source": _SOURCE,
+            "size": k,
+            "_source": ["memory_key"] if only else _SOURCE,
             "query": {
                 "knn": {
                     "embedding": {
                         "vector": [float(x) for x in vector],
-                        "k": query.k,
+                        "k": k,
                         # Inside the clause: filtered during the graph search, not after it.
-                        "filter": {"bool": {"filter": self.filters(user, query)}},
+                        "filter": {"bool": {"filter": filters}},
                     }
                 }
             },
