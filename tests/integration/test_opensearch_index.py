@@ -22,6 +22,7 @@ from agent_memory.adapters.opensearch.admin import ensure_index, index_body, ind
 from agent_memory.adapters.opensearch.index import LINK_FIELDS, OpenSearchIndex, cosine_from_score, document_id
 from agent_memory.domain.keys import new_memory_key
 from agent_memory.domain.models import Keyword, Memory, MemoryType, NewMemory, ScopeRef, new_memory_version
+from agent_memory.domain.text import tokenize
 from agent_memory.domain.vectors import encode_vector
 from agent_memory.errors import SearchIndexMismatch
 from agent_memory.ports import CandidateQuery
@@ -55,8 +56,20 @@ class HashEmbedder:
 # ---- backends -----------------------------------------------------------------------------
 
 
+def legacy_index(client: Any, alias: str, dimension: int | None) -> str:
+    """A physical index as ensure_index made it before the `text` field and its analyser, behind `alias`: the
+    adapter searches its older fields. osmem-server runs only this kind (it has no custom analysers)."""
+    body = index_body(dimension)
+    del body["mappings"]["properties"]["text"]
+    del body["settings"]["analysis"]
+    client.indices.create(index=f"{alias}-v0", body=body)
+    client.indices.put_alias(index=f"{alias}-v0", name=alias)
+    return f"{alias}-v0"
+
+
 @pytest.fixture(params=["osmem", "opensearch"])
 def backend(request: pytest.FixtureRequest) -> Iterator[tuple[str, Any]]:
+    """The real engine, and osmem-server with indexes made before the `text` field (see legacy_index)."""
     if request.param == "osmem":
         clone = request.getfixturevalue("osmem_clone")
         yield "osmem", OpenSearch(hosts=[clone.url])
@@ -64,6 +77,7 @@ def backend(request: pytest.FixtureRequest) -> Iterator[tuple[str, Any]]:
     client = OpenSearch(hosts=[request.getfixturevalue("opensearch_url")])
     yield "opensearch", client
     client.indices.delete(index="test-mem-*", ignore_unavailable=True)  # type: ignore[call-arg]
+
 
 
 @pytest.fixture
@@ -88,10 +102,18 @@ def alias() -> str:
     return f"test-mem-{uuid.uuid4().hex[:10]}"
 
 
+def create_index(backend: tuple[str, Any], alias: str) -> None:
+    kind, client = backend
+    if kind == "osmem":
+        legacy_index(client, alias, DIM)
+    else:
+        ensure_index(client, alias, DIM)
+
+
 @pytest.fixture
-def index(client: Any, alias: str) -> OpenSearchIndex:
-    ensure_index(client, alias, DIM)
-    return OpenSearchIndex(client=client, alias=alias)
+def index(backend: tuple[str, Any], alias: str) -> OpenSearchIndex:
+    create_index(backend, alias)
+    return OpenSearchIndex(client=backend[1], alias=alias)
 
 
 def memory(user: ScopeRef, content: str, *, memory_type: MemoryType = MemoryType.FACT,
@@ -129,14 +151,16 @@ def test_given_no_index_when_ensured_twice_then_one_physical_index_behind_the_al
 
 def test_given_no_embedder_then_the_mapping_has_no_vector_field():
     body = index_body(None)
-    assert "embedding" not in body["mappings"]["properties"] and body["settings"] == {}
+    assert "embedding" not in body["mappings"]["properties"] and "index" not in body["settings"]
 
 
 def _index_without_link_fields(client: Any, alias: str) -> str:
-    """A physical index as ensure_index made it before the conversation link fields, behind `alias`."""
+    """A physical index as ensure_index made it before the conversation link fields (and the `text` field that
+    came after them), behind `alias`."""
     body = index_body(DIM)
-    for field in LINK_FIELDS:
+    for field in (*LINK_FIELDS, "text"):
         del body["mappings"]["properties"][field]
+    del body["settings"]["analysis"]
     client.indices.create(index=f"{alias}-v1", body=body)
     client.indices.put_alias(index=f"{alias}-v1", name=alias)
     return f"{alias}-v1"
@@ -305,8 +329,9 @@ def test_given_superseded_memory_when_upserted_then_it_is_removed_instead(index,
     assert index.candidates(user, CandidateQuery(text="高才通")) == []
 
 
-def test_given_serverless_mode_without_custom_ids_then_upsert_and_delete_still_work(client, alias, settle, user):
-    ensure_index(client, alias, DIM)
+def test_given_serverless_mode_without_custom_ids_then_upsert_and_delete_still_work(
+        backend, client, alias, settle, user):
+    create_index(backend, alias)
     index = OpenSearchIndex(client=client, alias=alias, custom_ids=False)
     kept = memory(user, "用户申请高才通B类")
     index.upsert(kept)
@@ -344,7 +369,7 @@ class RecordingClient:
 def test_given_a_query_vector_then_the_knn_request_has_the_filter_inside_the_knn_clause(
         osmem_clone, alias, user):
     inner = OpenSearch(hosts=[osmem_clone.url])
-    ensure_index(inner, alias, DIM)
+    legacy_index(inner, alias, DIM)
     embedder = HashEmbedder()
     lexical = memory(user, "用户申请高才通B类", embedder=embedder)
     semantic = memory(user, "用户想移居香港", embedder=embedder)
@@ -397,8 +422,8 @@ def test_given_real_opensearch_then_knn_finds_the_nearest_of_this_user_only(open
 
 
 def test_given_table_when_reindexed_then_only_current_memories_behind_a_new_alias_target(
-        backend, dynamodb_client, alias, settle, user):
-    _, client = backend
+        opensearch_url, dynamodb_client, alias, user):
+    client = OpenSearch(hosts=[opensearch_url])
     store = DynamoMemoryStore(table_name=TABLE, client=dynamodb_client)
     embedder = HashEmbedder()
     old = store.save(user, NewMemory(memory_type=MemoryType.FACT, content="用户学历本科", field="education")).memory
@@ -413,7 +438,7 @@ def test_given_table_when_reindexed_then_only_current_memories_behind_a_new_alia
         memory(user, "用户已经删除的高才通记录"))
 
     rebuilt = reindex_from_table(dynamodb_client, TABLE, client, alias, embedder)
-    settle(alias)
+    client.indices.refresh(index=alias)
 
     assert rebuilt != first and set(client.indices.get_alias(name=alias)) == {rebuilt}
     assert not client.indices.exists(index=first)
@@ -444,8 +469,8 @@ class ChangingTable:
 
 
 def test_given_writes_during_the_first_pass_when_reindexed_then_the_catch_up_applies_them(
-        backend, dynamodb_client, alias, settle, user):
-    _, client = backend
+        opensearch_url, dynamodb_client, alias, user):
+    client = OpenSearch(hosts=[opensearch_url])
     store = DynamoMemoryStore(table_name=TABLE, client=dynamodb_client)
     removed = store.save(user, NewMemory(memory_type=MemoryType.FACT, content="用户考虑申请优才计划")).memory
     replaced = store.save(user, NewMemory(memory_type=MemoryType.FACT, content="用户住在深圳", field="city")).memory
@@ -457,7 +482,7 @@ def test_given_writes_during_the_first_pass_when_reindexed_then_the_catch_up_app
                                                 field="city")).memory)
 
     reindex_from_table(ChangingTable(dynamodb_client, meanwhile), TABLE, client, alias, HashEmbedder())
-    settle(alias)
+    client.indices.refresh(index=alias)
 
     assert set(indexed_documents(client, alias)) == {document_id(user.tenant_id, user.user_id, added[0].memory_key)}
     assert replaced.memory_key not in keys(OpenSearchIndex(client=client, alias=alias).candidates(
@@ -555,3 +580,23 @@ def test_given_hits_of_one_retriever_only_then_each_candidate_gets_both_signals(
     assert found[wordy.memory_key].vector == pytest.approx(expected, abs=2e-3)  # stored as float16
     assert found[near.memory_key].vector == pytest.approx(1.0, abs=2e-3)
     assert 0 < found[near.memory_key].lexical < found[wordy.memory_key].lexical
+
+
+ANALYSER_SAMPLES = [
+    "Caroline's running shoes, bought in Hangzhou in 2024",
+    "用户对香港优才计划感兴趣，高才通B类也在考虑",
+    "I'm planning to run a marathon next spring!",
+    "Ｆｕｌｌ－ｗｉｄｔｈ ＡＢＣ and the user's 3 dogs",
+    "我喜欢打篮球 and tennis on Sundays",
+]
+
+
+@pytest.mark.parametrize("text", ANALYSER_SAMPLES)
+def test_the_memory_text_analyser_makes_the_serverless_tiers_tokens(opensearch_url, alias, text):
+    """The same tokens on both tiers: the same BM25 candidates (the query sends our tokens as terms)."""
+    client = OpenSearch(hosts=[opensearch_url])
+    physical = ensure_index(client, alias, DIM)
+
+    analysed = client.indices.analyze(index=physical, body={"analyzer": "memory_text", "text": text})
+
+    assert sorted(t["token"] for t in analysed["tokens"]) == sorted(tokenize(text))

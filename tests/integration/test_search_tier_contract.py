@@ -1,7 +1,8 @@
 """One contract for every search tier: the same memories, the same requests, the same answers.
 
 The tiers: serverless (in the function), a real OpenSearch 2.19 with the k-NN plugin (local/opensearch_node.py,
-started once per test run) and osmem-server (in-memory, OpenSearch-compatible, no kNN: keyword mode only). The
+started once per test run) and osmem-server (in-memory, OpenSearch-compatible, no kNN and no custom analysers:
+keyword mode over an index made before the `text` field, which the adapter searches through its older fields). The
 ranking layer is shared, so the tiers may differ only in which candidates they propose. Semantic and hybrid
 searches use a bag-of-words embedder, so texts sharing words are near.
 """
@@ -23,6 +24,7 @@ from agent_memory.services.search import SearchRequest
 from agent_memory.settings import Settings
 from tests.conftest import TABLE
 from tests.fakes import HashingEmbedder
+from tests.integration.test_opensearch_index import legacy_index
 
 ALICE = ScopeRef(tenant_id="acme", user_id="alice")
 MALLORY = ScopeRef(tenant_id="evil", user_id="alice")
@@ -44,7 +46,10 @@ def services(request: pytest.FixtureRequest, dynamodb_client: Any) -> Iterator[A
         else:
             client = OpenSearch(hosts=[request.getfixturevalue("opensearch_url")])
         alias = f"test-mem-{uuid.uuid4().hex[:8]}"
-        ensure_index(client, alias, embedder.dimension if embedder else None)
+        if request.param == "osmem":
+            legacy_index(client, alias, None)
+        else:
+            ensure_index(client, alias, embedder.dimension if embedder else None)
         index = OpenSearchIndex(client=client, alias=alias)
     built = build_services(settings, dynamodb_client=dynamodb_client, embedder=embedder, index=index)
     yield built, index, ALL_MODES if embedder is not None else ("keyword",)

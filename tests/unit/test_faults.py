@@ -23,10 +23,16 @@ USER = ScopeRef(tenant_id="t", user_id="u")
 
 
 class FailingSearch:
+    """An OpenSearch client whose every call (a search, the mapping check before it) fails with `error`."""
+
     def __init__(self, error: Exception) -> None:
         self.error = error
+        self.indices = self
 
     def search(self, **_: Any) -> dict[str, Any]:
+        raise self.error
+
+    def get_mapping(self, **_: Any) -> dict[str, Any]:
         raise self.error
 
 

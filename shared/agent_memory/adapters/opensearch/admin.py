@@ -22,6 +22,7 @@ from typing import Any, Literal
 from agent_memory.adapters.dynamodb.items import memory_from_item
 from agent_memory.adapters.opensearch.index import (
     LINK_FIELDS,
+    MEMORY_TEXT_ANALYZER,
     OpenSearchIndex,
     add_missing_properties,
     dimension_mismatch,
@@ -29,11 +30,27 @@ from agent_memory.adapters.opensearch.index import (
     with_current_embeddings,
 )
 from agent_memory.domain.models import Memory
+from agent_memory.domain.text import STOPWORDS
 from agent_memory.errors import SearchIndexMismatch
 from agent_memory.ports import Embedder
 
 Engine = Literal["lucene", "faiss"]
 _BATCH = 200
+
+
+def memory_text_analyzer() -> dict[str, Any]:
+    """The serverless tier's analyser (domain/text.tokenize) in OpenSearch's terms: CJK character bigrams (a
+    lone character stays a unigram), Latin words lower-cased, possessives cut, our stop words dropped, then
+    Snowball's English stems. The same tokens on both tiers mean the same BM25 candidates."""
+    return {
+        "analyzer": {"memory_text": {"type": "custom", "tokenizer": "standard", "filter": [
+            "cjk_width", "lowercase", "cjk_bigram", "memory_possessive", "memory_stop", "memory_stem"]}},
+        "filter": {
+            "memory_possessive": {"type": "stemmer", "language": "possessive_english"},
+            "memory_stop": {"type": "stop", "stopwords": sorted(STOPWORDS)},
+            "memory_stem": {"type": "snowball", "language": "English"},
+        },
+    }
 
 
 def index_body(dimension: int | None, *, engine: Engine = "lucene") -> dict[str, Any]:
@@ -48,6 +65,9 @@ def index_body(dimension: int | None, *, engine: Engine = "lucene") -> dict[str,
         "category": {"type": "keyword"},
         "field": {"type": "keyword"},
         "created_at": {"type": "date"},
+        # What BM25 searches: the memory's searchable text, analysed as the serverless tier analyses it.
+        "text": {"type": "text", "analyzer": MEMORY_TEXT_ANALYZER},
+        # Kept for indexes made before `text` (searched until `make reindex` rebuilds them).
         "content": text,
         "extras": text,
         "embedding_model": {"type": "keyword"},
@@ -55,7 +75,7 @@ def index_body(dimension: int | None, *, engine: Engine = "lucene") -> dict[str,
         "memory": {"type": "object", "enabled": False},
         **LINK_FIELDS,
     }
-    settings: dict[str, Any] = {}
+    settings: dict[str, Any] = {"analysis": memory_text_analyzer()}
     if dimension is not None:
         settings["index"] = {"knn": True}
         properties["embedding"] = {

@@ -22,6 +22,7 @@ import numpy as np
 from agent_memory.domain.models import Memory, ScopeRef
 from agent_memory.domain.neighbours import previous_turns, turn_link, with_neighbours
 from agent_memory.domain.ranking import Candidate
+from agent_memory.domain.text import searchable_text, tokenize
 from agent_memory.domain.vectors import decode_vector, encode_vector
 from agent_memory.errors import AgentMemoryError, SearchIndexMismatch, SearchUnavailable, Throttled
 from agent_memory.observability import logger
@@ -30,8 +31,9 @@ from agent_memory.ports import CandidateQuery, Embedder
 if TYPE_CHECKING:
     from agent_memory.settings import Settings
 
-# Text fields the BM25 query searches. `content` uses the built-in `cjk` analyzer (CJK character
-# bigrams, like domain/text.tokenize, so 高才通 matches 高才通B类, plus lower-cased Latin words);
+MEMORY_TEXT_ANALYZER = "memory_text"  # admin.memory_text_analyzer: the serverless tier's analyser
+# An index made before the `text` field searches these instead. `content` uses the built-in `cjk` analyzer
+# (CJK character bigrams, like domain/text.tokenize, so 高才通 matches 高才通B类, plus lower-cased Latin words);
 # its `english` sub-field adds stemming (runs ~ running) that `cjk` lacks. `best_fields` with a
 # tie-breaker keeps the two views of one text from counting twice.
 LEXICAL_FIELDS = ["content", "content.english", "extras", "extras.english"]
@@ -65,8 +67,9 @@ def to_document(memory: Memory) -> dict[str, Any]:
         "category": memory.category,
         "field": memory.field,
         "created_at": memory.created_at.isoformat(),
+        # Content, keywords, category and the conversation context, as the serverless tier indexes them.
+        "text": searchable_text(memory),
         "content": memory.content,
-        # Keywords, category and the conversation context: the same extras the serverless tier indexes.
         "extras": " ".join([*(k.term for k in memory.keywords), memory.category or "", memory.context or ""]).strip(),
         # `embedding` is excluded from model_dump: the vector lives in its own field.
         "memory": memory.model_dump(mode="json"),
@@ -160,14 +163,21 @@ class OpenSearchIndex:
         self._client = client
         self._alias = alias
         self._custom_ids = custom_ids
-        self._links_mapped = False  # the index has LINK_FIELDS (checked before this instance's first write)
+        # Checked once, before this instance's first read or write: the index has LINK_FIELDS (added when
+        # missing), and whether it has the `text` field (an index made before it has not, until a reindex).
+        self._mapping_checked = False
+        self._memory_text = True
         self._mapping_lock = threading.Lock()
 
     # ---- reads --------------------------------------------------------------------------
 
     def candidates(self, user: ScopeRef, query: CandidateQuery) -> list[Candidate]:
+        try:
+            self._check_mapping()
+        except Exception as error:  # opensearch-py errors: translated (or re-raised) in one place
+            _raise_for(error)
         found: dict[str, Candidate] = {}
-        if query.text.strip():
+        if self._lexical_query(query) is not None:
             for hit in self._search(self.lexical_request(user, query)):
                 candidate = self._candidate(found, hit)
                 candidate.lexical = max(candidate.lexical or 0.0, float(hit["_score"]))
@@ -187,7 +197,8 @@ class OpenSearchIndex:
         which the ranking's normalisation reads as the worst match of all. One msearch, two requests over
         the few keys concerned (the kNN one exact: its filter leaves fewer documents than k)."""
         no_vector = sorted(key for key, c in found.items() if c.vector is None)
-        no_lexical = sorted(key for key, c in found.items() if c.lexical is None) if query.text.strip() else []
+        no_lexical = (sorted(key for key, c in found.items() if c.lexical is None)
+                      if self._lexical_query(query) is not None else [])
         requests = []
         if no_vector:
             requests.append(("vector", self.knn_request(user, query, only=no_vector)))
@@ -289,14 +300,22 @@ class OpenSearchIndex:
         return {
             "size": len(only) if only else query.k,
             "_source": ["memory_key"] if only else _SOURCE,
-            "query": {
-                "bool": {
-                    "must": [{"multi_match": {"query": query.text, "fields": LEXICAL_FIELDS,
-                                              "type": "best_fields", "tie_breaker": _TIE_BREAKER}}],
-                    "filter": filters,
-                }
-            },
+            "query": {"bool": {"must": [self._lexical_query(query)], "filter": filters}},
         }
+
+    def _lexical_query(self, query: CandidateQuery) -> dict[str, Any] | None:
+        """The BM25 clause, or None when the query has nothing to match. Over `text`: each distinct analysed
+        query term (the query's, its keywords' and synonyms') once, their scores summed, as the serverless
+        tier's BM25 does; on an index made before `text`, the query over the older fields."""
+        if not self._memory_text:
+            if not query.text.strip():
+                return None
+            return {"multi_match": {"query": query.text, "fields": LEXICAL_FIELDS, "type": "best_fields",
+                                    "tie_breaker": _TIE_BREAKER}}
+        terms = list(dict.fromkeys(query.terms or tokenize(query.text)))
+        if not terms:
+            return None
+        return {"bool": {"should": [{"term": {"text": term}} for term in terms], "minimum_should_match": 1}}
 
     def knn_request(self, user: ScopeRef, query: CandidateQuery, *, only: list[str] | None = None
                     ) -> dict[str, Any]:
@@ -350,34 +369,42 @@ class OpenSearchIndex:
             self.delete(gone.tenant_id, gone.user_id, gone.memory_key)
         if not current:
             return
-        self._ensure_link_fields()
+        try:
+            self._check_mapping()
+        except Exception as error:  # the write itself then fails and is retried like any other
+            logger.warning("search index mapping check failed", error_type=type(error).__name__)
         replaced = [] if self._custom_ids else self._existing_ids([to_document(m)["doc_id"] for m in current])
         operations: list[dict[str, Any]] = []
         for memory in current:
             doc = to_document(memory)
+            if not self._memory_text:  # a strict mapping without the field would refuse the document
+                del doc["text"]
             action: dict[str, Any] = {"_id": doc["doc_id"]} if self._custom_ids else {}
             operations += [{"index": action}, doc]
         self._bulk(operations)
         if replaced:
             self._bulk([{"delete": {"_id": _id}} for _id in replaced])
 
-    def _ensure_link_fields(self) -> None:
-        """An index made before LINK_FIELDS (its mapping is strict) would refuse documents carrying them:
-        they are added to it before this instance's first write. A failure is logged and tried again on
-        the next write (the write itself then fails and is retried like any other)."""
-        if self._links_mapped:
+    def _check_mapping(self) -> None:
+        """Once per instance: an index made before LINK_FIELDS (its mapping is strict) would refuse documents
+        carrying them, so they are added to it; an index made before the `text` field (whose analyser can
+        only be set at creation) is searched and written without it until `make reindex` rebuilds it."""
+        if self._mapping_checked:
             return
         with self._mapping_lock:
-            if self._links_mapped:
+            if self._mapping_checked:
                 return
-            try:
-                added = add_missing_properties(self._client, self._alias, LINK_FIELDS)
-            except Exception as error:
-                logger.warning("search index mapping check failed", error_type=type(error).__name__)
-                return
+            added = add_missing_properties(self._client, self._alias, LINK_FIELDS)
             if added:
                 logger.info("search index mapping extended", fields=added)
-            self._links_mapped = True
+            mappings = self._client.indices.get_mapping(index=self._alias).values()
+            self._memory_text = all(
+                body.get("mappings", {}).get("properties", {}).get("text", {}).get("analyzer") == MEMORY_TEXT_ANALYZER
+                for body in mappings)
+            if not self._memory_text:
+                logger.warning("search index made before the memory_text analyser: BM25 differs from the "
+                               "serverless tier's until `make reindex`", index=self._alias)
+            self._mapping_checked = True
 
     def delete(self, tenant_id: str, user_id: str, memory_key: str) -> None:
         self.delete_document(document_id(tenant_id, user_id, memory_key))
