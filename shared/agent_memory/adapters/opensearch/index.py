@@ -377,8 +377,10 @@ class OpenSearchIndex:
         operations: list[dict[str, Any]] = []
         for memory in current:
             doc = to_document(memory)
-            if not self._memory_text:  # a strict mapping without the field would refuse the document
-                del doc["text"]
+            # The fields this index searches: `text`, or on an index made before it (whose strict mapping
+            # would refuse a document carrying it) the older ones.
+            for unsearched in (("content", "extras") if self._memory_text else ("text",)):
+                del doc[unsearched]
             action: dict[str, Any] = {"_id": doc["doc_id"]} if self._custom_ids else {}
             operations += [{"index": action}, doc]
         self._bulk(operations)
