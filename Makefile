@@ -224,7 +224,7 @@ reindex: $(VENV)/.installed
 	$(PY) -m local.reindex
 
 clean:
-	rm -rf $(VENV) $(SAM_VENV) $(PEERS_VENV) .aws-sam .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) $(SAM_VENV) $(PEERS_VENV) .aws-sam .pytest_cache .ruff_cache .mypy_cache $(OS_NODE)
 
 # The memory inspector's picture (docs/inspector.png): its browser test, with Debian's chromium (apt-get install
 # chromium fonts-wqy-microhei); the test skips, and says why, without chromium or playwright.
