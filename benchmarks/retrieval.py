@@ -289,7 +289,8 @@ def search_tier(tier: str, settings: Any, dynamodb: Any) -> Iterator[tuple[Any, 
     from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
     from agent_memory.adapters.embeddings import build_embedder
     from agent_memory.adapters.opensearch.admin import ensure_index
-    from agent_memory.adapters.opensearch.index import OpenSearchIndex, with_current_embeddings
+    from agent_memory.adapters.opensearch.documents import with_current_embeddings
+    from agent_memory.adapters.opensearch.index import OpenSearchIndex
     from local.opensearch_node import OpenSearchNode
 
     embedder = build_embedder(settings)

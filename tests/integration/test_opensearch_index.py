@@ -19,7 +19,8 @@ from opensearchpy import OpenSearch
 
 from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
 from agent_memory.adapters.opensearch.admin import ensure_index, index_body, indexed_documents, reindex_from_table
-from agent_memory.adapters.opensearch.index import LINK_FIELDS, OpenSearchIndex, cosine_from_score, document_id
+from agent_memory.adapters.opensearch.documents import document_id
+from agent_memory.adapters.opensearch.index import LINK_FIELDS, OpenSearchIndex, cosine_from_score
 from agent_memory.domain.keys import new_memory_key
 from agent_memory.domain.models import Keyword, Memory, MemoryType, NewMemory, ScopeRef, new_memory_version
 from agent_memory.domain.text import tokenize

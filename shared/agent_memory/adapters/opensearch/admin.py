@@ -20,14 +20,13 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from agent_memory.adapters.dynamodb.items import memory_from_item
+from agent_memory.adapters.opensearch.documents import document_id, with_current_embeddings
 from agent_memory.adapters.opensearch.index import (
     LINK_FIELDS,
     MEMORY_TEXT_ANALYZER,
     OpenSearchIndex,
     add_missing_properties,
     dimension_mismatch,
-    document_id,
-    with_current_embeddings,
 )
 from agent_memory.domain.models import Memory
 from agent_memory.domain.text import STOPWORDS

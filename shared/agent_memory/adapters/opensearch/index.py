@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
+from agent_memory.adapters.opensearch.documents import document_id, to_document
 from agent_memory.domain.models import Memory, ScopeRef
 from agent_memory.domain.neighbours import previous_turns, turn_link, with_neighbours
 from agent_memory.domain.ranking import Candidate
-from agent_memory.domain.text import searchable_text, tokenize
-from agent_memory.domain.vectors import decode_vector, encode_vector
+from agent_memory.domain.text import tokenize
 from agent_memory.errors import AgentMemoryError, SearchIndexMismatch, SearchUnavailable, Throttled
 from agent_memory.observability import logger
-from agent_memory.ports import CandidateQuery, Embedder
+from agent_memory.ports import CandidateQuery
 
 if TYPE_CHECKING:
     from agent_memory.settings import Settings
@@ -50,57 +50,6 @@ class SearchIndexError(AgentMemoryError):
     """The search index rejected a write; the stream indexer reports the record as failed."""
 
     code = "search_index_error"
-
-
-def document_id(tenant_id: str, user_id: str, memory_key: str) -> str:
-    return f"{tenant_id}|{user_id}|{memory_key}"
-
-
-def to_document(memory: Memory) -> dict[str, Any]:
-    """The indexed form: filter keywords, analysed text, the vector, and the Memory to rebuild."""
-    doc: dict[str, Any] = {
-        "doc_id": document_id(memory.tenant_id, memory.user_id, memory.memory_key),
-        "tenant_id": memory.tenant_id,
-        "user_id": memory.user_id,
-        "memory_key": memory.memory_key,
-        "memory_type": memory.memory_type.value,
-        "category": memory.category,
-        "field": memory.field,
-        "created_at": memory.created_at.isoformat(),
-        # Content, keywords, category and the conversation context, as the serverless tier indexes them.
-        "text": searchable_text(memory),
-        "content": memory.content,
-        "extras": " ".join([*(k.term for k in memory.keywords), memory.category or "", memory.context or ""]).strip(),
-        # `embedding` is excluded from model_dump: the vector lives in its own field.
-        "memory": memory.model_dump(mode="json"),
-    }
-    if memory.conversation_id:
-        doc["turn_id"] = turn_link(memory.conversation_id, memory.content)
-        if memory.context:
-            doc["previous_turn_id"] = turn_link(memory.conversation_id, memory.context)
-    if memory.embedding:
-        doc["embedding"] = decode_vector(memory.embedding).tolist()
-        doc["embedding_model"] = memory.embedding_model
-    return {k: v for k, v in doc.items() if v is not None}
-
-
-def with_current_embeddings(memories: list[Memory], embedder: Embedder | None) -> list[Memory]:
-    """The memories with vectors of the configured model: missing or other-model ones re-embedded.
-
-    Vectors from different models are not comparable, so a stale one is replaced, never indexed.
-    """
-    if embedder is None:
-        return [m.model_copy(update={"embedding": None, "embedding_model": None}) for m in memories]
-    stale = [i for i, m in enumerate(memories) if not m.embedding or m.embedding_model != embedder.model_id]
-    if not stale:
-        return memories
-    vectors = embedder.embed_documents([memories[i].content for i in stale])
-    updated = list(memories)
-    for row, i in enumerate(stale):
-        updated[i] = memories[i].model_copy(
-            update={"embedding": encode_vector(vectors[row]), "embedding_model": embedder.model_id}
-        )
-    return updated
 
 
 def cosine_from_score(score: float) -> float:

@@ -18,7 +18,8 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from agent_memory.adapters.dynamodb.items import memory_from_item
-from agent_memory.adapters.opensearch.index import OpenSearchIndex, with_current_embeddings
+from agent_memory.adapters.opensearch.documents import with_current_embeddings
+from agent_memory.adapters.opensearch.index import OpenSearchIndex
 from agent_memory.domain.models import Memory
 
 if TYPE_CHECKING:
