@@ -11,7 +11,7 @@ SAM := $(SAM_VENV)/bin/sam
 PORT ?= 3000
 export PYTHONPATH := $(CURDIR)/shared:$(CURDIR)
 
-.PHONY: help install prerequisites dynamodb-local opensearch-node opensearch run reset rollup invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval bench-inject bench-log bench-local bench-extract bench-peers reindex clean fuzz mcp
+.PHONY: help install prerequisites dynamodb-local opensearch-node opensearch run reset rollup invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval bench-inject bench-log bench-local bench-extract bench-peers bench-opensearch reindex clean fuzz mcp
 
 help:
 	@echo "make run      serve the API on http://127.0.0.1:$(PORT) (DynamoDB Local, data in .data/; offline LLM; PORT= overrides)"
@@ -31,6 +31,7 @@ help:
 	@echo "make bench-extract     extraction precision/recall per type and field on the labelled turns (benchmarks/results/extraction.json)"
 	@echo "make bench-log         conversation log write and search latency (benchmarks/results/log_write.json)"
 	@echo "make bench-local       \`make run\` over HTTP: import, whole-stack RSS, search (START=1 starts one; benchmarks/results/local_stack.json)"
+	@echo "make bench-opensearch  the OpenSearch tier beside the serverless tier at scale (SIZES=1000,10000; benchmarks/results/opensearch_scale.json, docs/opensearch_scale.png)"
 	@echo "make bench-peers       mem0 OSS beside us on LoCoMo dev: hit@k, p50/p95, ours / mem0 (own venv .venv-peers; benchmarks/results/peers.json)"
 
 $(VENV)/.installed: requirements-dev.txt shared/requirements.txt layers/opensearch/requirements.txt functions/docs/requirements.txt clients/python/pyproject.toml
@@ -217,6 +218,12 @@ bench-peers: $(VENV)/.installed $(DDB_LOCAL)/.installed $(PEERS_VENV)/.installed
 .PHONY: bench-scale
 bench-scale: $(VENV)/.installed $(DDB_LOCAL)/.installed
 	$(PY) -m benchmarks.scale $(if $(BACKEND),--backend $(BACKEND)) $(if $(SIZES),--sizes $(SIZES))
+
+# The OpenSearch tier (a real local node fed by the table's stream) beside the serverless tier: stream ingest rate,
+# saved-to-searchable time, warm search at 1,000 / 10,000 / 100,000 memories and 1,000 users x 100, node heap and
+# RSS (benchmarks/results/opensearch_scale.json, docs/opensearch_scale.png; ~30 minutes; SIZES=1000,10000 is quicker).
+bench-opensearch: $(VENV)/.installed $(DDB_LOCAL)/.installed $(OS_NODE)/.built
+	$(PY) -m benchmarks.opensearch_scale $(if $(SIZES),--sizes $(SIZES))
 
 # Rebuild the OpenSearch index from the table into a new physical index, then swap the alias: of the running
 # `make run SEARCH=opensearch`, or of the deployment OPENSEARCH_ENDPOINT, MEMORY_TABLE_NAME and AWS credentials name.

@@ -10,24 +10,27 @@ index; both are stopped at the end, on error and on Ctrl-C.
                            StreamPoller invokes the real IndexerFunction handler (functions/indexer/app.py, through
                            local.runtime.LocalFunctions, its environment pointing get_indexer() at the node).
                            memories/s: from the first save until the index's count of the user's documents
-                           reaches the number saved; nothing calls refresh, the node's 1 s refresh interval applies
-  searchable after         one memory with a word of its own is saved, then a keyword search for that word is
-                           repeated until it finds it: the time from the save's return, --visibility-tries times
+                           reaches the number stored; nothing calls refresh, the node's 1 s refresh interval
+                           applies. The indexer's own time per memory is summed around its invocations
+  searchable after         one memory with a word of its own is saved (to a user of its own), then a keyword search
+                           for that word is repeated until it finds it: the time from the save's return, after a
+                           random pause, --visibility-tries times
   bulk-loaded sizes        the sizes above --table-max and the --users x --per-user users are written straight to
                            the index with OpenSearchIndex.bulk_upsert, 500 a call (the stream would take too long);
-                           the serverless tier needs them in the table, and seeding runs at ~75 memories/s on this
-                           machine, so it is measured there only for --serverless-users of the users; for a size not
+                           the serverless tier needs them in the table, and seeding runs at ~100 memories/s on 2
+                           cores, so it is measured there only for --serverless-users of the users; for a size not
                            in the table its first search and index RSS are extrapolated (linearly, said so)
-  search warm              the search service (hybrid, limit 10, min_relevance_score 0), every call a question not
-                           asked before in the run, so the query-embedding cache never answers; the serverless
-                           tier's container has the user's index built first; the many-users rows ask a random user
-                           each call. The OpenSearch index holds everything loaded so far, as one shared index does
+  search warm              the search service (hybrid, limit 10, min_relevance_score 0), --runs calls after --warmup
+                           untimed ones, every call a question not asked before in the run, so the query-embedding
+                           cache never answers; the serverless tier's container has the user's index built first;
+                           the many-users rows ask a random user each call. The OpenSearch index holds everything
+                           loaded so far, as one shared index does; its requests are timed too (wall, node's took)
   memory                   the node's heap (_nodes/stats/jvm) and resident set (/proc/<pid>/status) after each
                            size; the serverless tier's: what its first search of the user added to this process
 Memories are LoCoMo turns (cycled), --distinct of them embedded once; memory i carries text i mod --distinct's
 vector plus a little Gaussian noise (cosine ~0.95 to it), so the HNSW graph is not built over repeats of 256
 points. Prints the tables, writes benchmarks/results/opensearch_scale.json and plots docs/opensearch_scale.png.
-All local: add the network round trips of a VPC domain (~1-3 ms per request) and of DynamoDB in a Lambda.
+All local: add the network round trips to a domain and to DynamoDB from a Lambda.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, redirect_stdout
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -59,17 +62,73 @@ TABLE = "bench-opensearch"
 ALIAS = "bench-opensearch"
 BULK_BATCH = 500
 NOISE_NORM = 0.3  # the noise vector's expected length: cosine ~0.95 to the text's own vector
-MANY = "many"  # the key of the many-users column
+
+
+@dataclass
+class Timing:
+    """How the warm rows are timed: `runs` calls after `warmup` untimed ones, each a new question."""
+
+    runs: int
+    warmup: int
+    queries: Iterator[str]
+
+
+REQUEST_KINDS = ("bm25", "knn", "msearch", "other")
+
+
+def request_kind(method: str, body: Any) -> str:
+    """Which of the OpenSearch tier's requests this is (adapters/opensearch/index.py builds them): the BM25 or
+    the kNN candidates, the msearch completing each candidate's other signal, or other (the vectors of the
+    results a ranking diversifies, conversation neighbours: filters only)."""
+    if method == "msearch":
+        return "msearch"
+    query = body.get("query", {}) if isinstance(body, dict) else {}
+    if "knn" in query:
+        return "knn"
+    return "bm25" if query.get("bool", {}).get("must") else "other"
+
+
+class RequestTimes:
+    """The OpenSearch client's search and msearch requests, timed: the wall time here, and the node's `took`."""
+
+    def __init__(self, client: Any) -> None:
+        self.samples: list[tuple[str, float, float]] = []
+        for method in ("search", "msearch"):
+            # The instance's attribute: every caller of this client goes through it.
+            setattr(client, method, self._timed(method, getattr(client, method)))
+
+    def _timed(self, method: str, call: Any) -> Any:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            response = call(*args, **kwargs)
+            self.samples.append((request_kind(method, kwargs.get("body")), (time.perf_counter() - started) * 1000,
+                                 float(response.get("took", 0))))
+            return response
+
+        return timed
+
+    def summary(self, searches: int) -> dict[str, Any]:
+        """Requests per search (of `searches`), the median request's wall ms, and by kind its median `took`."""
+        import statistics
+
+        kinds = sorted({kind for kind, _, _ in self.samples})
+        return {"per_search": round(len(self.samples) / searches, 2),
+                "wall_p50_ms": round(statistics.median(w for _, w, _ in self.samples), 1) if self.samples else 0.0,
+                "took_p50_ms": {kind: round(statistics.median(t for k, _, t in self.samples if k == kind), 1)
+                                for kind in kinds}}
 
 
 @dataclass
 class Tiers:
-    """What both tiers search through: one warm container each, over the same table and embedder."""
+    """What both tiers search through: one warm container each, over the same table and embedder; and the
+    services that write the memories (no embedder: the vectors are given, enrich only extracts keywords)."""
 
+    seeder: Any
     serverless: Any
     opensearch: Any
     os_client: Any
     node: Any
+    requests: RequestTimes
 
 
 def search_request(query: str) -> Any:
@@ -88,7 +147,8 @@ def scope(user_id: str) -> Any:
 
 def noisy_vectors(base: Any, first: int, count: int, seed_value: int = 7) -> Any:
     """Vectors of memories first..first+count-1: text i mod len(base)'s vector plus noise, unit length.
-    Deterministic per memory index, so a memory carries the same vector however it is loaded."""
+    The same first and count give the same vectors: a user both seeded in the table and bulk-loaded carries
+    the same in both tiers."""
     import numpy as np
 
     rows = np.arange(first, first + count)
@@ -194,14 +254,16 @@ def indexer_environment(url: str, dynamodb_endpoint: str) -> Iterator[None]:
 
     env = function_environment(functions()["IndexerFunction"], {"OpenSearchEndpoint": url, "OpenSearchIndex": ALIAS})
     env.update({"MEMORY_TABLE_NAME": TABLE, "AWS_ENDPOINT_URL_DYNAMODB": dynamodb_endpoint,
-                # Powertools would print each invocation's metrics (and INFO logs) on stdout, amid the tables.
-                "POWERTOOLS_METRICS_DISABLED": "true", "POWERTOOLS_LOG_LEVEL": "WARNING"})
+                "POWERTOOLS_LOG_LEVEL": "WARNING"})
     saved = {name: os.environ.get(name) for name in env}
     os.environ.update(env)
     get_settings.cache_clear()
     get_indexer.cache_clear()
     try:
-        yield
+        # Powertools prints each invocation's metrics (EMF) on stdout, as Lambda logs them: not amid the
+        # tables (the run reports on stderr meanwhile).
+        with open(os.devnull, "w") as sink, redirect_stdout(sink):
+            yield
     finally:
         for name, value in saved.items():
             if value is None:
@@ -256,16 +318,24 @@ def stop_poller(poller: Any) -> None:
 def ingest(tiers: Tiers, indexer: TimedFunctions, size: int, texts: Sequence[str], base: Any,
            model_id: str) -> dict[str, Any]:
     """`size` memories saved to the table for a new user, until all are searchable on the node."""
-    user = scope(f"one-{size}")
+    user, stored = scope(f"one-{size}"), distinct_contents(texts, size)
     indexer.reset()
     started = time.perf_counter()
-    saved_s = seed(tiers.serverless, user, size, texts, noisy_vectors(base, 0, size), model_id)
-    lag_s = wait_for_count(tiers.os_client, user, size)
+    saved_s = seed(tiers.seeder, user, size, texts, noisy_vectors(base, 0, size), model_id)
+    lag_s = wait_for_count(tiers.os_client, user, stored)
     total_s = time.perf_counter() - started
-    return {"memories": size, "saved_s": round(saved_s, 1), "searchable_s": round(total_s, 1),
-            "memories_per_s": round(size / total_s, 1), "lag_after_last_save_s": round(lag_s, 2),
+    return {"memories": size, "stored": stored, "saved_s": round(saved_s, 1), "searchable_s": round(total_s, 1),
+            "memories_per_s": round(stored / total_s, 1), "lag_after_last_save_s": round(lag_s, 2),
             "indexer_busy_s": round(indexer.seconds, 1), "indexer_records": indexer.records,
-            "indexer_ms_per_memory": round(indexer.seconds * 1000 / size, 2)}
+            "indexer_ms_per_memory": round(indexer.seconds * 1000 / stored, 2)}
+
+
+def distinct_contents(texts: Sequence[str], size: int) -> int:
+    """How many memories seed() stores of `size`: the store keeps one of texts that normalise alike."""
+    from agent_memory.domain.models import content_hash
+    from benchmarks.inject import unique_texts
+
+    return len({content_hash(text) for text in unique_texts(texts, size)})
 
 
 def searchable_after(tiers: Tiers, base: Any, model_id: str, tries: int) -> dict[str, Any]:
@@ -280,10 +350,10 @@ def searchable_after(tiers: Tiers, base: Any, model_id: str, tries: int) -> dict
     for i in range(tries):
         time.sleep(rng.uniform(0.0, 1.0))
         word = "".join(rng.choices(string.ascii_lowercase, k=12))
-        memory = tiers.serverless.save.enrich([NewMemory(memory_type=MemoryType.FACT, source="benchmark",
+        memory = tiers.seeder.save.enrich([NewMemory(memory_type=MemoryType.FACT, source="benchmark",
                                                          content=f"The storage locker code is {word} now")])[0]
         vector = encode_vector(noisy_vectors(base, 10**6 + i, 1)[0])
-        key = tiers.serverless.store.save_many(user, [memory.model_copy(update={
+        key = tiers.seeder.store.save_many(user, [memory.model_copy(update={
             "embedding": vector, "embedding_model": model_id})])[0].memory.memory_key
         saved = time.perf_counter()
         request = SearchRequest(query=word, search_mode="keyword", limit=10, min_relevance_score=0.0)
@@ -306,31 +376,45 @@ def first_search(services: Any, user: Any, query: str) -> tuple[float, float]:
     return elapsed_ms, rss_mb() - before
 
 
-def warm_rows(services: Any, users: Sequence[Any], runs: int, queries: Iterator[str], label: str,
-              rng: random.Random) -> dict[str, float]:
-    """Warm searches, a random one of `users` each call (after one untimed call)."""
-    services.search.search(users[0], search_request(next(queries)))
-    return timed_runs(label, runs, lambda i: services.search.search(rng.choice(users), search_request(next(queries))))
+def warm_rows(services: Any, users: Sequence[Any], timing: Timing, label: str, rng: random.Random,
+              requests: RequestTimes | None = None) -> dict[str, float]:
+    """Warm searches, a random one of `users` each call, after `timing.warmup` untimed ones (a node's JIT
+    and caches warm up over its first requests, as a long-running domain's are); `requests` records only
+    the timed calls' requests."""
+    def call(i: int) -> object:
+        return services.search.search(rng.choice(users), search_request(next(timing.queries)))
+
+    for i in range(timing.warmup):
+        call(i)
+    if requests is not None:
+        requests.samples.clear()
+    return timed_runs(label, timing.runs, call)
 
 
-def one_user(tiers: Tiers, size: int, *, in_table: bool, runs: int, queries: Iterator[str]) -> dict[str, Any]:
+def opensearch_rows(tiers: Tiers, users: Sequence[Any], timing: Timing, label: str, rng: random.Random
+                    ) -> dict[str, Any]:
+    """The OpenSearch tier's warm searches, what its requests took, and the node's memory after."""
+    row = warm_rows(tiers.opensearch, users, timing, label, rng, tiers.requests)
+    return {"search_warm": row, "requests": tiers.requests.summary(timing.runs),
+            "node": node_memory(tiers.os_client, tiers.node.pid)}
+
+
+def one_user(tiers: Tiers, size: int, *, in_table: bool, timing: Timing) -> dict[str, Any]:
     """Both tiers' warm search of the user with `size` memories (the serverless tier's only when the table
     holds them), the node's memory and the serverless container's."""
     user, rng = scope(f"one-{size}"), random.Random(size)
     result: dict[str, Any] = {"memories": size, "in_table": in_table}
     if in_table:
-        first_ms, added_mb = first_search(tiers.serverless, user, next(queries))
-        result["serverless"] = {"search_warm": warm_rows(tiers.serverless, [user], runs, queries,
-                                                         f"{size}: serverless warm", rng),
+        first_ms, added_mb = first_search(tiers.serverless, user, next(timing.queries))
+        result["serverless"] = {"search_warm": warm_rows(tiers.serverless, [user], timing, f"{size}: serverless warm",
+                                                         rng),
                                 "first_search_ms": round(first_ms, 1), "index_rss_mb": round(added_mb, 1)}
-    result["opensearch"] = {"search_warm": warm_rows(tiers.opensearch, [user], runs, queries,
-                                                     f"{size}: opensearch warm", rng),
-                            "node": node_memory(tiers.os_client, tiers.node.pid)}
+    result["opensearch"] = opensearch_rows(tiers, [user], timing, f"{size}: opensearch warm", rng)
     return result
 
 
-def many_users(tiers: Tiers, *, users: int, per_user: int, serverless_users: int, runs: int,
-               queries: Iterator[str], texts: Sequence[str], base: Any, model_id: str) -> dict[str, Any]:
+def many_users(tiers: Tiers, *, users: int, per_user: int, serverless_users: int, timing: Timing,
+               texts: Sequence[str], base: Any, model_id: str) -> dict[str, Any]:
     """`users` x `per_user` bulk-loaded into the index, a random user each search; on the serverless tier the
     first `serverless_users` of them, seeded in the table: each one's first search (the container holds none
     of them yet), then warm searches of a random one (it holds them all)."""
@@ -339,28 +423,26 @@ def many_users(tiers: Tiers, *, users: int, per_user: int, serverless_users: int
     everyone = [scope(f"many-{n:04d}") for n in range(users)]
     result: dict[str, Any] = {"users": users, "per_user": per_user, "serverless_users": serverless_users}
     index = OpenSearchIndex(client=tiers.os_client, alias=ALIAS)
-    result["bulk_load_s"] = round(bulk_load(index, tiers.serverless.save, [(u, per_user) for u in everyone], texts,
+    result["bulk_load_s"] = round(bulk_load(index, tiers.seeder.save, [(u, per_user) for u in everyone], texts,
                                             base, model_id, f"{users} users x {per_user}: bulk load"), 1)
     wait_for_count(tiers.os_client, everyone[-1], per_user)
     result["merges_waited_s"] = settle_merges(tiers.os_client)
     rng = random.Random(users)
-    result["opensearch"] = {"search_warm": warm_rows(tiers.opensearch, everyone, runs, queries,
-                                                     f"{users} users: opensearch warm", rng),
-                            "node": node_memory(tiers.os_client, tiers.node.pid)}
+    result["opensearch"] = opensearch_rows(tiers, everyone, timing, f"{users} users: opensearch warm", rng)
     if serverless_users:
         held = everyone[:serverless_users]
         started = time.perf_counter()
         for n, user in enumerate(held):  # the texts and vectors the user has in the index
             start = n * per_user
-            seed(tiers.serverless, user, per_user, rotated(texts, start), noisy_vectors(base, start, per_user),
+            seed(tiers.seeder, user, per_user, rotated(texts, start), noisy_vectors(base, start, per_user),
                  model_id)
         result["serverless_seed_s"] = round(time.perf_counter() - started, 1)
         rss_before, firsts = rss_mb(), []
         for user in rng.sample(held, len(held)):
-            firsts.append(first_search(tiers.serverless, user, next(queries))[0])
+            firsts.append(first_search(tiers.serverless, user, next(timing.queries))[0])
         result["serverless"] = {"first_search": latency_row(firsts),
                                 "index_rss_mb": round(rss_mb() - rss_before, 1),
-                                "search_warm": warm_rows(tiers.serverless, held, runs, queries,
+                                "search_warm": warm_rows(tiers.serverless, held, timing,
                                                          f"{serverless_users} users: serverless warm", rng)}
     return result
 
@@ -423,6 +505,10 @@ def format_tables(results: dict[str, Any]) -> str:
 
     row("search warm, serverless tier", lambda c: serverless_cell(c, "search_warm"))
     row("search warm, OpenSearch tier", lambda c: cell(c["opensearch"]["search_warm"]))
+    row("OpenSearch: requests per search × p50 ms", lambda c: "{per_search:g} × {wall_p50_ms:.0f}".format(
+        **c["opensearch"]["requests"]))
+    row("OpenSearch: node's took p50, ms: BM25 / kNN / msearch / other", lambda c: " / ".join(
+        f"{c['opensearch']['requests']['took_p50_ms'].get(kind, 0):.0f}" for kind in REQUEST_KINDS))
     row("serverless: a user's first search (reads, indexes), ms",
         lambda c: serverless_cell(c, "first_search" if "users" in c else "first_search_ms"))
     row("serverless: RSS its index adds, MB", lambda c: serverless_cell(c, "index_rss_mb"))
@@ -452,7 +538,7 @@ def plot(results: dict[str, Any], path: Path, title: str) -> None:
 
     sizes, many = results["sizes"], results.get("many_users")
     xs = [int(s) for s in sizes]
-    figure, (latency, memory) = plt.subplots(1, 2, figsize=(13, 5.2), gridspec_kw={"width_ratios": [1.5, 1]})
+    figure, (latency, memory) = plt.subplots(1, 2, figsize=(13, 6.4), gridspec_kw={"width_ratios": [1.5, 1]})
     tiers = {"serverless": "tab:blue", "opensearch": "tab:orange"}
     names = {"serverless": "serverless tier", "opensearch": "OpenSearch tier"}
     for tier, color in tiers.items():
@@ -470,9 +556,10 @@ def plot(results: dict[str, Any], path: Path, title: str) -> None:
     latency.set(xscale="log", xlabel="memories (one user's; ◆: all users')", ylabel="warm search, ms",
                 title="Warm search (hybrid, limit 10): p95 solid, p50 dashed")
     latency.set_xticks(xs, [f"{x:,}" for x in xs])
+    latency.minorticks_off()
     latency.set_ylim(bottom=0)
-    latency.grid(True, which="both", alpha=0.3)
-    latency.legend(fontsize=7.5, loc="upper left")
+    latency.grid(True, alpha=0.3)
+    latency.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(0, -0.14), ncol=2)
 
     nodes = [(int(s), r["opensearch"]["node"]) for s, r in sizes.items()]
     memory.plot([x for x, _ in nodes], [n["heap_used_mb"] for _, n in nodes], marker="o", color="tab:orange",
@@ -486,14 +573,16 @@ def plot(results: dict[str, Any], path: Path, title: str) -> None:
                if "serverless_extrapolated" in r]
     if measured and guesses:
         line = [measured[-1], *guesses]
-        memory.plot([x for x, _ in line], [y for _, y in line], ":", marker="o", markerfacecolor="white",
-                    color="tab:blue", label="serverless, extrapolated (not in the table)")
+        memory.plot([x for x, _ in line], [y for _, y in line], ":", color="tab:blue")
+        memory.scatter([x for x, _ in guesses], [y for _, y in guesses], marker="o", facecolors="white",
+                       edgecolors="tab:blue", zorder=5, label="serverless, extrapolated (not in the table)")
     memory.set(xscale="log", xlabel="one user's memories (the index holds all loaded so far)", ylabel="MB",
                title="Memory")
     memory.set_xticks(xs, [f"{x:,}" for x in xs])
+    memory.minorticks_off()
     memory.set_ylim(bottom=0)
     memory.grid(True, alpha=0.3)
-    memory.legend(fontsize=7.5, loc="upper left")
+    memory.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(0, -0.14))
     figure.suptitle(title, fontsize=10)
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -502,6 +591,38 @@ def plot(results: dict[str, Any], path: Path, title: str) -> None:
 
 
 # ---- the run -------------------------------------------------------------------------------------------
+
+def stream_phase(tiers: Tiers, dynamodb: Any, sizes: list[int], tries: int, texts: Sequence[str], base: Any,
+                 model_id: str) -> dict[str, Any]:
+    """The sizes saved through the table, its stream and the IndexerFunction, then the saved-to-searchable
+    times; the poller is stopped after, so later seeds of the table stay off the index."""
+    from local.runtime import LocalFunctions
+
+    found: dict[str, Any] = {"ingest": []}
+    with tempfile.TemporaryDirectory(prefix="bench-opensearch-stream-") as checkpoints, ExitStack() as stack:
+        stack.enter_context(indexer_environment(tiers.node.url, dynamodb.endpoint))
+        indexer = TimedFunctions(LocalFunctions())
+        poller = stream_poller(dynamodb, indexer, Path(checkpoints) / "checkpoints.json")
+        poller.start()
+        stack.callback(stop_poller, poller)
+        for size in sizes:
+            found["ingest"].append(ingest(tiers, indexer, size, texts, base, model_id))
+            print(f"{size}: {found['ingest'][-1]['memories_per_s']} memories/s through the stream", file=sys.stderr)
+        if tries:
+            found["searchable_after"] = searchable_after(tiers, base, model_id, tries)
+    return found
+
+
+def bulk_one_user(tiers: Tiers, size: int, texts: Sequence[str], base: Any, model_id: str) -> dict[str, Any]:
+    """A user of `size` memories written straight to the index, searchable and merged."""
+    from agent_memory.adapters.opensearch.index import OpenSearchIndex
+
+    user = scope(f"one-{size}")
+    load_s = bulk_load(OpenSearchIndex(client=tiers.os_client, alias=ALIAS), tiers.seeder.save, [(user, size)],
+                       texts, base, model_id, f"{size}: bulk load")
+    wait_for_count(tiers.os_client, user, size)
+    return {"bulk_load_s": round(load_s, 1), "merges_waited_s": settle_merges(tiers.os_client)}
+
 
 def build_tiers(stack: ExitStack, dynamodb: Any, settings: Any, embedder: Any, heap_mb: int) -> Tiers:
     """A node on a temporary data dir, its index created, and a warm container of each tier."""
@@ -522,24 +643,23 @@ def build_tiers(stack: ExitStack, dynamodb: Any, settings: Any, embedder: Any, h
                                                              "opensearch_index": ALIAS}),
                                 dynamodb_client=dynamodb, embedder=embedder,
                                 index=OpenSearchIndex(client=client, alias=ALIAS))
-    return Tiers(serverless=build_services(settings, dynamodb_client=dynamodb, embedder=embedder),
-                 opensearch=opensearch, os_client=client, node=node)
+    return Tiers(seeder=build_services(settings, dynamodb_client=dynamodb, embedder=None),
+                 serverless=build_services(settings, dynamodb_client=dynamodb, embedder=embedder),
+                 opensearch=opensearch, os_client=client, node=node, requests=RequestTimes(client))
 
 
 def run(args: argparse.Namespace, sizes: list[int]) -> dict[str, Any]:
     from agent_memory.adapters.embeddings import build_embedder
-    from agent_memory.adapters.opensearch.index import OpenSearchIndex
     from agent_memory.settings import Settings
     from benchmarks.inject import unique_texts
     from local.dynamodb_local import DynamoDBLocal
-    from local.runtime import LocalFunctions
     from local.template import create_tables
 
     # Built before the indexer's environment is set: the serverless tier, whatever the shell exports.
     settings = Settings(memory_table_name=TABLE, opensearch_endpoint="")
     texts, questions, _ = corpus()
-    calls = (len(sizes) + 1) * 2 * (args.runs + 3) + 2 * args.serverless_users + 20
-    queries = iter(unique_texts(questions, calls))
+    calls = (len(sizes) + 1) * 2 * (args.runs + args.warmup + 1) + args.serverless_users + 20
+    timing = Timing(runs=args.runs, warmup=args.warmup, queries=iter(unique_texts(questions, calls)))
     embedder = build_embedder(settings)
     if embedder is None:
         sys.exit("the benchmark needs the embedder (EMBEDDING_PROVIDER=none is set)")
@@ -550,41 +670,22 @@ def run(args: argparse.Namespace, sizes: list[int]) -> dict[str, Any]:
     streamed = [s for s in sizes if s <= args.table_max]
     with ExitStack() as stack:
         dynamodb = stack.enter_context(DynamoDBLocal())
-        client = dynamodb.client()
-        create_tables(client, {"MemoryTable": TABLE})
-        tiers = build_tiers(stack, client, settings, embedder, args.heap_mb)
+        create_tables(dynamodb.client(), {"MemoryTable": TABLE})
+        tiers = build_tiers(stack, dynamodb.client(), settings, embedder, args.heap_mb)
         if streamed:
-            stack.enter_context(indexer_environment(tiers.node.url, dynamodb.endpoint))
-            indexer = TimedFunctions(LocalFunctions())
-            poller = stream_poller(dynamodb, indexer, Path(stack.enter_context(tempfile.TemporaryDirectory(
-                prefix="bench-opensearch-stream-"))) / "checkpoints.json")
-            poller.start()
-            stack.callback(stop_poller, poller)
-            for size in streamed:
-                results["ingest"].append(ingest(tiers, indexer, size, texts, base, embedder.model_id))
-                print(f"{size}: {results['ingest'][-1]['memories_per_s']} memories/s through the stream",
-                      file=sys.stderr)
-            if args.visibility_tries:
-                results["searchable_after"] = searchable_after(tiers, base, embedder.model_id, args.visibility_tries)
-            stop_poller(poller)  # the rest is bulk-loaded, and the serverless seeds stay off the index
+            results.update(stream_phase(tiers, dynamodb, streamed, args.visibility_tries, texts, base,
+                                        embedder.model_id))
         for size in sizes:
-            if size > args.table_max:
-                user = scope(f"one-{size}")
-                load_s = bulk_load(OpenSearchIndex(client=tiers.os_client, alias=ALIAS), tiers.serverless.save,
-                                   [(user, size)], texts, base, embedder.model_id, f"{size}: bulk load")
-                wait_for_count(tiers.os_client, user, size)
-                merges_s = settle_merges(tiers.os_client)
-            result = one_user(tiers, size, in_table=size <= args.table_max, runs=args.runs, queries=queries)
-            if size > args.table_max:
-                result.update(bulk_load_s=round(load_s, 1), merges_waited_s=merges_s)
-                measured = [r for r in results["sizes"].values() if "serverless" in r]
-                if measured:
-                    result["serverless_extrapolated"] = extrapolated(measured[-1], size, save_rate(results["ingest"]))
+            loaded = {} if size in streamed else bulk_one_user(tiers, size, texts, base, embedder.model_id)
+            result = {**one_user(tiers, size, in_table=size in streamed, timing=timing), **loaded}
+            measured = [r for r in results["sizes"].values() if "serverless" in r]
+            if loaded and measured:
+                result["serverless_extrapolated"] = extrapolated(measured[-1], size, save_rate(results["ingest"]))
             results["sizes"][str(size)] = result
         if args.users:
             results["many_users"] = many_users(tiers, users=args.users, per_user=args.per_user,
                                                serverless_users=min(args.serverless_users, args.users),
-                                               runs=args.runs, queries=queries, texts=texts, base=base,
+                                               timing=timing, texts=texts, base=base,
                                                model_id=embedder.model_id)
     results["embedder"] = embedder.model_id
     return results
@@ -602,6 +703,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--serverless-users", type=int, default=100,
                         help="of those users, how many are seeded in the table for the serverless tier")
     parser.add_argument("--runs", type=int, default=100, help="timed searches per row")
+    parser.add_argument("--warmup", type=int, default=20, help="untimed searches before each row's")
     parser.add_argument("--visibility-tries", type=int, default=20, help="saves timed until searchable")
     parser.add_argument("--distinct", type=int, default=256, help="texts embedded; memories reuse their vectors")
     parser.add_argument("--heap-mb", type=int, default=1024, help="the OpenSearch node's JVM heap")
@@ -610,9 +712,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     sizes = sorted({int(s) for s in args.sizes.split(",") if s.strip()})
     if not sizes or min([*sizes, args.runs, args.distinct, args.per_user]) < 1 or min(
-            args.users, args.serverless_users, args.visibility_tries) < 0:
-        parser.error("sizes, --runs, --distinct and --per-user must be >= 1; --users, --serverless-users and "
-                     "--visibility-tries >= 0")
+            args.users, args.serverless_users, args.visibility_tries, args.warmup) < 0:
+        parser.error("sizes, --runs, --distinct and --per-user must be >= 1; --users, --serverless-users, "
+                     "--visibility-tries and --warmup >= 0")
     from local import dynamodb_local, opensearch_node
 
     if not dynamodb_local.available() or not opensearch_node.available():
