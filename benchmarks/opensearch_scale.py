@@ -555,11 +555,7 @@ def plot(results: dict[str, Any], path: Path, title: str) -> None:
                                   f"({many['serverless_users'] if tier == 'serverless' else many['users']:,} loaded)")
     latency.set(xscale="log", xlabel="memories (one user's; ◆: all users')", ylabel="warm search, ms",
                 title="Warm search (hybrid, limit 10): p95 solid, p50 dashed")
-    latency.set_xticks(xs, [f"{x:,}" for x in xs])
-    latency.minorticks_off()
-    latency.set_ylim(bottom=0)
-    latency.grid(True, alpha=0.3)
-    latency.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(0, -0.14), ncol=2)
+    _size_axis(latency, xs, legend_columns=2)
 
     nodes = [(int(s), r["opensearch"]["node"]) for s, r in sizes.items()]
     memory.plot([x for x, _ in nodes], [n["heap_used_mb"] for _, n in nodes], marker="o", color="tab:orange",
@@ -578,16 +574,21 @@ def plot(results: dict[str, Any], path: Path, title: str) -> None:
                        edgecolors="tab:blue", zorder=5, label="serverless, extrapolated (not in the table)")
     memory.set(xscale="log", xlabel="one user's memories (the index holds all loaded so far)", ylabel="MB",
                title="Memory")
-    memory.set_xticks(xs, [f"{x:,}" for x in xs])
-    memory.minorticks_off()
-    memory.set_ylim(bottom=0)
-    memory.grid(True, alpha=0.3)
-    memory.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(0, -0.14))
+    _size_axis(memory, xs, legend_columns=1)
     figure.suptitle(title, fontsize=10)
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=110)
     plt.close(figure)
+
+
+def _size_axis(axis: Any, sizes: list[int], *, legend_columns: int) -> None:
+    """Both panels alike: the sizes as ticks, from zero up, a light grid, the legend under the panel."""
+    axis.set_xticks(sizes, [f"{x:,}" for x in sizes])
+    axis.minorticks_off()
+    axis.set_ylim(bottom=0)
+    axis.grid(True, alpha=0.3)
+    axis.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(0, -0.14), ncol=legend_columns)
 
 
 # ---- the run -------------------------------------------------------------------------------------------
