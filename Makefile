@@ -31,6 +31,7 @@ help:
 	@echo "make bench-extract     extraction precision/recall per type and field on the labelled turns (benchmarks/results/extraction.json)"
 	@echo "make bench-log         conversation log write and search latency (benchmarks/results/log_write.json)"
 	@echo "make bench-local       \`make run\` over HTTP: import, whole-stack RSS, search (START=1 starts one; benchmarks/results/local_stack.json)"
+	@echo "make bench-http        retrieval and inject over HTTP, four ways of saving turns, fresh and long-standing (MODES=plain CONVERSATIONS=1 URL=...; benchmarks/results/http_retrieval.json)"
 	@echo "make bench-opensearch  the OpenSearch tier beside the serverless tier at scale (SIZES=1000,10000; benchmarks/results/opensearch_scale.json, docs/opensearch_scale.png)"
 	@echo "make bench-peers       mem0 OSS beside us on LoCoMo dev: hit@k, p50/p95, ours / mem0 (own venv .venv-peers; benchmarks/results/peers.json)"
 
@@ -198,6 +199,17 @@ bench-log: $(VENV)/.installed $(DDB_LOCAL)/.installed
 bench-local: $(VENV)/.installed
 	$(if $(START),@$(MAKE) --no-print-directory prerequisites dynamodb-local)
 	$(PY) -m benchmarks.local_stack --url http://127.0.0.1:$(PORT) $(if $(START),--start)
+
+# Retrieval and the injected context through the HTTP API, as a client calls them: LoCoMo dev saved four ways (plain,
+# with the turn before as context, with the session as conversationId and context, turn by turn with conversationId
+# only), MADial zh plain; every question asked three times (fresh, then long-standing with the access statistics
+# current), inject on 24 questions per conversation (benchmarks/results/http_retrieval.json; over an hour on 2 cores).
+# Starts a stack of its own; URL= uses a running one; MODES=plain,context and CONVERSATIONS=1 make a small run.
+.PHONY: bench-http
+bench-http: $(VENV)/.installed
+	$(if $(URL),,@$(MAKE) --no-print-directory prerequisites dynamodb-local)
+	$(PY) -m benchmarks.http_retrieval $(if $(URL),--url $(URL)) $(if $(MODES),--modes $(MODES)) \
+	  $(if $(CONVERSATIONS),--conversations $(CONVERSATIONS))
 
 # mem0 OSS (infer=False, our e5 embedder, its embedded qdrant) beside us on the same LoCoMo dev questions, same
 # machine, same run; its own venv, installed from pinned requirements. A few minutes per side

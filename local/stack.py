@@ -156,6 +156,7 @@ class Stack:
     def _write_state(self) -> None:
         state = {"pid": os.getpid(), "url": self.url, "store": STORE, "data_dir": str(self.data_dir),
                  "dynamodb": self.dynamodb.endpoint, "tables": table_names(),
+                 "queues": self.queues.endpoint,  # moto's SQS: where a benchmark sees whether the workers are idle
                  "opensearch": self.settings.opensearch_endpoint or None,
                  "processes": {"supervisor (queues)": os.getpid(), "dynamodb-local": self.dynamodb.pid,
                                "opensearch": self.opensearch.pid if self.opensearch else None,
