@@ -29,6 +29,7 @@ help:
 	@echo "make bench-retrieval-cv  the search defaults by two-fold cross-validation on the dev sets (benchmarks/results/retrieval_cv.json)"
 	@echo "make bench-inject      context injection latency, cache hit rate, LoCoMo evidence vs tokens (benchmarks/results/inject.json, docs/inject_evidence.png)"
 	@echo "make bench-extract     extraction precision/recall per type and field on the labelled turns (benchmarks/results/extraction.json)"
+	@echo "make bench-duplicates  the near-duplicate thresholds by 5-fold cross-validation on labelled pairs (benchmarks/results/near_duplicates.json)"
 	@echo "make bench-log         conversation log write and search latency (benchmarks/results/log_write.json)"
 	@echo "make bench-local       \`make run\` over HTTP: import, whole-stack RSS, search (START=1 starts one; benchmarks/results/local_stack.json)"
 	@echo "make bench-http        retrieval and inject over HTTP, four ways of saving turns, fresh and long-standing (MODES=plain CONVERSATIONS=1 URL=...; benchmarks/results/http_retrieval.json)"
@@ -189,6 +190,12 @@ bench-inject: $(VENV)/.installed $(DDB_LOCAL)/.installed
 # replays Claude's recorded responses.
 bench-extract: $(VENV)/.installed
 	$(PY) -m benchmarks.extraction $(if $(PROVIDER),--provider $(PROVIDER)) $(if $(RECORDED),--recorded $(RECORDED))
+
+# The near-duplicate thresholds (MEMORY_DEDUP_MIN_*): 5-fold cross-validation on tests/data/near_duplicates.jsonl with
+# the bundled embedder; a table, and benchmarks/results/near_duplicates.json (under a minute).
+.PHONY: bench-duplicates
+bench-duplicates: $(VENV)/.installed
+	$(PY) -m benchmarks.near_duplicates
 
 # The conversation log (L1): write latency of 1 and 10 messages, search over 1,000.
 bench-log: $(VENV)/.installed $(DDB_LOCAL)/.installed

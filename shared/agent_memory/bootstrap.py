@@ -235,6 +235,8 @@ def build_services(
         min_keyword_weight=settings.memory_extraction_min_keyword_weight,
         categories=settings.memory_categories,
         field_reader=read_fields,
+        index=index,
+        duplicates=settings.duplicate_rule,
     )
     load = LoadService(store=store, search=search, current_memories=_cached_memories(index))
     summarize = SummarizeService(store=store, current_memories=_cached_memories(index), narrate=narrator_provider)
@@ -360,6 +362,7 @@ def _context_sources(settings: Settings, store: MemoryStore, search: SearchServi
         user_memory_max_tokens=settings.context_user_memory_max_tokens,
         memory_layers=memory_layers,
         sop=retriever(settings.context_sop_url), protocol=retriever(settings.context_protocol_url),
+        duplicates=settings.duplicate_rule,
     )
 
 

@@ -81,6 +81,11 @@ class SearchIndex(Protocol):
         memory without one is left out."""
         ...
 
+    def nearest(self, user: ScopeRef, vectors: np.ndarray, k: int) -> list[list[Candidate]]:
+        """For each row of `vectors` (L2-normalised, the embedder's), the user's current memories nearest to it, at
+        most k, nearest first, each with its cosine in `vector`: one read for a whole batch of new memories."""
+        ...
+
 
 class IndexSnapshotStore(Protocol):
     """Saved search indexes of the serverless tier (opaque bytes), one per user, keyed by the user's content

@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from agent_memory.domain.duplicates import DEFAULT_MIN_COSINE, DEFAULT_MIN_OVERLAP, DuplicateRule
 from agent_memory.domain.models import KNOWN_CATEGORIES
 
 LlmProvider = Literal["offline", "anthropic", "bedrock"]
@@ -156,6 +157,13 @@ class Settings(BaseSettings):
     # Store retries when concurrent writers race on one field.
     store_max_attempts: int = Field(default=8, ge=1)
 
+    # Near-duplicate memories (domain/duplicates.py): a save restating a current memory of its type in nearly the
+    # same words (compared terms' overlap at least MIN_OVERLAP, embeddings' cosine at least MIN_COSINE, the same
+    # numbers, negations, people and names) stores nothing and answers `merged`; user_memory never shows two such.
+    # Chosen by cross-validation (`make bench-duplicates`); MIN_COSINE 0 = the words decide, both 0 = off.
+    memory_dedup_min_cosine: float = Field(default=DEFAULT_MIN_COSINE, ge=0, le=1)
+    memory_dedup_min_overlap: float = Field(default=DEFAULT_MIN_OVERLAP, ge=0, le=1)
+
     @field_validator("memory_categories", mode="before")
     @classmethod
     def _categories_from_text(cls, value: object) -> object:
@@ -204,6 +212,10 @@ class Settings(BaseSettings):
     @property
     def effective_llm_provider(self) -> LlmProvider:
         return self.llm_provider or "offline"
+
+    @property
+    def duplicate_rule(self) -> DuplicateRule:
+        return DuplicateRule(min_cosine=self.memory_dedup_min_cosine, min_overlap=self.memory_dedup_min_overlap)
 
     @property
     def search_tier(self) -> Literal["serverless", "opensearch"]:

@@ -91,6 +91,26 @@ def test_create_duplicate_and_supersede_directly(api):
     assert [m["content"] for m in memories_of(api)] == ["用户33岁"]
 
 
+def test_a_restatement_answers_merged_with_the_kept_memory_in_save_batch_and_extract(api):
+    kept = api.call("POST", f"{USER}/memories", {"memoryType": "FACT", "content": "Is allergic to peanuts"})
+    key = kept.body["memory"]["memory_key"]
+
+    merged = api.call("POST", f"{USER}/memories", {"memoryType": "FACT", "content": "I'm allergic to peanuts."})
+    assert merged.status == 200 and merged.body["outcome"] == "merged"
+    assert merged.body["memory"]["memory_key"] == key and merged.body["skipped_fields"] == [""]
+
+    batch = api.call("POST", f"{USER}/memories/batch", {"memories": [
+        {"memoryType": "FACT", "content": "Allergic to peanuts!"},
+        {"memoryType": "FACT", "content": "Is allergic to shellfish"}]})
+    assert batch.status == 201 and batch.body["saved_count"] == 1
+    assert [r["outcome"] for r in batch.body["results"]] == ["merged", "created"]
+    assert batch.body["memory_keys"][0] == key
+
+    extracted = api.call("POST", f"{USER}/memories/extract", {"user_message": "I am allergic to peanuts"})
+    assert extracted.body["saved_count"] == 0 and extracted.body["skipped_fields"] == ["allergy"]
+    assert sorted(m["content"] for m in memories_of(api)) == ["Is allergic to peanuts", "Is allergic to shellfish"]
+
+
 def test_batch_saves_in_order_with_import_timestamps(api):
     response = api.call("POST", f"{USER}/memories/batch", {"memories": [
         {"memoryType": "FACT", "content": "用户32岁", "field": "age", "createdAt": "2026-02-05T10:00:00Z"},

@@ -144,3 +144,33 @@ def test_a_question_is_found_through_the_turn_answering_it_and_never_another_use
     # The question shares no word with the query: it comes in with a share of its answer's BM25 score.
     assert contents(built, ALICE, query="three years") == [answer, question]
     assert contents(built, MALLORY, query="three years") == [answer, "How long is the trip?"]
+
+
+def test_nearest_proposes_the_users_own_memories_nearest_first(services):
+    built, index, modes = services
+    if "semantic" not in modes:
+        pytest.skip("this tier runs no kNN")
+    for user, content in ((ALICE, "I play tennis every Sunday"), (ALICE, "My sister lives in Toronto"),
+                          (MALLORY, "mallory plays tennis every Sunday"), (BOB, "bob plays tennis every Sunday")):
+        save(built, index, user, content)
+    vectors = built.embedder_provider().embed_documents(["tennis every Sunday", "sister in Toronto"])
+
+    tennis, sister = built.index.nearest(ALICE, vectors, 5)
+
+    assert [c.memory.content for c in tennis] == ["I play tennis every Sunday", "My sister lives in Toronto"]
+    assert sister[0].memory.content == "My sister lives in Toronto"
+    assert tennis[0].vector == pytest.approx(float(vectors[0] @ built.embedder_provider().embed_documents(
+        ["I play tennis every Sunday"])[0]), abs=1e-2)  # the cosine (stored vectors are float16)
+    assert tennis[0].vector > tennis[1].vector
+
+
+def test_a_restatement_is_merged_on_every_tier(services):
+    built, index, _ = services
+    save(built, index, ALICE, "I play tennis every Sunday", memory_type=MemoryType.PREFERENCE)
+
+    result = built.save.save(ALICE, NewMemory(memory_type=MemoryType.PREFERENCE,
+                                              content="I am playing tennis every Sunday"))
+
+    assert result.outcome.value == "merged" and result.memory.content == "I play tennis every Sunday"
+    assert built.save.save(BOB, NewMemory(memory_type=MemoryType.PREFERENCE, content="I am playing tennis every "
+                                          "Sunday")).outcome.value == "created"  # never another user's

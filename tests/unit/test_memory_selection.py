@@ -7,16 +7,18 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
+from agent_memory.domain.duplicates import DuplicateRule
 from agent_memory.domain.memory_selection import (
-    DUPLICATE_COSINE,
     MAX_DEPTH,
     Candidate,
     candidate,
     diversify,
     importance_slots,
     memory_budget,
+    near_duplicate,
     search_depth,
     similarity,
+    without_near_duplicates,
 )
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef, new_memory_version
 from agent_memory.domain.vectors import encode_vector
@@ -35,12 +37,13 @@ def memory(key: str, importance: int = 70, *, content: str | None = None, day: i
         embedding_model="test-model" if vector else None), key, None)
 
 
-def ranked(*keys: str, tokens: int = 10, vectors: dict[str, list[float]] | None = None) -> list[Candidate]:
-    """Candidates best first, scores falling by 0.01 a rank."""
-    vectors = vectors or {}
+def ranked(*keys: str, tokens: int = 10, vectors: dict[str, list[float]] | None = None,
+           texts: dict[str, str] | None = None) -> list[Candidate]:
+    """Candidates best first, scores falling by 0.01 a rank; each one's text is its key unless `texts` says."""
+    vectors, texts = vectors or {}, texts or {}
     return [Candidate(key=k, score=0.9 - 0.01 * i, tokens=tokens, model="m" if k in vectors else None,
                       vector=np.array(vectors[k]) / np.linalg.norm(vectors[k]) if k in vectors else None,
-                      content=k) for i, k in enumerate(keys)]
+                      content=texts.get(k, k), memory_type=MemoryType.FACT) for i, k in enumerate(keys)]
 
 
 # ---- importance slots ----------------------------------------------------------------------------
@@ -71,6 +74,15 @@ def test_a_spread_below_the_margin_is_not_informative_and_margin_zero_gives_ever
     assert [m.memory_key for m in importance_slots(memories, 2, margin=0).earned] == ["a", "b"]
 
 
+def test_given_restatements_in_the_importance_order_then_each_takes_one_slot_and_the_next_memory_the_rest():
+    memories = [memory("a", 90, content="Is allergic to peanuts"), memory("b", 90, content="Allergic to peanuts"),
+                memory("c", 80, content="Wants to apply for the QMAS"), *(memory(f"f{i}", 70) for i in range(5))]
+
+    split = importance_slots(memories, 3, margin=10, duplicates=DuplicateRule())
+
+    assert [m.memory_key for m in split.earned] == ["a", "c"] and len(split.fallback) == 1
+
+
 def test_when_every_memory_fits_the_top_slots_there_is_nothing_to_choose():
     memories = [memory("a", 70), memory("b", 70)]
     assert {m.memory_key for m in importance_slots(memories, 5, margin=10).earned} == {"a", "b"}
@@ -99,26 +111,51 @@ def test_similarity_is_the_cosine_of_comparable_vectors_else_term_overlap():
     b = candidate(memory("b", content="Ann paints lakes at dawn", vector=[0.8, 0.6]), 0.8, 10)
     plain = candidate(memory("c", content="Ann paints lakes at dusk"), 0.7, 10)
 
-    cosine, duplicate = similarity(a, b)
-    assert cosine == pytest.approx(0.8, abs=1e-3) and not duplicate
-    overlap, _ = similarity(b, plain)  # no vector on one side: the analysed terms
-    assert 0.5 < overlap < 1.0
+    assert similarity(a, b) == pytest.approx(0.8, abs=1e-3)
+    assert 0.5 < similarity(b, plain) < 1.0  # no vector on one side: the analysed terms
+
+
+def test_a_near_duplicate_restates_in_nearly_the_same_words_whatever_the_cosine_says():
+    said = candidate(memory("a", content="Is allergic to peanuts", vector=[1.0, 0.0]), 0.9, 10)
+    again = candidate(memory("b", content="Allergic to peanuts!", vector=[0.0, 1.0]), 0.8, 10)
+    other = candidate(memory("c", content="Is allergic to shellfish", vector=[1.0, 0.0]), 0.7, 10)
+
+    assert near_duplicate(said, again, DuplicateRule()) and not near_duplicate(said, other, DuplicateRule())
+    assert not near_duplicate(said, again, DuplicateRule(min_cosine=0.9))  # a cosine floor, when set, applies
+    assert not near_duplicate(said, again, DuplicateRule(min_cosine=0, min_overlap=0))  # off
+
+
+TEXTS = {"a": "Prefers email over phone calls", "a-again": "prefers email over phone calls.",
+         "b": "Lives in Shenzhen", "c": "Wants to apply for the QMAS"}
 
 
 def test_given_a_near_duplicate_of_a_better_ranked_memory_when_diversifying_then_it_is_dropped():
     vectors = {"a": [1.0, 0.0, 0.0], "a-again": [0.999, 0.02, 0.0], "b": [0.0, 1.0, 0.0], "c": [0.0, 0.0, 1.0]}
-    assert float(np.dot(*(np.array(vectors[k]) / np.linalg.norm(vectors[k]) for k in ("a", "a-again")))) \
-        >= DUPLICATE_COSINE
 
-    picks = diversify([], ranked("a", "a-again", "b", "c", vectors=vectors), budget=1000, min_count=0)
+    picks = diversify([], ranked("a", "a-again", "b", "c", vectors=vectors, texts=TEXTS), budget=1000, min_count=0)
 
     assert [c.key for c in picks] == ["a", "b", "c"]
 
 
 def test_near_duplicates_of_what_importance_already_shows_are_dropped_too():
     vectors = {"shown": [1.0, 0.0], "same": [1.0, 0.001], "other": [0.0, 1.0]}
-    shown, *rest = ranked("shown", "same", "other", vectors=vectors)
+    texts = {"shown": "用户对花生过敏", "same": "我对花生过敏", "other": "我住在上海"}
+    shown, *rest = ranked("shown", "same", "other", vectors=vectors, texts=texts)
     assert [c.key for c in diversify([shown], rest, budget=1000, min_count=0)] == ["other"]
+
+
+def test_a_close_variant_that_says_something_else_is_never_dropped_as_a_duplicate():
+    vectors = {"a": [1.0, 0.0], "b": [1.0, 0.001]}  # as close as vectors get
+    texts = {"a": "我住在上海", "b": "我住在北京"}
+    picks = diversify([], ranked("a", "b", vectors=vectors, texts=texts), budget=1000, min_count=0)
+    assert [c.key for c in picks] == ["a", "b"]
+
+
+def test_without_near_duplicates_keeps_the_first_of_each_statement_in_order():
+    memories = [memory("a", content="Is allergic to peanuts"), memory("b", content="Lives in Shenzhen"),
+                memory("c", content="Allergic to peanuts."), memory("d", content="lives in shenzhen")]
+
+    assert [m.memory_key for m in without_near_duplicates(memories, DuplicateRule())] == ["a", "b"]
 
 
 def test_mmr_prefers_a_memory_that_says_something_new_over_a_close_variant_of_one_shown():

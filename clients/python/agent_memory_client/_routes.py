@@ -122,8 +122,9 @@ def save(user_id: str, *, memory_type: MemoryType, content: str, category: str |
          ) -> Call[SaveResponse]:
     """Store one memory (`POST /v1/users/{user_id}/memories`).
 
-    Answers `outcome` `created` (201), `superseded` (a newer value of the memory's `field`) or `duplicate`
-    (200: the same content was stored already). Without `field`, the field the text states is inferred.
+    Answers `outcome` `created` (201), `superseded` (a newer value of the memory's `field`), `duplicate`
+    (200: the same content was stored already) or `merged` (200: it restates a current memory in nearly the
+    same words; `memory` is that one, unchanged). Without `field`, the field the text states is inferred.
     `keywords` are strings or `{"term", "weight"}`; `created_at` (imports) needs a timezone; `context` is the
     preceding turn, indexed for search only. Idempotent by content, so it is retried.
     """

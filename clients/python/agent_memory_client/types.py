@@ -16,7 +16,7 @@ Scope = Literal["users", "projects"]
 HotMemoryType = Literal["meta", "status", "decision", "preference"]
 SearchMode = Literal["semantic", "keyword", "hybrid"]
 Role = Literal["user", "assistant"]
-SaveOutcome = Literal["created", "superseded", "duplicate"]
+SaveOutcome = Literal["created", "superseded", "duplicate", "merged"]
 
 
 # ----------------------------------------------------------------------------------------------- requests
@@ -125,7 +125,8 @@ class _SaveResponseRequired(TypedDict):
 
 
 class SaveResponse(_SaveResponseRequired, total=False):
-    """`save`: 201 when stored (`created` or `superseded` an older value of the field), 200 `duplicate`."""
+    """`save`: 201 when stored (`created` or `superseded` an older value of the field), 200 `duplicate` or
+    `merged` (nothing stored: `memory` is the one already there)."""
 
     skipped_fields: list[str]
 

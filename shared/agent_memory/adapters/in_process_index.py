@@ -171,6 +171,20 @@ class InProcessIndex:
         rows = index.row_of()
         return {key: index.vectors[rows[key]] for key in memory_keys if key in rows}
 
+    def nearest(self, user: ScopeRef, vectors: np.ndarray, k: int) -> list[list[Candidate]]:
+        index = self._index(user)
+        if index.vectors is None or not len(index.memories) or k <= 0:
+            return [[] for _ in range(len(vectors))]
+        cosines = vectors @ index.vectors.T  # (batch, memories)
+        k = min(k, cosines.shape[1])
+        top = np.argpartition(-cosines, k - 1, axis=1)[:, :k]
+        found = []
+        for row, columns in zip(cosines, top, strict=True):
+            ordered = columns[np.argsort(-row[columns], kind="stable")]
+            found.append([Candidate(memory=index.memories[i], vector=float(row[i]), embedding=index.vectors[i])
+                          for i in ordered])
+        return found
+
     def current_memories(self, user: ScopeRef) -> list[Memory]:
         """The user's current memories from the version-keyed cache (one GetItem when warm)."""
         index = self._index(user)

@@ -71,7 +71,7 @@ class Operation:
     body: type[BaseModel] | None = None
     body_required: bool = True
     query: type[BaseModel] | None = None
-    also: tuple[int, ...] = ()  # other success statuses with the same body (a duplicate save is a 200)
+    also: tuple[int, ...] = ()  # other success statuses with the same body (a duplicate or merged save: 200)
 
     @property
     def resolver_path(self) -> str:
@@ -87,7 +87,8 @@ _SCOPE = "/v1/{scope_type}/{scope_id}"
 OPERATIONS: tuple[Operation, ...] = (
     # save function
     Operation("POST", f"{_USER}/memories", "create_memory", _MEMORIES,
-              "Save one memory (a duplicate answers 200 with the stored one; a new value for a field supersedes)",
+              "Save one memory (a duplicate, or a restatement of a current memory, answers 200 with the stored one; "
+              "a new value for a field supersedes)",
               SavedMemoryResponse, 201, CreateMemoryRequest, also=(200,)),
     Operation("POST", f"{_USER}/memories/batch", "create_memories", _MEMORIES,
               "Save 1-100 memories in order, all validated before any is written",

@@ -9,22 +9,25 @@ from pydantic import BaseModel, Field
 
 from agent_memory.domain.models import Memory, SaveOutcome, SaveResult
 
+# Outcomes that stored nothing: the memory answered is the one already there.
+NOT_STORED = frozenset({SaveOutcome.DUPLICATE, SaveOutcome.MERGED})
+
 
 class SavedMemoryResponse(BaseModel):
     outcome: SaveOutcome
     memory: Memory
     superseded: Memory | None
-    skipped_fields: list[str]  # the field an identical memory already holds
+    skipped_fields: list[str]  # the field of the memory already there (an identical one, or one it restates)
 
     @classmethod
     def of(cls, result: SaveResult) -> SavedMemoryResponse:
-        duplicate = result.outcome is SaveOutcome.DUPLICATE
+        kept = result.outcome in NOT_STORED
         return cls(outcome=result.outcome, memory=result.memory, superseded=result.superseded,
-                   skipped_fields=[result.memory.field or ""] if duplicate else [])
+                   skipped_fields=[result.memory.field or ""] if kept else [])
 
     @property
     def status(self) -> int:
-        return 200 if self.outcome is SaveOutcome.DUPLICATE else 201
+        return 200 if self.outcome in NOT_STORED else 201
 
 
 class BatchItemResult(BaseModel):
@@ -35,14 +38,14 @@ class BatchItemResult(BaseModel):
 
 
 class BatchSaveResponse(BaseModel):
-    saved_count: int  # created or superseding: not the duplicates
+    saved_count: int  # created or superseding: not the duplicates nor the merged
     memory_keys: list[str]
     results: list[BatchItemResult]
 
     @classmethod
     def of(cls, results: list[SaveResult]) -> BatchSaveResponse:
         return cls(
-            saved_count=sum(1 for r in results if r.outcome is not SaveOutcome.DUPLICATE),
+            saved_count=sum(1 for r in results if r.outcome not in NOT_STORED),
             memory_keys=[r.memory.memory_key for r in results],
             results=[BatchItemResult(index=i, memory_key=r.memory.memory_key, outcome=r.outcome,
                                      superseded_key=r.superseded.memory_key if r.superseded else None)

@@ -7,9 +7,11 @@
    to relevance instead. Margin 0 gives every slot to importance.
 2. The rest of the block is the search's ranking for the current message, diversified by maximal
    marginal relevance: each pick maximises `trade_off * score - (1 - trade_off) * similarity to what
-   is already shown`, and a near-duplicate of a shown memory is never picked. Similarity is the cosine
-   of the stored embeddings when both memories carry one of the same model, else the overlap (Jaccard)
-   of their analysed terms.
+   is already shown`. Similarity is the cosine of the stored embeddings when both memories carry one of
+   the same model, else the overlap (Jaccard) of their analysed terms.
+4. No memory is shown beside a near-duplicate of one shown before it (the rule a save merges by,
+   `domain/duplicates.py`): not among the top slots, not among the picks, not as a top slot relevance
+   left empty.
 3. The block's size is a token budget: a share of the tokens the user's memories hold (the history the
    block stands in for), at most a cap. The block always takes `min_count` memories when there are
    that many, and past them only while the lines fit the budget.
@@ -23,7 +25,8 @@ from functools import cached_property
 
 import numpy as np
 
-from agent_memory.domain.models import Memory
+from agent_memory.domain.duplicates import DuplicateRule, near_duplicates
+from agent_memory.domain.models import Memory, MemoryType
 from agent_memory.domain.text import tokenize
 from agent_memory.domain.vectors import decode_vector
 
@@ -37,8 +40,6 @@ DEFAULT_MAX_TOKENS = 4000
 # under one point (conversation turns are seldom near-duplicates); 0.8 still orders a paraphrase after
 # a memory that says something new.
 TRADE_OFF = 0.8
-DUPLICATE_COSINE = 0.95  # e5-small: above the 99.9th percentile of LoCoMo's turn pairs
-DUPLICATE_OVERLAP = 0.8  # Jaccard of the analysed terms
 MAX_DEPTH = 100  # the most ranked memories a block reads (the search proposes 100 per retriever)
 
 
@@ -51,8 +52,12 @@ class ImportanceSplit:
     fallback: list[Memory]
 
 
-def importance_slots(memories: Sequence[Memory], slots: int, margin: int) -> ImportanceSplit:
+def importance_slots(memories: Sequence[Memory], slots: int, margin: int,
+                     duplicates: DuplicateRule | None = None) -> ImportanceSplit:
+    """`duplicates`: the importance order less each memory near-duplicating one before it (None: as it is)."""
     ordered = sorted(memories, key=lambda m: (m.importance, m.created_at), reverse=True)
+    if duplicates is not None:
+        ordered = without_near_duplicates(ordered, duplicates, stop_at=slots + 1)  # the slots and the best left out
     top, left_out = ordered[:slots], ordered[slots:]
     if not left_out:  # everything fits: no choice to make
         return ImportanceSplit(earned=top, fallback=[])
@@ -85,6 +90,7 @@ class Candidate:
     vector: np.ndarray | None = field(default=None, compare=False, repr=False)  # L2-normalised
     model: str | None = None
     content: str = field(default="", compare=False, repr=False)
+    memory_type: MemoryType = field(kw_only=True)
 
     @cached_property
     def terms(self) -> frozenset[str]:
@@ -99,29 +105,53 @@ def candidate(memory: Memory, score: float, tokens: int) -> Candidate:
         norm = float(np.linalg.norm(decoded))
         vector = decoded / norm if norm > 0 else None
     return Candidate(key=memory.memory_key, score=score, tokens=tokens, vector=vector,
-                     model=memory.embedding_model if vector is not None else None, content=memory.content)
+                     model=memory.embedding_model if vector is not None else None, content=memory.content,
+                     memory_type=memory.memory_type)
 
 
-def similarity(a: Candidate, b: Candidate) -> tuple[float, bool]:
-    """(similarity, near-duplicate): cosine of the vectors when comparable, else term overlap."""
+def _cosine(a: Candidate, b: Candidate) -> float | None:
     if a.vector is not None and b.vector is not None and a.model == b.model and a.vector.shape == b.vector.shape:
-        cosine = float(a.vector @ b.vector)
-        return cosine, cosine >= DUPLICATE_COSINE
+        return float(a.vector @ b.vector)
+    return None
+
+
+def similarity(a: Candidate, b: Candidate) -> float:
+    """The cosine of the vectors when comparable, else the overlap of the analysed terms."""
+    cosine = _cosine(a, b)
+    if cosine is not None:
+        return cosine
     union = a.terms | b.terms
-    overlap = len(a.terms & b.terms) / len(union) if union else 0.0
-    return overlap, overlap >= DUPLICATE_OVERLAP
+    return len(a.terms & b.terms) / len(union) if union else 0.0
+
+
+def near_duplicate(a: Candidate, b: Candidate, rule: DuplicateRule) -> bool:
+    return near_duplicates(rule, a, b, _cosine(a, b))
+
+
+def without_near_duplicates(memories: Sequence[Memory], rule: DuplicateRule, *, stop_at: int | None = None
+                            ) -> list[Memory]:
+    """The memories in order, less each that near-duplicates one kept before it; the first `stop_at` so kept."""
+    kept: list[tuple[Memory, Candidate]] = []
+    for memory in memories:
+        if stop_at is not None and len(kept) >= stop_at:
+            break
+        seen = candidate(memory, 0.0, 0)
+        if not any(near_duplicate(seen, other, rule) for _, other in kept):
+            kept.append((memory, seen))
+    return [memory for memory, _ in kept]
 
 
 def diversify(shown: Sequence[Candidate], ranked: Sequence[Candidate], *, budget: int, min_count: int,
-              trade_off: float = TRADE_OFF) -> list[Candidate]:
+              trade_off: float = TRADE_OFF, duplicates: DuplicateRule | None = None) -> list[Candidate]:
     """The picks from `ranked` (best first) to show after `shown`, in pick order: maximal marginal
-    relevance, near-duplicates of anything shown skipped, until the block holds `min_count` memories
-    and the next pick's line would pass `budget` tokens (the lines of `shown` count too)."""
+    relevance, near-duplicates (by `duplicates`, the default rule when None) of anything shown skipped,
+    until the block holds `min_count` memories and the next pick's line would pass `budget` tokens (the
+    lines of `shown` count too)."""
     if not 0.0 <= trade_off <= 1.0:
         raise ValueError("trade_off must be within [0, 1]")
     taken = {c.key for c in shown}
     pool = [c for c in dict((c.key, c) for c in ranked).values() if c.key not in taken]
-    similar = _Similarities(pool)
+    similar = _Similarities(pool, duplicates or DuplicateRule())
     for c in shown:
         similar.compare(c)
     scores = np.array([c.score for c in pool], dtype=np.float64)
@@ -143,8 +173,9 @@ class _Similarities:
     """Each pool candidate's highest similarity to what is shown, and whether it is still pickable (not
     picked, not a near-duplicate). Vectors of the pool's model are compared in one product."""
 
-    def __init__(self, pool: Sequence[Candidate]) -> None:
+    def __init__(self, pool: Sequence[Candidate], rule: DuplicateRule) -> None:
         self._pool = pool
+        self._rule = rule
         self.nearest = np.zeros(len(pool))
         self.alive = np.ones(len(pool), dtype=bool)
         self._model = next((c.model for c in pool if c.vector is not None), None)
@@ -162,11 +193,10 @@ class _Similarities:
                 and shown.vector.shape == self._matrix.shape[1:]:
             cosine = self._matrix @ shown.vector
             self.nearest[self._rows] = np.maximum(self.nearest[self._rows], cosine)
-            self.alive[self._rows] &= cosine < DUPLICATE_COSINE
         else:
             pairwise = list(range(len(self._pool)))
         for i in pairwise:
             if self.alive[i]:
-                value, duplicate = similarity(self._pool[i], shown)
-                self.nearest[i] = max(self.nearest[i], value)
-                self.alive[i] = not duplicate
+                self.nearest[i] = max(self.nearest[i], similarity(self._pool[i], shown))
+        for i in np.flatnonzero(self.alive).tolist():  # the words decide, with the cosine when comparable
+            self.alive[i] = not near_duplicate(self._pool[i], shown, self._rule)

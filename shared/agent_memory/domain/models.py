@@ -190,6 +190,7 @@ class SaveOutcome(StrEnum):
     CREATED = "created"
     SUPERSEDED = "superseded"  # created, and replaced the field's previous current memory
     DUPLICATE = "duplicate"  # identical content already current: nothing stored
+    MERGED = "merged"  # restates a current memory in nearly the same words: nothing stored, that one kept
 
 
 class SaveResult(BaseModel):

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from agent_memory.domain.duplicates import EXTRACTED_SOURCE, DuplicateRule
 from agent_memory.domain.keywords import extract_keywords
 from agent_memory.domain.models import (
     ExtractedMemory,
@@ -22,7 +24,8 @@ from agent_memory.domain.models import (
 from agent_memory.domain.profile import slot_field
 from agent_memory.domain.vectors import encode_vector
 from agent_memory.errors import AgentMemoryError, BatchInterrupted, InvalidInput
-from agent_memory.ports import ConversationTurn, Embedder, MemoryExtractor, MemoryStore
+from agent_memory.ports import ConversationTurn, Embedder, MemoryExtractor, MemoryStore, SearchIndex
+from agent_memory.services.restatements import Restatements
 
 # Reads a memory's text for the profile fields it states ("用户35岁" -> age 35), as extraction does.
 FieldReader = Callable[[str], list[ExtractedMemory]]
@@ -49,8 +52,10 @@ class SaveInfoOutput(BaseModel):
 
 MAX_CONTEXT_BYTES = 8 * 1024
 # How far back a turn saved on its own looks for the turn before it in the same conversation: the user's
-# newest memories, one small page (a conversation being saved turn by turn has its last turn among them).
+# newest memories, one small page (a conversation being saved turn by turn has its last turn among them). The
+# same page is where a save looks for a memory saved a moment ago that it may restate.
 RECENT_TURNS = 20
+RecentMemories = Callable[[], list[Memory]]
 
 
 def _clipped(text: str, max_bytes: int) -> str:
@@ -93,8 +98,13 @@ class SaveService:
         min_keyword_weight: float = 0.3,
         categories: Sequence[str] = (),
         field_reader: FieldReader | None = None,
+        index: SearchIndex | None = None,
+        duplicates: DuplicateRule | None = None,
     ) -> None:
+        """`index`: where a new memory's nearest current memories are read, what it may restate (besides the
+        user's newest memories); `duplicates`: when it restates one (None: the default thresholds)."""
         self._store = store
+        self._restatements = Restatements(store=store, index=index, rule=duplicates or DuplicateRule())
         self._field_reader = field_reader
         # upper-cased -> as configured; empty: any category
         self._categories = {c.upper(): c for c in categories}
@@ -104,11 +114,15 @@ class SaveService:
         self._max_keywords = max_keywords
         self._min_keyword_weight = min_keyword_weight
 
-    def enrich(self, memories: list[NewMemory], user: ScopeRef | None = None) -> list[NewMemory]:
-        """Write-time work: keywords (unless given), conversation context, embeddings (one batch call)."""
+    def enrich(self, memories: list[NewMemory], user: ScopeRef | None = None,
+               recent: RecentMemories | None = None) -> list[NewMemory]:
+        """Write-time work: keywords (unless given), conversation context, embeddings (one batch call). `recent`:
+        the user's newest memories, read once when first needed (where a turn finds the turn before it)."""
         enriched = []
         previous_in_conversation: dict[str, str] = {}
         stored: dict[str, list[str]] | None = None  # the user's recent turns by conversation, read when needed
+        if user is not None and recent is None:
+            recent = self._recent(user)
         for memory in memories:
             update: dict[str, Any] = {}
             slot = slot_field(memory.field, memory.category, memory.metadata.get("value"))
@@ -120,9 +134,9 @@ class SaveService:
             if memory.conversation_id:
                 if memory.context is None and memory.conversation_id in previous_in_conversation:
                     update["context"] = previous_in_conversation[memory.conversation_id]
-                elif memory.context is None and user is not None:
+                elif memory.context is None and recent is not None:
                     # The conversation's first turn in this call: the turn before it was saved by an earlier call.
-                    stored = self._recent_turns(user) if stored is None else stored
+                    stored = _turns_by_conversation(recent()) if stored is None else stored
                     before = next((c for c in stored.get(memory.conversation_id, ()) if c != memory.content), None)
                     if before is not None:
                         update["context"] = before
@@ -137,22 +151,47 @@ class SaveService:
             ]
         return enriched
 
-    def _recent_turns(self, user: ScopeRef) -> dict[str, list[str]]:
-        """The contents of the user's RECENT_TURNS newest memories by conversation, newest first: where a turn
-        saved on its own finds the turn before it (one query of a small page)."""
-        turns: dict[str, list[str]] = {}
-        for memory in self._store.list_current(user, limit=RECENT_TURNS).items:
-            if memory.conversation_id:
-                turns.setdefault(memory.conversation_id, []).append(memory.content)
-        return turns
+    def _recent(self, user: ScopeRef) -> RecentMemories:
+        """The user's RECENT_TURNS newest current memories, read on the first call only (one query of a small
+        page)."""
+        return cache(lambda: self._store.list_current(user, limit=RECENT_TURNS).items)
 
     def warm_up(self) -> None:
         """Build the extractor (importing its SDK) ahead of the first request, e.g. before a SnapStart snapshot."""
         self._extractor()
 
     def save(self, user: ScopeRef, memory: NewMemory) -> SaveResult:
+        """Stored; or, when it restates a current memory, `merged` with that memory, which stays as it is."""
         (memory,) = self._checked_categories([memory], field="category")
-        return self._store.save(user, self.enrich(self._with_fields([memory]), user)[0])
+        recent = self._recent(user)
+        return self._save_all(user, self.enrich(self._with_fields([memory]), user, recent), recent, many=False)[0]
+
+    def _save_all(self, user: ScopeRef, memories: list[NewMemory], recent: RecentMemories, *, many: bool
+                  ) -> list[SaveResult]:
+        """Each memory stored, or merged into the current memory it restates (or into an earlier one of the call),
+        in order; `many`: through the store's `save_many`, whose fault part-way raises PartialSave with the results
+        of the items before the first one not written."""
+        targets = self._restatements.targets(user, memories, recent)
+        pending = [memory for memory, target in zip(memories, targets, strict=True) if target is None]
+        cause: Exception | None = None
+        try:
+            written = self._store.save_many(user, pending) if many else [self._store.save(user, m) for m in pending]
+        except PartialSave as partial:
+            written, cause = partial.written, partial.cause
+        results: list[SaveResult] = []
+        stored = iter(written)
+        for target in targets:
+            if target is None:
+                result = next(stored, None)
+                if result is None:  # the item the fault stopped at
+                    break
+                results.append(result)
+            else:
+                kept = results[target].memory if isinstance(target, int) else target
+                results.append(SaveResult(outcome=SaveOutcome.MERGED, memory=kept))
+        if cause is not None:
+            raise PartialSave(results, cause)
+        return results
 
     def _with_fields(self, memories: list[NewMemory]) -> list[NewMemory]:
         """A memory saved without `field` gets the field its text states, so that it reaches the profile and a
@@ -215,8 +254,9 @@ class SaveService:
         content, so resending the whole batch stores nothing twice.
         """
         memories = self._checked_categories(memories, field="memories.{i}.category")
+        recent = self._recent(user)
         try:
-            return self._store.save_many(user, self.enrich(self._with_fields(memories), user))
+            return self._save_all(user, self.enrich(self._with_fields(memories), user, recent), recent, many=True)
         except PartialSave as partial:
             cause = partial.cause if isinstance(partial.cause, AgentMemoryError) \
                 else AgentMemoryError(str(partial.cause))
@@ -260,18 +300,30 @@ class SaveService:
                 category=self._known_category(found.category),
                 field=None if field.lower() in NON_SLOT_FIELDS else field,
                 keywords=found.keywords,
-                source="conversation",
+                source=EXTRACTED_SOURCE,
                 conversation_id=conversation_id,
                 metadata=metadata,
                 context=context,
             )))
         enriched = self.enrich([memory for _, memory in pending])
-        for (field, _), memory in zip(pending, enriched, strict=True):
-            result = self._store.save(user, memory)
-            if result.outcome is SaveOutcome.DUPLICATE:
+        try:
+            results = self._save_all(user, enriched, self._recent(user), many=True)
+        except PartialSave as partial:
+            raise partial.cause from None
+        for (field, _), memory, result in zip(pending, enriched, results, strict=True):
+            if result.outcome in (SaveOutcome.DUPLICATE, SaveOutcome.MERGED):  # said already: nothing stored
                 output.skipped_fields.append(field or memory.content)
                 continue
             output.saved_memories.append(SavedMemory(memoryType=memory.memory_type, content=memory.content,
                                                      field=field))
         output.saved_count = len(output.saved_memories)
         return output
+
+
+def _turns_by_conversation(memories: list[Memory]) -> dict[str, list[str]]:
+    """The contents of these memories (the user's newest, newest first) that are turns, by conversation."""
+    turns: dict[str, list[str]] = {}
+    for memory in memories:
+        if memory.conversation_id:
+            turns.setdefault(memory.conversation_id, []).append(memory.content)
+    return turns

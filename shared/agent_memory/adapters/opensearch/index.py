@@ -192,6 +192,27 @@ class OpenSearchIndex:
                     found[str(source["memory_key"])] = vector / norm
         return found
 
+    def nearest(self, user: ScopeRef, vectors: np.ndarray, k: int) -> list[list[Candidate]]:
+        """One msearch: a kNN request per vector. A memory saved a moment ago may not be searchable yet."""
+        if not len(vectors) or k <= 0:
+            return [[] for _ in range(len(vectors))]
+        try:
+            self._check_mapping()
+            body = [line for vector in vectors
+                    for line in ({}, self.knn_request(user, CandidateQuery(text="", vector=vector, k=k)))]
+            responses = self._client.msearch(index=self._alias, body=body)["responses"]
+        except Exception as error:  # opensearch-py errors: translated (or re-raised) in one place
+            _raise_for(error)
+        found = []
+        for response in responses:
+            if "error" in response:
+                raise SearchIndexError("the search index refused a request", details=response["error"])
+            hits: dict[str, Candidate] = {}
+            for hit in response.get("hits", {}).get("hits", []):
+                self._candidate(hits, hit).vector = cosine_from_score(float(hit["_score"]))
+            found.append(list(hits.values()))
+        return found
+
     def _share_with_neighbours(self, user: ScopeRef, query: CandidateQuery, found: dict[str, Candidate]) -> None:
         """The serverless tier's neighbour sharing (domain/neighbours.py) over the lexical hits: their
         conversation neighbours are fetched, then every one adds `neighbour_share` of its best neighbour's

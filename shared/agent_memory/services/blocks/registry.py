@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from agent_memory.domain.duplicates import DuplicateRule
 from agent_memory.domain.memory_selection import DEFAULT_IMPORTANCE_MARGIN, DEFAULT_MAX_SHARE, DEFAULT_MAX_TOKENS
 from agent_memory.domain.models import Memory, ScopeRef
 from agent_memory.domain.request_blocks import DEFAULT_ASSESSMENT_NOTE
@@ -45,6 +46,7 @@ def default_sources(
     memory_layers: MemoryLayersService | None = None,
     sop: Retriever | None = None,
     protocol: Retriever | None = None,
+    duplicates: DuplicateRule | None = None,
 ) -> list[BlockSource]:
     """Hot memory first, the request's eight block types, then the intent's context; the last two only
     with the memory layers."""
@@ -56,7 +58,7 @@ def default_sources(
         UserMemorySource(store=store, search=search, current_memories=current_memories, top_n=top_memories,
                          relevant_n=relevant_memories, search_mode=relevant_search_mode,
                          importance_margin=importance_margin, max_share=user_memory_max_share,
-                         max_tokens=user_memory_max_tokens),
+                         max_tokens=user_memory_max_tokens, duplicates=duplicates),
         CollectedInfoSource(),
         ConversationStatsSource(),
         AssessmentResultSource(note=assessment_note),

@@ -9,18 +9,18 @@ from typing import Any
 
 from agent_memory.api.inject_models import InjectionRequest
 from agent_memory.domain.context import ContextType, Priority, one_line
+from agent_memory.domain.duplicates import DuplicateRule
 from agent_memory.domain.memory_selection import (
     DEFAULT_IMPORTANCE_MARGIN,
     DEFAULT_MAX_SHARE,
     DEFAULT_MAX_TOKENS,
-    DUPLICATE_COSINE,
-    DUPLICATE_OVERLAP,
     TRADE_OFF,
     Candidate,
     candidate,
     diversify,
     importance_slots,
     memory_budget,
+    near_duplicate,
     search_depth,
 )
 from agent_memory.domain.models import Memory, ScopeRef
@@ -55,10 +55,12 @@ class UserMemorySource:
         importance_margin: int = DEFAULT_IMPORTANCE_MARGIN,
         max_share: float = DEFAULT_MAX_SHARE,
         max_tokens: int = DEFAULT_MAX_TOKENS,
+        duplicates: DuplicateRule | None = None,
     ) -> None:
         """`top_n` top slots (importance's where it separates memories); at least `top_n + relevant_n`
         memories when there are that many; past them, lines up to `max_share` of the tokens the user's
-        memories hold, at most `max_tokens`."""
+        memories hold, at most `max_tokens`; never two near-duplicates (by `duplicates`, None: the default
+        rule)."""
         self._store = store
         self._search = search
         self._current = current_memories or store.all_current
@@ -69,10 +71,12 @@ class UserMemorySource:
         self._margin = importance_margin
         self._share = max_share
         self._max_tokens = max_tokens
-        # Cache keys name what a part's selection depends on besides the version, message and locale.
-        self._top_key = _digest(top_n, importance_margin)
+        self._duplicates = duplicates or DuplicateRule()
+        # Cache keys name what a part's selection depends on besides the version, message and locale (and the
+        # form of the relevant part's value).
+        self._top_key = _digest(top_n, importance_margin, self._duplicates)
         self._relevant_key = _digest(top_n, relevant_n, importance_margin, max_share, max_tokens, min_relevance,
-                                     search_mode, TRADE_OFF, DUPLICATE_COSINE, DUPLICATE_OVERLAP)
+                                     search_mode, TRADE_OFF, self._duplicates, "lines+covered")
 
     def prepare(self, request: InjectionRequest) -> None:
         """Start the relevant memories' query embedding (~20 ms of CPU), so that it runs while the request
@@ -92,14 +96,15 @@ class UserMemorySource:
         top = json.loads(cache.get_or_build(f"{self.type}#top#v{version}#{ctx.locale}#{self._top_key}",
                                             self.ttl_seconds, lambda: json.dumps(self._top(ctx))))
         query = ctx.request.current_user_message.strip()
-        relevant = cache.get_or_build(
+        relevant = json.loads(cache.get_or_build(
             f"{self.type}#rel#v{version}#{ctx.locale}#{ctx.message_hash()}#{self._relevant_key}", self.ttl_seconds,
-            lambda: self._relevant(ctx, query, top)) if query and self._relevant_n else ""
-        lines = list(dict.fromkeys([*(line for _, line in top["earned"]), *relevant.splitlines()]))
-        for _, line in top["fallback"]:  # top slots relevance left empty keep the importance order
+            lambda: json.dumps(self._relevant(ctx, query, top)))) if query and self._relevant_n else {}
+        lines = list(dict.fromkeys([*(line for _, line in top["earned"]), *relevant.get("lines", [])]))
+        covered = set(relevant.get("covered", []))
+        for key, line in top["fallback"]:  # top slots relevance left empty keep the importance order
             if len(lines) >= self._top_n:
                 break
-            if line not in lines:
+            if line not in lines and key not in covered:
                 lines.append(line)
         if not lines:
             return ""
@@ -112,19 +117,22 @@ class UserMemorySource:
         return f"- [{memory.memory_type.value}] {one_line(memory.content)} ({label}: {memory.importance})"
 
     def _top(self, ctx: FetchContext) -> dict[str, Any]:
-        """The top slots as [memory key, line] pairs, and the tokens the user's memories hold."""
+        """The top slots as [memory key, line] pairs (of the importance order less near-duplicates of a memory
+        before them), and the tokens the user's memories hold."""
         memories = self._current(ctx.user)
-        split = importance_slots(memories, self._top_n, self._margin)
+        split = importance_slots(memories, self._top_n, self._margin, self._duplicates)
         return {"earned": [[m.memory_key, self._line(m, ctx)] for m in split.earned],
                 "fallback": [[m.memory_key, self._line(m, ctx)] for m in split.fallback],
                 # One estimate over all the texts (a line break between two costs about what a text's
                 # start does): a third of the time of one estimate per memory, within 0.5% of its sum.
                 "stored_tokens": estimate_tokens("\n".join(m.content for m in memories))}
 
-    def _relevant(self, ctx: FetchContext, query: str, top: dict[str, Any]) -> str:
+    def _relevant(self, ctx: FetchContext, query: str, top: dict[str, Any]) -> dict[str, list[str]]:
+        """The relevant memories' lines, and the top slots' fallbacks they near-duplicate (`covered`: not shown
+        beside them)."""
         memories = {m.memory_key: m for m in self._current(ctx.user)}
         if not memories:
-            return ""
+            return {"lines": [], "covered": []}
         shown = [candidate(memories[key], 1.0, estimate_tokens(line)) for key, line in top["earned"] if key in memories]
         budget = memory_budget(top["stored_tokens"], self._share, self._max_tokens)
         min_count = self._top_n + self._relevant_n
@@ -138,8 +146,10 @@ class UserMemorySource:
             if memory is not None:
                 lines[memory.memory_key] = self._line(memory, ctx)
                 ranked.append(candidate(memory, result.relevance_score, estimate_tokens(lines[memory.memory_key])))
-        picks = diversify(shown, ranked, budget=budget, min_count=min_count)
-        return "\n".join(lines[c.key] for c in picks)
+        picks = diversify(shown, ranked, budget=budget, min_count=min_count, duplicates=self._duplicates)
+        fallback = [candidate(memories[key], 0.0, 0) for key, _ in top["fallback"] if key in memories]
+        covered = [c.key for c in fallback if any(near_duplicate(c, pick, self._duplicates) for pick in picks)]
+        return {"lines": [lines[c.key] for c in picks], "covered": covered}
 
 
 def _digest(*parts: object) -> str:
