@@ -55,6 +55,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -690,6 +691,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from benchmarks.peers import git_state
     from benchmarks.retrieval import machine_info
 
+    # A SIGTERM unwinds like an exception, so the started stack is stopped and its temporary data dir removed.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     temporary = args.url is None and args.data_dir is None
     data_dir: Path = (Path(tempfile.mkdtemp(prefix="bench-http-")) if temporary
                       else (args.data_dir or DEFAULT_DATA_DIR)).resolve()
