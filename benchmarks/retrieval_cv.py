@@ -1,24 +1,37 @@
-"""The search defaults, chosen by two-fold cross-validation on the retrieval benchmarks' dev data.
+"""The search defaults, chosen by leave-one-conversation-out validation on the retrieval benchmarks' dev data.
 
-Each dataset's users (LoCoMo conversations, MADial users) are split in two halves by sorted user id
-(even / odd positions). Every combination of the levers below is run over every question once; then, for
-each half in turn, the combination with the best score on that half (the mean over datasets of hit@5 and
-hit@10) is chosen and reported on the other half. One choice serves every dataset: there are no
-per-dataset switches. The default of each lever is the value both folds chose, or, when they disagree,
-the one nearer to the lever switched off (the smaller), so a lever is only turned up as far as both
-halves agree it pays.
+Every LoCoMo conversation and every MADial user is one fold. For each fold in turn, each choice below is
+made on all the other folds (the mean over datasets and save modes of hit@5 and hit@10) and reported on
+the fold left out: the figures to publish are those held-out ones, pooled over the folds. One choice
+serves every dataset and save mode: there are no per-dataset switches. The default of each lever is the
+value most folds chose (on a tie, the one nearer to the lever switched off), so a lever is only turned
+up as far as the folds agree it pays.
 
-Levers (each a setting; see docs/configuration.md):
-- MEMORY_SEARCH_LEXICAL_SHARE: BM25's share of text similarity in hybrid mode (the rest is the vector);
-- MEMORY_SEARCH_NEIGHBOUR_SHARE: the share of a conversation neighbour's keyword score a turn adds;
-- MEMORY_SEARCH_TIME_CUE_WEIGHT: time's weight when the query names a period (closeness to it, not recency);
-- MEMORY_SEARCH_DIVERSITY: the weight of a result's similarity to the results above it (maximal marginal
-  relevance over the best 20).
+Save modes: LoCoMo's turns are saved the ways clients save them, each under its own user: `plain`
+(content and created_at), `context` (each turn with the turn before it as `context`) and
+`conversation_context` (the session as `conversation_id`, plus `context`). MADial's memories are
+standalone events: `plain` only.
 
-Memories are imported once through the save service's batch path (as benchmarks/retrieval.py does), on
-DynamoDB Local; each combination is a search service with those settings over the same index. Query
-embeddings are computed once and reused by every combination. Writes benchmarks/results/retrieval_cv.json
-with every query's metrics per combination, so another choice rule can be checked without a rerun.
+What is chosen:
+1. The search levers (settings; see docs/configuration.md), every combination of:
+   - MEMORY_SEARCH_LEXICAL_SHARE: BM25's share of text similarity in hybrid mode (the rest is the vector);
+   - MEMORY_SEARCH_NEIGHBOUR_SHARE: the share of a conversation neighbour's keyword score a turn adds;
+   - MEMORY_SEARCH_TIME_CUE_WEIGHT: time's weight when the query names a period;
+   - MEMORY_SEARCH_DIVERSITY: maximal marginal relevance over the best 20.
+   Usage is off here (interaction weight 0), so one pass over the questions is the whole story.
+2. MEMORY_SEARCH_INTERACTION_WEIGHT, at the chosen levers, for a user of long standing: each question is
+   asked once (its results' access statistics current at the next search, as when a container refreshes
+   them at every search), then all of them again; the second pass is scored. Top-5 sets that changed
+   between the passes are counted.
+3. The absolute relevance calibration (MEMORY_RELEVANCE_*) and the default floor on it: a logistic model
+   of an answering memory against the other top-20 results of its own query and the top-20 results of
+   off-topic queries (another conversation's questions asked of this user), fitted on the tuning folds;
+   the floor is the highest that costs no dataset's tuning folds more than 0.01 of hit@5. Held out: hit@5 and hit@10
+   at that floor, and the share of off-topic queries that return nothing. A floor's effect is computed on
+   the floor-free rankings (results under it left out).
+
+Memories are imported through the save service's batch path on DynamoDB Local; query embeddings are
+computed once and reused. Writes benchmarks/results/retrieval_cv.json.
 """
 
 from __future__ import annotations
@@ -29,161 +42,356 @@ import json
 import statistics
 import sys
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from benchmarks.common import add_backend_argument, dynamodb_client, offline_aws_credentials, progress
-from benchmarks.datasets import LOADERS, load
-from benchmarks.retrieval import DEPTH, TENANT, fit_query, import_memories, machine_info, ranking_metrics
+from benchmarks.datasets import LOADERS, BenchMemory, BenchUser, load
+from benchmarks.retrieval import TENANT, fit_query, machine_info, ranking_metrics
 
 RESULTS = Path(__file__).resolve().parent / "results"
 # Each lever's values, the lever switched off (or the previous default) first: on a tie the first wins.
 LEVERS: dict[str, tuple[float, ...]] = {
-    "memory_search_lexical_share": (0.5, 0.45, 0.4, 0.35),
-    "memory_search_neighbour_share": (0.0, 0.3, 0.5, 0.7, 1.0),
-    "memory_search_time_cue_weight": (0.0, 0.2, 0.4),
-    "memory_search_diversity": (0.0, 0.2, 0.4, 0.6),
+    "memory_search_lexical_share": (0.35, 0.5),
+    "memory_search_neighbour_share": (0.0, 0.5, 1.0),
+    "memory_search_time_cue_weight": (0.0, 0.4),
+    "memory_search_diversity": (0.0, 0.4),
 }
+INTERACTION_WEIGHTS = (0.0, 0.05, 0.2)
+SAVE_MODES = ("plain", "context", "conversation_context")
 SCORED = ("hit@5", "hit@10")
+DEPTH = 10
+FEATURE_DEPTH = 20  # results per query the calibration learns from
+FLOOR_GRID = tuple(round(0.05 * i, 2) for i in range(20))  # 0 .. 0.95
+FLOOR_COST = 0.01  # the most hit@5 a default floor may cost the tuning folds
+OFF_TOPIC_PER_USER = 40  # off-topic questions asked of each user
 
 
 @dataclass(frozen=True)
-class QueryRow:
+class Fold:
+    """One conversation (LoCoMo) or user (MADial), in one save mode."""
+
     dataset: str
-    user: str
+    conversation: str
+    mode: str
+
+    @property
+    def user_id(self) -> str:
+        return f"{self.mode}-{self.conversation}"
+
+
+@dataclass
+class QueryRow:
+    fold: Fold
     metrics: dict[str, float]
+    # (is an answer, cosine margin over the background, term coverage) of the top FEATURE_DEPTH results
+    results: list[tuple[bool, float, float]] = field(default_factory=list)
+    top5: tuple[str, ...] = ()
 
 
-def halves(users: Sequence[str]) -> tuple[set[str], set[str]]:
-    """The two folds of a dataset's users: even and odd positions in sorted order."""
-    ordered = sorted(set(users))
-    return set(ordered[0::2]), set(ordered[1::2])
+def new_memory(memory: BenchMemory, mode: str, previous: BenchMemory | None) -> Any:
+    """A memory as a client saving in `mode` sends it."""
+    from agent_memory.domain.models import MemoryType, NewMemory
+
+    same_session = previous is not None and previous.conversation_id == memory.conversation_id
+    context = previous.content if same_session and previous is not None and mode != "plain" else None
+    return NewMemory(memory_type=MemoryType.FACT, content=memory.content, created_at=memory.created_at,
+                     context=context,
+                     conversation_id=memory.conversation_id if mode == "conversation_context" else None)
 
 
-def fold_score(rows: Sequence[QueryRow], fold: dict[str, set[str]]) -> dict[str, dict[str, float]]:
-    """Mean metrics per dataset over the queries of the fold's users (fold: dataset -> users)."""
-    scores: dict[str, dict[str, float]] = {}
-    for dataset, users in fold.items():
-        chosen = [r.metrics for r in rows if r.dataset == dataset and r.user in users]
-        if chosen:
-            scores[dataset] = {m: round(statistics.fmean(row[m] for row in chosen), 4) for m in chosen[0]}
-    return scores
+def import_user(services: Any, user: Any, bench_user: BenchUser, mode: str) -> dict[str, frozenset[str]]:
+    """Saves in batches of 100; memory key -> the source ids it stands for (identical content is stored once)."""
+    sources: dict[str, set[str]] = {}
+    memories = bench_user.memories
+    for start in range(0, len(memories), 100):
+        part = memories[start:start + 100]
+        batch = [new_memory(m, mode, memories[start + i - 1] if start + i > 0 else None) for i, m in enumerate(part)]
+        for memory, result in zip(part, services.save.save_batch(user, batch), strict=True):
+            sources.setdefault(result.memory.memory_key, set()).add(memory.source_id)
+    return {key: frozenset(ids) for key, ids in sources.items()}
 
 
-def objective(scores: dict[str, dict[str, float]]) -> float:
-    """The mean over datasets of the scored metrics: every dataset counts the same, whatever its size."""
-    return statistics.fmean(statistics.fmean(s[m] for m in SCORED) for s in scores.values())
+# --- choosing ------------------------------------------------------------------------------------
 
 
-def choose(results: dict[tuple[float, ...], Sequence[QueryRow]], fold: dict[str, set[str]]) -> tuple[float, ...]:
-    """The combination with the best objective on the fold; the first in grid order on a tie."""
+def mean_by_dataset(rows: Sequence[QueryRow], folds: set[Fold], metrics: Sequence[str] = SCORED
+                    ) -> dict[str, dict[str, float]]:
+    """Mean metrics per dataset and save mode ("locomo/plain") over the queries of the given folds."""
+    groups: dict[str, list[dict[str, float]]] = {}
+    for row in rows:
+        if row.fold in folds:
+            groups.setdefault(f"{row.fold.dataset}/{row.fold.mode}", []).append(row.metrics)
+    return {name: {m: round(statistics.fmean(r[m] for r in group), 4) for m in metrics}
+            for name, group in sorted(groups.items())}
+
+
+def objective(rows: Sequence[QueryRow], folds: set[Fold]) -> float:
+    """The mean over datasets of the scored metrics, each dataset's save modes averaged first: every dataset
+    counts the same, whatever its size or number of save modes."""
+    by_dataset: dict[str, list[float]] = {}
+    for name, scores in mean_by_dataset(rows, folds).items():
+        by_dataset.setdefault(name.split("/")[0], []).append(statistics.fmean(scores[m] for m in SCORED))
+    return statistics.fmean(statistics.fmean(v) for v in by_dataset.values())
+
+
+def conversation_folds(rows: Sequence[QueryRow]) -> dict[tuple[str, str], set[Fold]]:
+    """(dataset, conversation) -> its folds in every save mode: what one held-out step leaves out."""
+    grouped: dict[tuple[str, str], set[Fold]] = {}
+    for row in rows:
+        grouped.setdefault((row.fold.dataset, row.fold.conversation), set()).add(row.fold)
+    return grouped
+
+
+def choose[K](results: dict[K, Sequence[QueryRow]], folds: set[Fold]) -> K:
+    """The option with the best objective on the folds; the first in order on a tie."""
     best, best_score = None, -1.0
-    for combination, rows in results.items():
-        score = objective(fold_score(rows, fold))
+    for option, rows in results.items():
+        score = objective(rows, folds)
         if score > best_score + 1e-12:
-            best, best_score = combination, score
+            best, best_score = option, score
     assert best is not None
     return best
 
 
-def agreed_default(choices: Sequence[tuple[float, ...]]) -> tuple[float, ...]:
-    """Per lever, the folds' common choice, or the smaller value when they differ."""
-    return tuple(min(values) for values in zip(*choices, strict=True))
+def leave_one_out[K](results: dict[K, Sequence[QueryRow]]) -> dict[str, Any]:
+    """Each conversation held out in turn: the option chosen on the others, its figures on the held-out one;
+    the default is the option most held-out steps chose (the first in order on a tie)."""
+    everything = next(iter(results.values()))
+    groups = conversation_folds(everything)
+    all_folds = set().union(*groups.values())
+    steps, chosen_rows = [], []
+    for (dataset, conversation), held in sorted(groups.items()):
+        chosen = choose(results, all_folds - held)
+        steps.append({"held_out": f"{dataset}/{conversation}", "chosen": chosen})
+        chosen_rows.extend(r for r in results[chosen] if r.fold in held)
+    votes = Counter(step["chosen"] for step in steps)
+    order = list(results)
+    default = max(votes, key=lambda option: (votes[option], -order.index(option)))
+    return {"steps": steps, "default": default,
+            "held_out": mean_by_dataset(chosen_rows, all_folds, ("hit@1", "hit@5", "hit@10", "mrr@10")),
+            "held_out_spread": spread(chosen_rows),
+            "baseline_off": mean_by_dataset(results[order[0]], all_folds)}
 
 
-def cross_validate(results: dict[tuple[float, ...], Sequence[QueryRow]]) -> dict[str, Any]:
-    any_rows = next(iter(results.values()))
-    by_dataset: dict[str, list[str]] = {}
-    for row in any_rows:
-        by_dataset.setdefault(row.dataset, []).append(row.user)
-    split = {name: halves(users) for name, users in by_dataset.items()}
-    folds, choices = [], []
-    for tune in (0, 1):
-        tuning = {name: parts[tune] for name, parts in split.items()}
-        held = {name: parts[1 - tune] for name, parts in split.items()}
-        chosen = choose(results, tuning)
-        choices.append(chosen)
-        baseline = next(iter(results))
-        folds.append({
-            "tuned_on": {name: sorted(users) for name, users in tuning.items()},
-            "chosen": dict(zip(LEVERS, chosen, strict=True)),
-            "tuning": fold_score(results[chosen], tuning),
-            "held_out": fold_score(results[chosen], held),
-            "held_out_baseline": fold_score(results[baseline], held),
-        })
-    default = agreed_default(choices)
-    everyone = {name: set(users) for name, users in by_dataset.items()}
-    return {"folds": folds, "default": dict(zip(LEVERS, default, strict=True)),
-            "all_dev_at_default": fold_score(results[default], everyone),
-            "all_dev_baseline": fold_score(results[next(iter(results))], everyone),
-            "per_lever": per_lever(results, default, split)}
+def spread(rows: Sequence[QueryRow]) -> dict[str, dict[str, float]]:
+    """Per dataset and save mode: the lowest and highest conversation's hit@5."""
+    per: dict[str, dict[str, list[float]]] = {}
+    for row in rows:
+        per.setdefault(f"{row.fold.dataset}/{row.fold.mode}", {}).setdefault(row.fold.conversation, []).append(
+            row.metrics["hit@5"])
+    return {name: {"min_hit@5": round(min(statistics.fmean(v) for v in convs.values()), 4),
+                   "max_hit@5": round(max(statistics.fmean(v) for v in convs.values()), 4)}
+            for name, convs in sorted(per.items())}
 
 
-def per_lever(results: dict[tuple[float, ...], Sequence[QueryRow]], default: tuple[float, ...],
-              split: dict[str, tuple[set[str], set[str]]]) -> dict[str, list[dict[str, Any]]]:
-    """Each lever's values with the others at the default: both halves' scores, to see what each one buys."""
-    table: dict[str, list[dict[str, Any]]] = {}
-    for position, (lever, values) in enumerate(LEVERS.items()):
-        table[lever] = []
-        for value in values:
-            combination = (*default[:position], value, *default[position + 1:])
-            rows = results.get(combination)
-            if rows is None:  # a partial grid
-                continue
-            table[lever].append({"value": value, **{f"half {i}": fold_score(rows, {n: p[i] for n, p in split.items()})
-                                                    for i in (0, 1)}})
-    return table
+# --- the calibration and its floor ---------------------------------------------------------------
 
 
-def run_combination(search: Any, users: list[tuple[str, Any, Any, dict[str, frozenset[str]]]]) -> list[QueryRow]:
-    from agent_memory.services.search import SearchRequest
-
-    rows = []
-    for dataset, bench_user, user, sources in users:
-        for query in bench_user.queries:
-            output = search.search(user, SearchRequest(query=fit_query(query.text), search_mode="hybrid",
-                                                       limit=DEPTH, min_relevance_score=0.0))
-            ranked = [sources.get(r.memory_key, frozenset()) for r in output.results]
-            rows.append(QueryRow(dataset, bench_user.user_id, ranking_metrics(ranked, query.relevant)))
-    return rows
+def floored_metrics(row: QueryRow, calibration: Any, floor: float) -> dict[str, float]:
+    """hit@5 and hit@10 when results under the floor are left out of the floor-free ranking."""
+    kept = [answer for answer, cosine, keyword in row.results if calibration.score(cosine, keyword) >= floor]
+    return {f"hit@{k}": 1.0 if any(kept[:k]) else 0.0 for k in (5, 10)}
 
 
-def format_report(report: dict[str, Any]) -> str:
-    lines = ["", "two-fold cross-validation by user (tune on one half, report on the other):"]
-    for number, fold in enumerate(report["folds"]):
-        lines.append(f"  fold {number}: chose {fold['chosen']}")
-        for name, held in fold["held_out"].items():
-            base = fold["held_out_baseline"][name]
-            lines.append(f"    held out {name:<10} hit@5 {held['hit@5']:.3f} (baseline {base['hit@5']:.3f})"
-                         f"  hit@10 {held['hit@10']:.3f} (baseline {base['hit@10']:.3f})")
-    lines.append(f"  default (per lever, the folds' common or smaller choice): {report['default']}")
-    for name, row in report["all_dev_at_default"].items():
-        base = report["all_dev_baseline"][name]
-        lines.append(f"    all dev {name:<10} hit@5 {row['hit@5']:.3f} (baseline {base['hit@5']:.3f})"
-                     f"  hit@10 {row['hit@10']:.3f} (baseline {base['hit@10']:.3f})")
-    lines.append("\neach lever, the others at the default (hit@5 / hit@10 on half 0 | half 1):")
-    for lever, rows in report["per_lever"].items():
-        lines.append(f"  {lever}")
+def empty_share(off_topic: Sequence[QueryRow], calibration: Any, floor: float) -> float:
+    """The share of off-topic queries with no result at or over the floor."""
+    if not off_topic:
+        return 0.0
+    return statistics.fmean(
+        0.0 if any(calibration.score(c, k) >= floor for _, c, k in row.results) else 1.0 for row in off_topic)
+
+
+def calibrate(rows: Sequence[QueryRow], off_topic: Sequence[QueryRow], *, negatives: str = "off_topic"
+              ) -> dict[str, Any]:
+    """Leave one conversation out: fit on the others, choose the floor on them, report on the held-out one.
+    `negatives`: what an answer is told from: `off_topic` (the results of another conversation's questions:
+    what a floor is for) or `all` (those and the other results of its own question)."""
+    from agent_memory.domain.relevance import fit_calibration
+
+    def fitted(folds: set[Fold]) -> Any:
+        own = [r for r in rows if r.fold in folds]
+        results = [result for r in own for result in r.results if result[0] or negatives == "all"]
+        results += [result for r in off_topic if r.fold in folds for result in r.results]
+        return fit_calibration([(cosine, coverage) for _, cosine, coverage in results], [a for a, _, _ in results])
+
+    def floor_for(calibration: Any, folds: set[Fold]) -> float:
+        """The highest floor that costs no dataset's tuning folds more than FLOOR_COST of hit@5."""
+        by_dataset: dict[str, list[QueryRow]] = {}
         for row in rows:
-            cells = []
-            for half in ("half 0", "half 1"):
-                cells.append("  ".join(f"{name} {s['hit@5']:.3f}/{s['hit@10']:.3f}" for name, s in row[half].items()))
-            lines.append(f"    {row['value']:<5} " + "  |  ".join(cells))
-    return "\n".join(lines)
+            if row.fold in folds:
+                by_dataset.setdefault(row.fold.dataset, []).append(row)
+        best = 0.0
+        for floor in FLOOR_GRID:
+            cost = max(statistics.fmean(r.metrics["hit@5"] - floored_metrics(r, calibration, floor)["hit@5"]
+                                        for r in tuning) for tuning in by_dataset.values())
+            if cost <= FLOOR_COST:
+                best = floor
+        return best
+
+    groups = conversation_folds(rows)
+    all_folds = set().union(*groups.values())
+    steps, floors = [], []
+    held_rows: list[tuple[QueryRow, dict[str, float]]] = []
+    held_off: list[tuple[QueryRow, bool]] = []
+    for (dataset, conversation), held in sorted(groups.items()):
+        tuning = all_folds - held
+        calibration = fitted(tuning)
+        floor = floor_for(calibration, tuning)
+        floors.append(floor)
+        steps.append({"held_out": f"{dataset}/{conversation}", "calibration": calibration.__dict__, "floor": floor})
+        held_rows.extend((r, floored_metrics(r, calibration, floor)) for r in rows if r.fold in held)
+        held_off.extend((r, empty_share([r], calibration, floor) == 1.0) for r in off_topic if r.fold in held)
+    by_name: dict[str, dict[str, list[float]]] = {}
+    for row, floored in held_rows:
+        cell = by_name.setdefault(f"{row.fold.dataset}/{row.fold.mode}", {})
+        for metric in SCORED:
+            cell.setdefault(metric, []).append(floored[metric])
+            cell.setdefault(f"{metric} no floor", []).append(row.metrics[metric])
+    for row, empty in held_off:
+        by_name.setdefault(f"{row.fold.dataset}/{row.fold.mode}", {}).setdefault("off_topic_empty", []).append(
+            float(empty))
+    overall = fitted(all_folds)
+    return {"negatives": negatives, "steps": steps, "calibration": overall.__dict__,
+            "floor": Counter(floors).most_common(1)[0][0] if floors else 0.0,
+            "held_out": {name: {m: round(statistics.fmean(v), 4) for m, v in cells.items()}
+                         for name, cells in sorted(by_name.items())}}
+
+
+# --- running -------------------------------------------------------------------------------------
+
+
+class DocumentCache:
+    """An embedder that embeds each distinct memory text once: the save modes store the same texts."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self._vectors: dict[str, Any] = {}
+
+    def embed_documents(self, texts: Sequence[str]) -> list[Any]:
+        missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        if missing:
+            self._vectors.update(zip(missing, self._inner.embed_documents(missing), strict=True))
+        return [self._vectors[t] for t in texts]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class UsageOverlay:
+    """A search index whose candidates carry access statistics kept here: a long-standing user's history,
+    current at every search, without touching the shared table between settings."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self._counts: Counter[tuple[str, str]] = Counter()
+        self._last: dict[tuple[str, str], datetime] = {}
+
+    def record(self, user: Any, keys: list[str]) -> None:
+        now = datetime.now(UTC)
+        for key in keys:
+            self._counts[(user.user_id, key)] += 1
+            self._last[(user.user_id, key)] = now
+
+    def candidates(self, user: Any, query: Any) -> list[Any]:
+        found = self._inner.candidates(user, query)
+        for candidate in found:
+            slot = (user.user_id, candidate.memory.memory_key)
+            if slot in self._counts:
+                candidate.memory = candidate.memory.model_copy(update={
+                    "access_count": self._counts[slot], "last_accessed_at": self._last[slot]})
+        return found
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+@dataclass
+class Bench:
+    services_for: Callable[..., Any]
+    embedder: Any
+    users: list[tuple[Fold, BenchUser, Any, dict[str, frozenset[str]]]]
+
+    def run(self, search: Any, *, features: bool = False, passes: int = 1,
+            questions: Callable[[Fold, BenchUser], Sequence[Any]] | None = None) -> list[list[QueryRow]]:
+        """Every fold's questions, in order, `passes` times over: each pass's rows."""
+        from agent_memory.services.search import SearchRequest
+
+        out: list[list[QueryRow]] = [[] for _ in range(passes)]
+        for number in range(passes):
+            for fold, bench_user, user, sources in self.users:
+                for query in (questions(fold, bench_user) if questions else bench_user.queries):
+                    text = fit_query(query.text)
+                    output = search.search(user, SearchRequest(query=text, search_mode="hybrid",
+                                                               limit=FEATURE_DEPTH if features else DEPTH,
+                                                               min_relevance_score=0.0))
+                    ranked = [sources.get(r.memory_key, frozenset()) for r in output.results]
+                    row = QueryRow(fold, ranking_metrics(ranked[:DEPTH], query.relevant or {"-"}),
+                                   top5=tuple(r.memory_key for r in output.results[:5]))
+                    if features:
+                        row.results = self._features(search, user, text, output.results, ranked, query.relevant)
+                    out[number].append(row)
+        return out
+
+    def _features(self, search: Any, user: Any, text: str, results: Sequence[Any], ranked: Sequence[frozenset[str]],
+                  relevant: frozenset[str]) -> list[tuple[bool, float, float]]:
+        import numpy as np
+
+        vectors = search._index.vectors(user, [r.memory_key for r in results])
+        query = np.asarray(self.embedder.embed_query(text))
+        background = search._background(self.embedder, query)
+        return [(bool(ids & relevant),
+                 float(vectors[r.memory_key] @ query) - background if r.memory_key in vectors else -1.0,
+                 r.score_breakdown.term_coverage) for r, ids in zip(results, ranked, strict=True)]
+
+
+def off_topic_questions(users: Sequence[tuple[Fold, BenchUser, Any, Any]]) -> Callable[[Fold, BenchUser], list[Any]]:
+    """Another conversation's questions (the next one of the same dataset), asked of this user."""
+    from benchmarks.datasets import BenchQuery
+
+    by_dataset: dict[str, list[BenchUser]] = {}
+    for fold, bench_user, _, _ in users:
+        if bench_user not in by_dataset.setdefault(fold.dataset, []):
+            by_dataset[fold.dataset].append(bench_user)
+
+    def questions(fold: Fold, bench_user: BenchUser) -> list[Any]:
+        others = by_dataset[fold.dataset]
+        other = others[(others.index(bench_user) + 1) % len(others)]
+        step = max(1, len(other.queries) // OFF_TOPIC_PER_USER)
+        return [BenchQuery(q.query_id, q.text, frozenset(), q.category)
+                for q in other.queries[::step][:OFF_TOPIC_PER_USER]]
+
+    return questions
+
+
+def changed_top5(first: Sequence[QueryRow], second: Sequence[QueryRow]) -> int:
+    return sum(1 for a, b in zip(first, second, strict=True) if set(a.top5) != set(b.top5))
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--datasets", default=",".join(LOADERS), help=f"comma-separated, of: {', '.join(LOADERS)}")
     parser.add_argument("--limit-conversations", type=int, default=None, metavar="N")
+    parser.add_argument("--modes", default=",".join(SAVE_MODES))
+    parser.add_argument("--only-relevance", action="store_true",
+                        help="only the calibration and its floor, at the current settings' levers")
+    parser.add_argument("--refit", type=Path, metavar="JSON",
+                        help="fit the calibration and its floor again from the result features of an earlier run")
     add_backend_argument(parser)
     parser.add_argument("--output", type=Path, default=RESULTS / "retrieval_cv.json")
     args = parser.parse_args(argv)
+    if args.refit:
+        on_topic, off_topic = features_from_json(json.loads(args.refit.read_text(encoding="utf-8")))
+        relevance = {n: calibrate(on_topic, off_topic, negatives=n) for n in ("off_topic", "all")}
+        print(format_report({"relevance": relevance}))
+        return
     offline_aws_credentials()
     names = [n.strip() for n in args.datasets.split(",") if n.strip()]
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     if unknown := [n for n in names if n not in LOADERS]:
         parser.error(f"unknown dataset: {', '.join(unknown)}")
     try:
@@ -198,37 +406,140 @@ def main(argv: Sequence[str] | None = None) -> None:
     from agent_memory.settings import Settings
     from local.template import create_tables
 
-    settings = Settings(memory_table_name="bench-retrieval-cv")
+    settings = Settings(memory_table_name="bench-retrieval-cv", search_access_refresh_seconds=0.0)
     inner = build_embedder(settings)
-    embedder = QueryCachingEmbedder(inner, max_queries=100_000) if inner is not None else None
-    combinations = list(itertools.product(*LEVERS.values()))
-    results: dict[tuple[float, ...], list[QueryRow]] = {}
+    embedder = DocumentCache(QueryCachingEmbedder(inner, max_queries=100_000)) if inner is not None else None
     started = time.perf_counter()
+    report: dict[str, Any] = {}
     with dynamodb_client(args.backend) as client:
         create_tables(client, {"MemoryTable": settings.memory_table_name})
         services = build_services(settings, dynamodb_client=client, embedder=embedder)
         users = []
         for dataset in datasets:
             for bench_user in progress(dataset.users, desc=f"{dataset.name}: import", unit="user"):
-                user = ScopeRef(tenant_id=TENANT, user_id=bench_user.user_id)
-                sources, _ = import_memories(services, user, bench_user.memories)
-                users.append((dataset.name, bench_user, user, sources))
+                for mode in (modes if dataset.name == "locomo" else ("plain",)):
+                    fold = Fold(dataset.name, bench_user.user_id, mode)
+                    user = ScopeRef(tenant_id=TENANT, user_id=fold.user_id)
+                    users.append((fold, bench_user, user, import_user(services, user, bench_user, mode)))
         import_s = time.perf_counter() - started
-        for combination in progress(combinations, desc="combinations", unit="setting"):
-            varied = settings.model_copy(update=dict(zip(LEVERS, combination, strict=True)))
-            search = build_services(varied, dynamodb_client=client, embedder=embedder).search
-            results[combination] = run_combination(search, users)
-    report = cross_validate(results)
+        bench = Bench(lambda **kw: build_services(settings.model_copy(update=kw), dynamodb_client=client,
+                                                  embedder=embedder), embedder, users)
+
+        if args.only_relevance:
+            on_topic, off_topic = relevance_features(bench, bench.services_for().search, users)
+            report["relevance"] = {n: calibrate(on_topic, off_topic, negatives=n) for n in ("off_topic", "all")}
+            report["features"] = features_json(on_topic, off_topic)
+            return finish(args, report, datasets, modes, started, import_s)
+        levers: dict[tuple[float, ...], list[QueryRow]] = {}
+        for combination in progress(list(itertools.product(*LEVERS.values())), desc="levers", unit="setting"):
+            search = bench.services_for(**dict(zip(LEVERS, combination, strict=True))).search
+            levers[combination] = bench.run(search)[0]
+        lever_report = leave_one_out(levers)
+        chosen = dict(zip(LEVERS, lever_report["default"], strict=True))
+        report["levers"] = {**lever_report, "default": chosen,
+                            "steps": [{**s, "chosen": dict(zip(LEVERS, s["chosen"], strict=True))}
+                                      for s in lever_report["steps"]]}
+
+        usage: dict[float, list[QueryRow]] = {}
+        stability: dict[str, Any] = {}
+        for weight in progress(INTERACTION_WEIGHTS, desc="interaction weights", unit="weight"):
+            varied = bench.services_for(**chosen, memory_search_interaction_weight=weight)
+            overlay = UsageOverlay(varied.search._index)
+            varied.search._index, varied.search._on_access = overlay, overlay.record
+            fresh, long_standing, third = bench.run(varied.search, passes=3)
+            usage[weight] = long_standing
+            stability[str(weight)] = {"fresh": mean_by_dataset(fresh, {r.fold for r in fresh}),
+                                      "long_standing": mean_by_dataset(long_standing, {r.fold for r in fresh}),
+                                      "top5_changed_1_2": changed_top5(fresh, long_standing),
+                                      "top5_changed_2_3": changed_top5(long_standing, third),
+                                      "questions": len(fresh)}
+        usage_report = leave_one_out(usage)
+        report["interaction"] = {**usage_report, "passes": stability}
+
+        search = bench.services_for(**chosen, memory_search_interaction_weight=usage_report["default"]).search
+        on_topic, off_topic = relevance_features(bench, search, users)
+        report["relevance"] = {n: calibrate(on_topic, off_topic, negatives=n) for n in ("off_topic", "all")}
+        report["features"] = features_json(on_topic, off_topic)
+    finish(args, report, datasets, modes, started, import_s)
+
+
+def relevance_features(bench: Bench, search: Any, users: Sequence[Any]) -> tuple[list[QueryRow], list[QueryRow]]:
+    """Each fold's questions and off-topic ones, with the (answer, cosine margin, coverage) of their top results."""
+    return (bench.run(search, features=True)[0],
+            bench.run(search, features=True, questions=off_topic_questions(users))[0])
+
+
+def features_json(on_topic: Sequence[QueryRow], off_topic: Sequence[QueryRow]) -> dict[str, Any]:
+    """Every query's result features, so that another calibration can be fitted without a rerun."""
+    return {kind: [[r.fold.dataset, r.fold.conversation, r.fold.mode, r.metrics, r.results] for r in rows]
+            for kind, rows in (("on_topic", on_topic), ("off_topic", off_topic))}
+
+
+def features_from_json(saved: dict[str, Any]) -> tuple[list[QueryRow], list[QueryRow]]:
+    """The rows `features_json` wrote."""
+    features = saved["report"]["features"]
+    return tuple(  # type: ignore[return-value]
+        [QueryRow(Fold(dataset, conversation, mode), metrics, results=[tuple(r) for r in results])
+         for dataset, conversation, mode, metrics, results in features[kind]] for kind in ("on_topic", "off_topic"))
+
+
+def finish(args: Any, report: dict[str, Any], datasets: Sequence[Any], modes: Sequence[str], started: float,
+           import_s: float) -> None:
+    report["total_s"] = round(time.perf_counter() - started, 1)
     print(format_report(report), flush=True)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps({
         "measured_at": datetime.now(UTC).isoformat(), "machine": machine_info(), "backend": args.backend,
-        "datasets": {d.name: d.sizes() for d in datasets}, "levers": LEVERS, "scored": SCORED,
-        "import_s": round(import_s, 1), "total_s": round(time.perf_counter() - started, 1), "report": report,
-        "queries": {",".join(map(str, c)): [[r.dataset, r.user, r.metrics] for r in rows]
-                    for c, rows in results.items()},
-    }, ensure_ascii=False))
+        "datasets": {d.name: d.sizes() for d in datasets}, "save_modes": modes, "levers": LEVERS,
+        "interaction_weights": INTERACTION_WEIGHTS, "scored": SCORED, "import_s": round(import_s, 1),
+        "report": report,
+    }, ensure_ascii=False, default=str))
     print(f"\nwrote {args.output}")
+
+
+def format_report(report: dict[str, Any]) -> str:
+    lines = ["", "leave one conversation out (choose on the others, report on the one left out):"]
+    if "levers" in report:
+        lines += _lever_lines(report)
+    for negatives, relevance in report["relevance"].items():
+        lines += ["", f"3. absolute relevance and its default floor (an answer told from {negatives} results)",
+                  f"  calibration on all dev: {relevance['calibration']}; default floor {relevance['floor']}"]
+        for step in relevance["steps"]:
+            lines.append(f"  held out {step['held_out']:<18} floor {step['floor']}  {step['calibration']}")
+        lines.append("  held out: hit@5 / hit@10 at the floor (without it); off-topic queries answered with nothing")
+        for name, row in relevance["held_out"].items():
+            lines.append(f"    {name:<28} {row.get('hit@5', 0):.3f}/{row.get('hit@10', 0):.3f} "
+                         f"({row.get('hit@5 no floor', 0):.3f}/{row.get('hit@10 no floor', 0):.3f})  "
+                         f"off-topic empty {row.get('off_topic_empty', 0):.1%}")
+    return "\n".join(lines)
+
+
+def _lever_lines(report: dict[str, Any]) -> list[str]:
+    lines = ["", "1. search levers"]
+    for step in report["levers"]["steps"]:
+        lines.append(f"  held out {step['held_out']:<18} chose {step['chosen']}")
+    lines.append(f"  default (the most chosen): {report['levers']['default']}")
+    lines.append(_table(report["levers"]["held_out"], report["levers"]["baseline_off"], "levers off"))
+    usage = report["interaction"]
+    lines += ["", "2. interaction weight, a user of long standing (second pass scored)"]
+    for weight, row in usage["passes"].items():
+        lines.append(f"  weight {weight:<5} top-5 sets changed: pass 1->2 {row['top5_changed_1_2']}, "
+                     f"2->3 {row['top5_changed_2_3']} of {row['questions']}")
+        for name, scores in row["long_standing"].items():
+            fresh = row["fresh"][name]
+            lines.append(f"    {name:<28} fresh {fresh['hit@5']:.3f}/{fresh['hit@10']:.3f}"
+                         f"  long-standing {scores['hit@5']:.3f}/{scores['hit@10']:.3f}")
+    lines.append(f"  default (the most chosen): {usage['default']}")
+    return lines
+
+
+def _table(held: dict[str, dict[str, float]], baseline: dict[str, dict[str, float]], label: str) -> str:
+    rows = ["  held out, pooled:   hit@1   hit@5  hit@10  mrr@10   (" + label + ": hit@5 / hit@10)"]
+    for name, row in held.items():
+        base = baseline.get(name, {})
+        rows.append(f"    {name:<28} {row['hit@1']:.3f}  {row['hit@5']:.3f}  {row['hit@10']:.3f}  {row['mrr@10']:.3f}"
+                    f"   ({base.get('hit@5', 0):.3f} / {base.get('hit@10', 0):.3f})")
+    return "\n".join(rows)
 
 
 if __name__ == "__main__":

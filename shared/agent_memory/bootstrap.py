@@ -15,6 +15,7 @@ from agent_memory.domain.conversation import Message
 from agent_memory.domain.models import ExtractedMemory, Memory, ScopeRef
 from agent_memory.domain.profile import Profile
 from agent_memory.domain.ranking import RankingWeights
+from agent_memory.domain.relevance import RelevanceCalibration
 from agent_memory.errors import InvalidInput
 from agent_memory.ports import (
     ContextCache,
@@ -121,6 +122,10 @@ def ranking_weights(settings: Settings) -> RankingWeights:
         half_life_days=settings.memory_search_half_life_days,
         lexical_share=settings.memory_search_lexical_share,
         time_cue=settings.memory_search_time_cue_weight,
+        interaction=settings.memory_search_interaction_weight,
+        calibration=RelevanceCalibration(cosine_weight=settings.memory_relevance_cosine_weight,
+                                         keyword_weight=settings.memory_relevance_keyword_weight,
+                                         bias=settings.memory_relevance_bias),
     )
 
 

@@ -68,8 +68,8 @@ class Settings(BaseSettings):
     memory_search_text_similarity_weight: float = Field(default=0.6, ge=0, le=1)
     memory_search_time_decay_weight: float = Field(default=0.2, ge=0, le=1)
     memory_search_half_life_days: float = Field(default=30, gt=0)
-    # The next four were chosen by two-fold cross-validation on the retrieval dev sets
-    # (benchmarks/retrieval_cv.py; docs/benchmarks.md).
+    # The next four were chosen by leave-one-conversation-out validation on the retrieval dev sets, every
+    # held-out conversation choosing the same (benchmarks/retrieval_cv.py; docs/benchmarks.md).
     # Within text similarity in hybrid mode: BM25's share (the rest is vector similarity).
     memory_search_lexical_share: float = Field(default=0.35, ge=0, le=1)
     # Time's weight in relevance when the query names a period ("in July 2023", "上个月"): closeness to that
@@ -77,10 +77,21 @@ class Settings(BaseSettings):
     memory_search_time_cue_weight: float = Field(default=0.4, ge=0, le=1)
     # The share of a conversation neighbour's keyword score (the turn before, or a turn answering it) a
     # transcript turn adds to its own. 0 = off.
-    memory_search_neighbour_share: float = Field(default=0.5, ge=0, le=1)
+    memory_search_neighbour_share: float = Field(default=1.0, ge=0, le=1)
     # Results in maximal-marginal-relevance order: the weight of a result's highest cosine similarity to
     # the results above it, against its score (over the best 20; semantic and hybrid modes). 0 = by score.
     memory_search_diversity: float = Field(default=0.4, ge=0, le=1)
+    # The weight of usage (how often and how lately a memory was read) in the final score, beside relevance's
+    # 0.7 and type priority's 0.1. Chosen by leave-one-conversation-out validation for a user of long
+    # standing: any weight let earlier questions' answers outrank a more relevant memory. 0 = usage only
+    # breaks ties.
+    memory_search_interaction_weight: float = Field(default=0.0, ge=0, le=1)
+    # Absolute relevance = sigmoid(cosine_weight * (cosine - the query's best background cosine)
+    # + keyword_weight * term coverage + bias): what min_relevance_score bounds (domain/relevance.py).
+    # Fitted for the bundled embedder by `make bench-retrieval-cv`; another embedding model needs its own fit.
+    memory_relevance_cosine_weight: float = 4.3122
+    memory_relevance_keyword_weight: float = 7.3981
+    memory_relevance_bias: float = -2.4615
     memory_extraction_max_keywords: int = Field(default=5, ge=1, le=20)
     memory_extraction_min_keyword_weight: float = Field(default=0.3, ge=0, le=1)
     memory_extraction_enable_synonym_expansion: bool = True

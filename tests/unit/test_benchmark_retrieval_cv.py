@@ -1,53 +1,88 @@
-"""The cross-validation that chooses the search defaults, on hand-made per-query results."""
+"""The leave-one-conversation-out validation that chooses the search defaults, on hand-made per-query results."""
 
 from __future__ import annotations
 
-from benchmarks.retrieval_cv import LEVERS, QueryRow, agreed_default, choose, cross_validate, halves, objective
+from agent_memory.domain.relevance import RelevanceCalibration
+from benchmarks.retrieval_cv import (
+    Fold,
+    QueryRow,
+    calibrate,
+    changed_top5,
+    choose,
+    floored_metrics,
+    leave_one_out,
+    objective,
+)
 
 
-def rows(hits: dict[str, tuple[float, float]]) -> list[QueryRow]:
-    """One query per user: user -> (hit@5, hit@10)."""
-    return [QueryRow("d", user, {"hit@5": h5, "hit@10": h10}) for user, (h5, h10) in hits.items()]
+def rows(hits: dict[str, tuple[float, float]], dataset: str = "d", mode: str = "plain") -> list[QueryRow]:
+    """One query per conversation: conversation -> (hit@5, hit@10)."""
+    return [QueryRow(Fold(dataset, conv, mode), {"hit@1": h5, "hit@5": h5, "hit@10": h10, "mrr@10": h5})
+            for conv, (h5, h10) in hits.items()]
 
 
-def test_halves_alternate_over_sorted_users():
-    assert halves(["c", "a", "b", "d", "a"]) == ({"a", "c"}, {"b", "d"})
+def every(rows_: list[QueryRow]) -> set[Fold]:
+    return {r.fold for r in rows_}
 
 
-def test_objective_weighs_every_dataset_the_same_whatever_its_size():
-    scores = {"big": {"hit@5": 1.0, "hit@10": 1.0}, "small": {"hit@5": 0.0, "hit@10": 0.0}}
-    assert objective(scores) == 0.5
+def test_objective_weighs_every_dataset_the_same_whatever_its_size_and_number_of_save_modes():
+    data = rows({"a": (1, 1), "b": (1, 1), "c": (1, 1)}, "big") + rows({"a": (1, 1)}, "big", "context") \
+        + rows({"x": (0, 0)}, "small")
+    assert objective(data, every(data)) == 0.5
 
 
-def test_the_first_combination_wins_a_tie_and_a_better_one_wins_on_its_fold_only():
-    fold = {"d": {"a", "c"}}
-    results = {
-        (0.0,): rows({"a": (0, 1), "b": (1, 1), "c": (0, 0), "d": (1, 1)}),
-        (0.5,): rows({"a": (0, 1), "b": (0, 0), "c": (0, 0), "d": (0, 0)}),  # ties on a, c
-        (1.0,): rows({"a": (1, 1), "b": (0, 0), "c": (1, 1), "d": (0, 0)}),
-    }
-    assert choose(dict(list(results.items())[:2]), fold) == (0.0,)
-    assert choose(results, fold) == (1.0,)
-    assert choose(results, {"d": {"b", "d"}}) == (0.0,)
+def test_the_first_option_wins_a_tie():
+    results = {0.0: rows({"a": (1, 1), "b": (0, 0)}), 0.5: rows({"a": (0, 0), "b": (1, 1)})}
+    assert choose(results, every(results[0.0])) == 0.0
 
 
-def test_the_default_keeps_a_choice_both_folds_made_and_the_smaller_of_two_that_differ():
-    assert agreed_default([(0.4, 0.5, 0.2), (0.45, 0.5, 0.0)]) == (0.4, 0.5, 0.0)
+def test_each_conversation_is_reported_under_the_choice_made_without_it():
+    # Option 1 is better on a and b, worse on c: held out a or b, the others still prefer it; held out c,
+    # a and b choose it too, and c is reported under it (its worse figure).
+    results = {0: rows({"a": (0, 0), "b": (0, 0), "c": (1, 1)}), 1: rows({"a": (1, 1), "b": (1, 1), "c": (0, 0)})}
+
+    report = leave_one_out(results)
+
+    assert [s["chosen"] for s in report["steps"]] == [0, 0, 1]  # held out a: b (1) vs c (0) ties, first wins
+    assert report["default"] == 0
+    assert report["held_out"]["d/plain"]["hit@5"] == 0.0  # a and b under 0, c under 1
 
 
-def test_cross_validation_reports_each_fold_on_the_half_it_did_not_tune_on():
-    baseline = tuple(values[0] for values in LEVERS.values())
-    better = tuple(values[1] for values in LEVERS.values())
-    users = {"u1": (0, 0), "u2": (0, 0), "u3": (0, 0), "u4": (0, 0)}
-    results = {combination: rows(users) for combination in [baseline, better]}
-    results[better] = rows({"u1": (1, 1), "u2": (0, 1), "u3": (1, 1), "u4": (0, 0)})
+def test_a_conversation_is_left_out_in_every_save_mode_at_once():
+    results = {0: rows({"a": (0, 0), "b": (1, 1)}) + rows({"a": (1, 1), "b": (1, 1)}, mode="context"),
+               1: rows({"a": (1, 1), "b": (0, 0)}) + rows({"a": (0, 0), "b": (0, 0)}, mode="context")}
+    steps = leave_one_out(results)["steps"]
+    assert [s["held_out"] for s in steps] == ["d/a", "d/b"]
+    assert [s["chosen"] for s in steps] == [0, 0]
 
-    report = cross_validate(results)
 
-    tuned_on_even, tuned_on_odd = report["folds"]
-    assert tuned_on_even["tuned_on"] == {"d": ["u1", "u3"]}
-    assert tuned_on_even["chosen"] == dict(zip(LEVERS, better, strict=True))
-    assert tuned_on_even["held_out"]["d"] == {"hit@5": 0.0, "hit@10": 0.5}  # u2, u4
-    assert tuned_on_odd["held_out"]["d"] == {"hit@5": 1.0, "hit@10": 1.0}  # u1, u3
-    assert report["default"] == dict(zip(LEVERS, better, strict=True))
-    assert report["all_dev_at_default"]["d"] == {"hit@5": 0.5, "hit@10": 0.75}
+def test_a_floor_leaves_results_under_it_out_of_the_ranking():
+    calibration = RelevanceCalibration(cosine_weight=10, keyword_weight=0, bias=-8)  # 0.5 at cosine 0.8
+    row = QueryRow(Fold("d", "a", "plain"), {"hit@5": 1, "hit@10": 1},
+                   results=[(False, 0.9, 0), (True, 0.7, 0), (False, 0.85, 0)])
+    assert floored_metrics(row, calibration, 0.0) == {"hit@5": 1.0, "hit@10": 1.0}
+    assert floored_metrics(row, calibration, 0.5) == {"hit@5": 0.0, "hit@10": 0.0}
+
+
+def test_calibration_separates_answers_from_off_topic_results_and_reports_held_out_folds():
+    on_topic, off_topic = [], []
+    for conv in ("a", "b", "c"):
+        for i in range(10):
+            fold = Fold("d", conv, "plain")
+            on_topic.append(QueryRow(fold, {"hit@5": 1.0, "hit@10": 1.0},
+                                     results=[(True, 0.85 + i / 1000, 0.5), (False, 0.8, 0.1)]))
+            off_topic.append(QueryRow(fold, {"hit@5": 0.0, "hit@10": 0.0},
+                                      results=[(False, 0.7 + i / 1000, 0.0), (False, 0.68, 0.0)]))
+
+    report = calibrate(on_topic, off_topic)
+
+    assert report["calibration"]["cosine_weight"] > 0
+    held = report["held_out"]["d/plain"]
+    assert held["hit@5"] == 1.0 and held["off_topic_empty"] == 1.0
+
+
+def test_changed_top5_compares_sets_not_order():
+    fold = Fold("d", "a", "plain")
+    first = [QueryRow(fold, {}, top5=("x", "y")), QueryRow(fold, {}, top5=("x", "y"))]
+    second = [QueryRow(fold, {}, top5=("y", "x")), QueryRow(fold, {}, top5=("x", "z"))]
+    assert changed_top5(first, second) == 1

@@ -13,14 +13,15 @@ from agent_memory.services.search import MemorySearchResult, SearchMemoriesOutpu
 USER = ScopeRef(tenant_id="t", user_id="u")
 
 
-def result(key: str, score: float, recall_round: str, content: str = "python train.py --epochs 100"
-           ) -> MemorySearchResult:
+def result(key: str, score: float, recall_round: str, content: str = "python train.py --epochs 100",
+           absolute: float = 0.9) -> MemorySearchResult:
     parts = dict.fromkeys(("keyword", "text", "lexical", "vector", "time_decay", "relevance", "interaction",
                            "type_priority"), 0.0)
     return MemorySearchResult(
         memory_key=key, summary=content, content_preview=content, memory_type=MemoryType.FACT,
         relevance_score=score, created_at=datetime(2026, 11, 1, tzinfo=UTC), keywords=[], metadata={},
-        score_breakdown=ScoreBreakdown(**parts, final=score, matched_keywords=[]), recall_round=recall_round)
+        score_breakdown=ScoreBreakdown(**parts, final=score, matched_keywords=[], absolute_relevance=absolute),
+        recall_round=recall_round)
 
 
 class FakeSearch:
@@ -61,9 +62,16 @@ def test_each_result_must_reach_the_floor_of_the_round_that_recalled_it():
 
 
 def test_a_callers_floor_replaces_the_round_floors():
-    search = FakeSearch([result("a", 0.72, "precise"), result("b", 0.35, "fill")])
+    search = FakeSearch([result("a", 0.72, "precise"), result("b", 0.35, "fill", absolute=0.31),
+                         result("c", 0.8, "precise", absolute=0.29)])
     kept = recall(search, "上次的训练命令是什么", min_relevance_score=0.3).memories
     assert [m.memory_key for m in kept] == ["a", "b"]
+
+
+def test_an_off_topic_memory_is_not_recalled_however_well_it_ranks():
+    search = FakeSearch([result("a", 0.72, "precise", absolute=0.01), result("b", 0.62, "expanded")])
+    kept = recall(search, "上次的训练命令是什么").memories
+    assert [m.memory_key for m in kept] == ["b"]
 
 
 def test_a_chat_message_asking_to_rerun_a_command_gets_its_content_and_placeholders():

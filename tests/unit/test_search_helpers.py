@@ -171,7 +171,7 @@ def test_a_search_starts_its_query_embedding_before_the_index_reads_and_waits_fo
                                      embedding_model="recording")])
     events.clear()
 
-    found = services.search.search(user, SearchRequest(query="hiking", search_mode="hybrid"))
+    found = services.search.search(user, SearchRequest(query="hiking", search_mode="hybrid", min_relevance_score=0))
 
     assert [r.content_preview for r in found.results] == ["Caroline went hiking"]
     assert events[0] == "prefetch hiking" and events[-1] == "embed hiking"

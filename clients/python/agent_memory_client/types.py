@@ -194,6 +194,8 @@ class ScoreBreakdown(TypedDict):
     final: float
     matched_keywords: list[str]
     redundancy: float  # highest cosine similarity to a result above it (results come diversified)
+    term_coverage: float  # share of the query's terms the memory's text holds
+    absolute_relevance: float  # calibrated, comparable across queries: what min_relevance_score bounds
 
 
 class SearchResult(TypedDict):

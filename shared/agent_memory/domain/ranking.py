@@ -1,16 +1,19 @@
 """The one ranking layer: whichever tier proposed the candidates, they are scored here.
 
-relevance = keyword match (40%) + text similarity (40%) + time decay (20%)
-final     = relevance (70%) + interaction (20%) + type priority (10%)
+relevance = keyword match + text similarity + time decay (MEMORY_SEARCH_*_WEIGHT, normalised to sum to 1)
+final     = relevance (70%) + interaction (MEMORY_SEARCH_INTERACTION_WEIGHT) + type priority (10%)
 
-Every weight comes from settings; every result keeps its breakdown so a caller can see why it
+Relevance here is relative to the search's candidates and orders them; the absolute relevance
+(domain/relevance.py) is what a caller's floor bounds. Usage (interaction) only breaks ties unless a
+deployment gives it a weight: how often earlier answers were read must not reorder what a question
+finds. Every weight comes from settings; every result keeps its breakdown so a caller can see why it
 ranked where it did. Pure functions: no I/O.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -20,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent_memory.domain.keywords import normalize_keyword
 from agent_memory.domain.models import Memory, MemoryType
+from agent_memory.domain.relevance import RelevanceCalibration, term_coverage
 from agent_memory.domain.temporal import TimeCue
 
 if TYPE_CHECKING:
@@ -49,6 +53,10 @@ TYPE_PRIORITY: dict[MemoryType, float] = {
 }
 
 
+# Fitted by `make bench-retrieval-cv` for the bundled embedder (see domain/relevance.py).
+DEFAULT_CALIBRATION = RelevanceCalibration(cosine_weight=4.3122, keyword_weight=7.3981, bias=-2.4615)
+
+
 @dataclass(frozen=True)
 class RankingWeights:
     keyword: float = 0.4
@@ -67,6 +75,9 @@ class RankingWeights:
     # that period falls off outside it.
     time_cue: float = 0.2
     time_cue_half_life_days: float = 14.0
+    # Absolute relevance from the cosine's margin over the background and the term coverage (fitted for the
+    # bundled multilingual-e5-small).
+    calibration: RelevanceCalibration = DEFAULT_CALIBRATION
 
 
 class ScoreBreakdown(BaseModel):
@@ -80,9 +91,14 @@ class ScoreBreakdown(BaseModel):
     type_priority: float
     final: float
     matched_keywords: list[str]
+    # The share of the query's terms the memory's text holds: absolute relevance's lexical evidence.
+    term_coverage: float = 0.0
     # The highest cosine similarity to a result ranked above this one: what diversification weighed against
     # `final` when it ordered the results (0 for the first, and when the ranking is not diversified).
     redundancy: float = 0.0
+    # How likely the memory answers the query, on a scale that holds across queries and users (what
+    # min_relevance_score bounds); `relevance` is relative to this search's candidates.
+    absolute_relevance: float = 0.0
 
 
 @dataclass
@@ -93,11 +109,13 @@ class ScoredMemory:
     parts: tuple[float, float, float, float, float, float, float, float]
     matched_keywords: list[str]
     redundancy: float = 0.0
+    absolute_relevance: float = 0.0
+    term_coverage: float = 0.0
 
     @property
     def relevance(self) -> float:
-        """Relevance: keyword match, text match and time decay, weighted (what a caller's
-        min_relevance_score bounds; the final score adds interaction and type priority to it)."""
+        """Relevance relative to the search's candidates: keyword match, text match and time decay,
+        weighted (the final score adds interaction and type priority to it)."""
         return self.parts[5]
 
     @property
@@ -108,7 +126,8 @@ class ScoredMemory:
             keyword=round(keyword, 4), text=round(text, 4), lexical=round(lexical, 4), vector=round(vector, 4),
             time_decay=round(decay, 4), relevance=round(relevance, 4), interaction=round(interaction, 4),
             type_priority=priority, final=round(self.score, 4), matched_keywords=self.matched_keywords,
-            redundancy=round(self.redundancy, 4),
+            redundancy=round(self.redundancy, 4), absolute_relevance=round(self.absolute_relevance, 4),
+            term_coverage=round(self.term_coverage, 4),
         )
 
 
@@ -253,10 +272,12 @@ def rank(
     lexical_share: float | None = None,
     keyword_scores: dict[str, tuple[float, list[str]]] | None = None,
     time_cue: TimeCue | None = None,
+    query_terms: Collection[str] = (),
 ) -> list[ScoredMemory]:
     """Score and order candidates. Superseded memories never come back as current. With a `time_cue` the
     time part of relevance is closeness to the period the query names, not recency."""
-    return Ranking(candidates, mode=mode, weights=weights, now=now, time_cue=time_cue).rank(
+    return Ranking(candidates, mode=mode, weights=weights, now=now, time_cue=time_cue,
+                   query_terms=query_terms).rank(
         query, lexical_share=lexical_share, keyword_scores=keyword_scores)
 
 
@@ -266,7 +287,10 @@ class Ranking:
     same candidates up to four times, with another BM25 share or keyword scores each time."""
 
     def __init__(self, candidates: Sequence[Candidate], *, mode: SearchMode, weights: RankingWeights,
-                 now: datetime, time_cue: TimeCue | None = None) -> None:
+                 now: datetime, time_cue: TimeCue | None = None, query_terms: Collection[str] = (),
+                 background: float | None = None) -> None:
+        """For absolute relevance: `query_terms`, the query's analysed terms (domain/text.tokenize), and
+        `background`, the query's best cosine among the background sentences (None: no vector evidence)."""
         if weights.time_cue <= 0:
             time_cue = None  # a period in the query changes nothing: recency as usual
         current = [c for c in candidates if c.memory.is_current]
@@ -275,6 +299,9 @@ class Ranking:
         self._memories = [c.memory for c in current]
         self._lexical = _scaled_to_best([c.lexical if c.lexical else None for c in current])
         self._vector = _normalised([c.vector for c in current])
+        self._margin = [None if c.vector is None or background is None else c.vector - background for c in current]
+        terms = frozenset(query_terms)
+        self._coverage = [term_coverage(terms, m.content) for m in self._memories]
         self._decay = [time_decay(m.created_at, now, weights.half_life_days) if time_cue is None
                        else time_cue.closeness(m.created_at, weights.time_cue_half_life_days) for m in self._memories]
         # The part of the final score relevance does not decide: interaction and type priority.
@@ -295,16 +322,20 @@ class Ranking:
         if keyword_scores is None:
             keyword_scores = _keyword_scores(self._memories, query, weights)
         scored = []
-        for memory, lex, vec, decay, interaction, priority in zip(
-                self._memories, self._lexical, self._vector, self._decay, self._interaction, self._priority,
-                strict=True):
+        calibration = weights.calibration
+        for memory, lex, vec, margin, coverage, decay, interaction, priority in zip(
+                self._memories, self._lexical, self._vector, self._margin, self._coverage, self._decay,
+                self._interaction, self._priority, strict=True):
             keyword, matched = keyword_scores[memory.memory_key]
             text = share * lex + (1 - share) * vec
             relevance = (keyword_weight * keyword + weights.text * text + self._time_weight * decay) / relevance_total
             final = weights.relevance * relevance + weights.interaction * interaction + weights.type_priority * priority
+            absolute = calibration.score(margin if mode != "keyword" else None, coverage)
             scored.append(ScoredMemory(memory, final, (keyword, text, lex, vec, decay, relevance, interaction,
-                                                       priority), matched))
-        scored.sort(key=lambda s: (s.score, s.memory.created_at, s.memory.memory_key), reverse=True)
+                                                       priority), matched, absolute_relevance=absolute,
+                                       term_coverage=coverage))
+        # Equal scores: the more used memory first (with no interaction weight, usage does no more than this).
+        scored.sort(key=lambda s: (s.score, s.parts[6], s.memory.created_at, s.memory.memory_key), reverse=True)
         return scored
 
 

@@ -16,7 +16,13 @@ from agent_memory.domain.keywords import extract_keywords
 from agent_memory.domain.models import MemoryType, ScopeRef, is_cjk_text
 from agent_memory.domain.placeholders import find_placeholders
 from agent_memory.domain.requests import RequestModel
-from agent_memory.services.search import RECALL_ROUNDS, MemorySearchResult, SearchRequest, SearchService
+from agent_memory.services.search import (
+    DEFAULT_MIN_RELEVANCE,
+    RECALL_ROUNDS,
+    MemorySearchResult,
+    SearchRequest,
+    SearchService,
+)
 
 
 class IntentType(StrEnum):
@@ -183,11 +189,13 @@ class RecallService:
 
 
 def _good_enough(result: MemorySearchResult, floor: float | None) -> bool:
-    """Recalled by a round and at least that round's floor, or the caller's floor when one is given."""
+    """The caller's floor on absolute relevance when one is given; else recalled by a round, at least that
+    round's floor, and at least the default absolute relevance (an off-topic message recalls nothing)."""
+    absolute = result.score_breakdown.absolute_relevance
     if floor is not None:
-        return result.relevance_score >= floor
+        return absolute >= floor
     round_floor = ROUND_FLOORS.get(result.recall_round)
-    return round_floor is not None and result.relevance_score >= round_floor
+    return round_floor is not None and result.relevance_score >= round_floor and absolute >= DEFAULT_MIN_RELEVANCE
 
 
 def expand(memories: list[MemorySearchResult], *, chinese: bool) -> str:

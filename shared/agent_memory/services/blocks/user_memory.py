@@ -27,7 +27,7 @@ from agent_memory.domain.models import Memory, ScopeRef
 from agent_memory.domain.tokens import estimate_tokens
 from agent_memory.ports import MemoryStore
 from agent_memory.services.blocks.base import BlockCache, FetchContext
-from agent_memory.services.search import SearchMode, SearchRequest, SearchService
+from agent_memory.services.search import DEFAULT_MIN_RELEVANCE, SearchMode, SearchRequest, SearchService
 
 LINE_FRAME = 16  # a line's tokens besides the memory's text: "- [FACT] ... (importance: 70)"
 
@@ -50,7 +50,7 @@ class UserMemorySource:
         current_memories: Callable[[ScopeRef], list[Memory]] | None = None,
         top_n: int = 5,
         relevant_n: int = 3,
-        min_relevance: float = 0.3,
+        min_relevance: float = DEFAULT_MIN_RELEVANCE,
         search_mode: SearchMode | None = None,
         importance_margin: int = DEFAULT_IMPORTANCE_MARGIN,
         max_share: float = DEFAULT_MAX_SHARE,

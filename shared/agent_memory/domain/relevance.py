@@ -1,0 +1,94 @@
+"""Absolute relevance: how likely a memory answers a query, in [0, 1], comparable across queries and users.
+
+The ranking's own relevance is relative: BM25 and vector similarity are normalised over one search's
+candidates, so the best candidate of an off-topic query scores as high as the best of an on-topic one and
+a floor on it can never say "nothing here". A raw cosine cannot say it either: the bundled e5 model puts
+every pair of texts between ~0.7 and ~0.9, and some queries are close to everything. So the semantic
+evidence is the cosine's margin over the query's best match among a few everyday sentences about nothing
+in particular (BACKGROUND): a memory must be closer to the query than generic text is. The lexical
+evidence is the share of the query's terms (domain/text.tokenize: stemmed words, CJK bigrams) the
+memory's text holds. Absolute relevance is a logistic model of the two, fitted by `make
+bench-retrieval-cv` on the retrieval dev sets (an answering memory against the results of other
+conversations' questions), with leave-one-conversation-out validation. The coefficients depend on the
+embedder: they are settings, and a deployment that changes the embedding model fits them anew.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from agent_memory.domain.text import tokenize
+
+# Everyday sentences about nothing in particular, English and Chinese: what "not about the query" looks like
+# to the embedder.
+BACKGROUND = (
+    "The weather was nice today.", "I bought some groceries at the store.", "The meeting was moved to Tuesday.",
+    "She likes to read books in the evening.", "The train was late this morning.", "We watched a movie last night.",
+    "He is learning to play the piano.", "The report is due next week.", "They went to the beach on Sunday.",
+    "My phone battery died.", "今天天气很好。", "我去超市买了些东西。", "会议改到了周二。", "她晚上喜欢看书。",
+    "早上的火车晚点了。", "我们昨晚看了一部电影。", "他在学弹钢琴。", "报告下周要交。", "他们周日去了海边。",
+    "我的手机没电了。",
+)
+
+
+@dataclass(frozen=True)
+class RelevanceCalibration:
+    """relevance = sigmoid(cosine_weight * (cosine - the query's best background cosine)
+                           + keyword_weight * term coverage + bias)."""
+
+    cosine_weight: float
+    keyword_weight: float
+    bias: float
+
+    def score(self, cosine: float | None, coverage: float) -> float:
+        """The calibrated relevance from the cosine's margin over the background (`cosine`) and the term
+        coverage. Without a cosine (a keyword-only search, a memory without an embedding) the term coverage
+        is the evidence there is, and is itself an absolute measure."""
+        if cosine is None:
+            return max(0.0, min(1.0, coverage))
+        z = self.cosine_weight * cosine + self.keyword_weight * coverage + self.bias
+        return 1.0 / (1.0 + math.exp(-z)) if z > -60 else 0.0
+
+
+def term_coverage(query_terms: Collection[str], content: str) -> float:
+    """The share of the query's distinct terms the text holds: 0 when the query has none."""
+    if not query_terms:
+        return 0.0
+    held = _terms(content)
+    return sum(1 for term in query_terms if term in held) / len(query_terms)
+
+
+@lru_cache(maxsize=16384)
+def _terms(content: str) -> frozenset[str]:
+    """Memoised: a user's memories meet query after query."""
+    return frozenset(tokenize(content))
+
+
+def fit_calibration(features: Sequence[tuple[float, float]], labels: Sequence[bool], *,
+                    iterations: int = 50, ridge: float = 1e-3) -> RelevanceCalibration:
+    """A logistic regression of labels on (cosine margin, term coverage), by Newton's method, the two classes
+    weighted equally (answers are a small minority of the candidates a query meets)."""
+    import numpy as np
+
+    if len(features) != len(labels):
+        raise ValueError("one label per feature pair")
+    y = np.asarray(labels, dtype=np.float64)
+    positives = float(y.sum())
+    if positives == 0 or positives == len(y):
+        raise ValueError("both classes are needed to fit a calibration")
+    x = np.column_stack([np.asarray(features, dtype=np.float64), np.ones(len(y))])
+    sample_weight = np.where(y > 0, 0.5 / positives, 0.5 / (len(y) - positives))
+    beta = np.zeros(3)
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-np.clip(x @ beta, -60, 60)))
+        gradient = x.T @ (sample_weight * (p - y)) + ridge * beta
+        hessian = (x * (sample_weight * p * (1 - p))[:, None]).T @ x + ridge * np.eye(3)
+        step = np.linalg.solve(hessian, gradient)
+        beta -= step
+        if float(np.abs(step).max()) < 1e-9:
+            break
+    return RelevanceCalibration(cosine_weight=round(float(beta[0]), 4), keyword_weight=round(float(beta[1]), 4),
+                                bias=round(float(beta[2]), 4))
