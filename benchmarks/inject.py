@@ -615,10 +615,13 @@ def print_evidence(evidence: dict[str, Any]) -> None:
     print(f"\nLoCoMo dev, the question as the message, messages=[]: evidence in the injected user_memory block "
           f"(targets: >= {_pct(EVIDENCE_TARGET)} with injected <= {_pct(TOKEN_TARGET)} of the history)\n")
     print(format_curve(evidence["curve"]))
-    print(f"\nCONTEXT_USER_MEMORY_MAX_SHARE, two-fold cross-validation by conversation (on the tuning half: the "
-          f"most evidence within {_pct(cv['token_target'])} of the history):\n")
+    print(f"\nCONTEXT_USER_MEMORY_MAX_SHARE, leaving one conversation out (on the others: the most evidence "
+          f"within {_pct(cv['token_target'])} of the history):\n")
     print(format_folds(cv))
-    print(f"\ndefault share (the smaller fold choice): {cv['default']:g}; per conversation at it:\n")
+    pooled = cv["held_out_pooled"]
+    print(f"\nheld out, pooled: evidence in context {_pct(pooled['evidence_any'])}, full evidence "
+          f"{_pct(pooled['evidence_all'])}, injected {_pct(pooled['injected_over_full'])} of the history")
+    print(f"\ndefault share (the most chosen): {cv['default']:g}; per conversation at it:\n")
     print(format_token_table({name: {**row, **token_figures(row["full_history_tokens"], row["injected_tokens"]),
                                      "p50_ms": row["p50_ms"]}
                               for name, row in evidence["per_conversation_at_default"].items()}))

@@ -11,10 +11,9 @@ injected user_memory block), full evidence (all of them), the injected tokens an
 whole conversation as a Messages array (the mean of the per-question ratios), and inject's p50.
 "before" is the previous rule, top 5 by importance plus 3 relevant (margin 0, no share).
 
-The default share is chosen by two-fold cross-validation by conversation (sorted ids, alternate
-ones in a fold): on the tuning half, the share with the most evidence in context among those whose
-injected tokens stay within TOKEN_TARGET of the history; reported on the other half, then swapped.
-The default is the smaller of the two choices.
+The default share is chosen leaving one conversation out: on the other conversations, the share with
+the most evidence in context among those whose injected tokens stay within TOKEN_TARGET of the history;
+reported on the one left out, for each in turn. The default is the share most folds chose.
 """
 
 from __future__ import annotations
@@ -61,25 +60,29 @@ def choose_share(summaries: dict[float, dict[str, Any]], token_target: float = T
     return max(within, key=lambda s: (summaries[s]["evidence_any"], -s))
 
 
-def folds(conversations: Sequence[str]) -> tuple[set[str], set[str]]:
-    """Two halves by conversation: the sorted ids, alternately."""
+def folds(conversations: Sequence[str]) -> list[tuple[set[str], set[str]]]:
+    """Leave one conversation out: (the others, the one), for each conversation in sorted order."""
     ordered = sorted(set(conversations))
-    return set(ordered[0::2]), set(ordered[1::2])
+    return [(set(ordered) - {held}, {held}) for held in ordered]
 
 
 def cross_validate(records: dict[float, list[dict[str, Any]]],
                    token_target: float = TOKEN_TARGET) -> dict[str, Any]:
-    """Choose the share on one half, report it on the other, swap; the default is the smaller choice."""
+    """Choose the share on all conversations but one, report it on that one, for each in turn; the default
+    is the share most folds chose (the smaller on a tie). `held_out_pooled` pools the held-out reports."""
     conversations = sorted({r["conversation"] for rows in records.values() for r in rows})
-    halves = folds(conversations)
-    results = []
-    for tune, held in (halves, halves[::-1]):
+    results, pooled = [], []
+    for tune, held in folds(conversations):
         tuning = {s: summarize([r for r in rows if r["conversation"] in tune]) for s, rows in records.items()}
         chosen = choose_share(tuning, token_target)
+        held_rows = [r for r in records[chosen] if r["conversation"] in held]
+        pooled.extend(held_rows)
         results.append({"tuned_on": sorted(tune), "held_out": sorted(held), "share": chosen,
-                         "tuning": tuning[chosen],
-                         "held_out_result": summarize([r for r in records[chosen] if r["conversation"] in held])})
-    return {"folds": results, "default": min(f["share"] for f in results), "token_target": token_target}
+                         "tuning": tuning[chosen], "held_out_result": summarize(held_rows)})
+    votes = [f["share"] for f in results]
+    default = max(sorted(set(votes)), key=lambda share: (votes.count(share), -share))
+    return {"folds": results, "default": default, "token_target": token_target,
+            "held_out_pooled": summarize(pooled)}
 
 
 def pct(value: float | None, digits: int = 1) -> str:
