@@ -216,7 +216,7 @@ bench-local: $(VENV)/.installed
 bench-http: $(VENV)/.installed
 	$(if $(URL),,@$(MAKE) --no-print-directory prerequisites dynamodb-local)
 	$(PY) -m benchmarks.http_retrieval $(if $(URL),--url $(URL)) $(if $(MODES),--modes $(MODES)) \
-	  $(if $(CONVERSATIONS),--conversations $(CONVERSATIONS))
+	  $(if $(CONVERSATIONS),--conversations $(CONVERSATIONS)) $(if $(DRAIN_TIMEOUT),--drain-timeout $(DRAIN_TIMEOUT))
 
 # mem0 OSS (infer=False, our e5 embedder, its embedded qdrant) beside us on the same LoCoMo dev questions, same
 # machine, same run; its own venv, installed from pinned requirements. A few minutes per side

@@ -340,6 +340,7 @@ class Workers:
 
     endpoint: str | None
     refresh_s: float
+    timeout_s: float = DRAIN_TIMEOUT_S
     waits: list[dict[str, Any]] = field(default_factory=list)
 
     def wait(self, label: str) -> None:
@@ -349,7 +350,7 @@ class Workers:
             sqs = queue_client(self.endpoint)
             urls = queue_urls(sqs)
             idle, most, logged = 0, 0, started
-            while idle < IDLE_POLLS and time.monotonic() - started < DRAIN_TIMEOUT_S:
+            while idle < IDLE_POLLS and time.monotonic() - started < self.timeout_s:
                 count = queued(sqs, urls)
                 most = max(most, count)
                 idle = idle + 1 if count == 0 else 0
@@ -613,7 +614,8 @@ def run(url: str, data_dir: Path, args: argparse.Namespace) -> dict[str, Any]:
         log(f"the stack's queues are not visible (no 'queues' in {data_dir / 'stack.json'}): "
             f"waits between passes are {FALLBACK_WAIT_S:g} s sleeps")
     settings = stack_settings(endpoint)
-    workers = Workers(endpoint=endpoint, refresh_s=settings["search_access_refresh_seconds"])
+    workers = Workers(endpoint=endpoint, refresh_s=settings["search_access_refresh_seconds"],
+                      timeout_s=args.drain_timeout)
     client = Client(url, tenant)
     started = time.perf_counter()
     plan: list[Saved] = []
@@ -685,6 +687,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--questions", type=int, default=INJECT_QUESTIONS,
                         help="questions injected per LoCoMo conversation, evenly spread (0 = all)")
     parser.add_argument("--output", type=Path, default=RESULTS / "http_retrieval.json")
+    parser.add_argument("--drain-timeout", type=float, default=DRAIN_TIMEOUT_S, metavar="S",
+                        help="the longest wait for the queues to empty between passes (the JSON says if they did)")
     args = parser.parse_args(argv)
     if args.conversations is not None and args.conversations < 1:
         parser.error("--conversations must be >= 1")
