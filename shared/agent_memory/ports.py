@@ -83,8 +83,7 @@ class SearchIndex(Protocol):
 
     def nearest(self, user: ScopeRef, vectors: np.ndarray, k: int) -> list[list[Candidate]]:
         """For each row of `vectors` (L2-normalised, the embedder's), the user's current memories nearest to it, at
-        most k, nearest first, each with its cosine in `vector`: one read for a whole batch of new memories. It may
-        lag the latest saves (an index is not rebuilt for this)."""
+        most k, nearest first, each with its cosine in `vector`: one read for a whole batch of new memories."""
         ...
 
 

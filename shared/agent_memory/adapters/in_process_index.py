@@ -172,13 +172,9 @@ class InProcessIndex:
         return {key: index.vectors[rows[key]] for key in memory_keys if key in rows}
 
     def nearest(self, user: ScopeRef, vectors: np.ndarray, k: int) -> list[list[Candidate]]:
-        """The k memories nearest each vector, from the user's cached index even when saves have moved past
-        it: every save bumps the version, and rebuilding the index per save call would make a bulk import
-        quadratic. Callers check what they pick against the store and cover the newest memories themselves."""
-        with self._lock:
-            index = self._cache.get(user)
-        if index is None:
-            index = self._index(user)
+        """The k current memories nearest each vector. The index is the search's: after a save it is rebuilt
+        here rather than at the next search, which then finds it current."""
+        index = self._index(user)
         if index.vectors is None or not len(index.memories) or k <= 0:
             return [[] for _ in range(len(vectors))]
         cosines = vectors @ index.vectors.T  # (batch, memories)
