@@ -726,3 +726,13 @@ def test_given_call_me_and_a_name_then_a_name_not_a_phone_preference():
     assert found == {"name": "Bob"}
     later = {m.field for m in OfflineExtractor().extract(ConversationTurn(user_message="Just call me tomorrow"))}
     assert "communicationChannel" in later
+
+
+@pytest.mark.parametrize(("message", "channel"), [
+    ("I'd prefer to keep things in writing rather than calls", "text"),
+    ("比起电话我更喜欢邮件", "邮件"),
+    ("不要打电话，发微信就行", "微信"),
+    ("Email instead of WhatsApp, please", "email"),
+])
+def test_a_comparison_keeps_the_option_chosen_not_the_one_turned_down(message, channel):
+    assert values(message)["communicationChannel"] == channel

@@ -53,7 +53,8 @@ TOPICS: tuple[Topic, ...] = (
             Choice("电话", "phone", ("电话", "打电话", "phone", "phone call", "phone calls", "calls", "call me")),
             Choice("微信", "WeChat", ("微信", "WeChat")),
             Choice("WhatsApp", "WhatsApp", ("WhatsApp",)),
-            Choice("文字", "text", ("文字", "打字", "短信", "text", "texting", "text messages", "chat")),
+            Choice("文字", "text", ("文字", "打字", "短信", "书面", "text", "texting", "text messages", "chat",
+                                    "in writing", "written")),
             Choice("语音", "voice", ("语音", "语音消息", "voice", "voice messages", "voice notes")),
             Choice("视频", "video call", ("视频", "video call", "video calls", "Zoom")),
         ),
@@ -133,6 +134,12 @@ _DIET = re.compile(
     r"|\bI\s+(?:don't|do not)\s+eat\s+(?P<en2>meat|pork|beef|seafood|spicy food)\b",
     re.IGNORECASE,
 )
+# The option a comparison turns down ("in writing rather than calls", "比起电话我更喜欢邮件"): what follows
+# one of these is not the liking.
+_TURNED_DOWN = re.compile(
+    r"(?:\brather than|\binstead of|\bover|\bnot|\bno more|\bthan|比起|而不是|而非|不要|不用|别|不想)\s*(?:the\s+|a\s+)?$",
+    re.IGNORECASE,
+)
 _CALL_ME_BY_NAME = re.compile(r"(?i:call me)\s+(?!Back\b|Later\b|Tomorrow\b|Anytime\b|Now\b|When\b|If\b)[A-Z][a-z]")
 _PLAN = re.compile(r"打算|计划|准备|\b(?:plan|plans|planning|going to|intend|intending|scheduled)\b", re.IGNORECASE)
 _QUESTION = re.compile(r"[?？]|吗|呢\s*$|\b(?:do you|would you|can you|should I|which|what)\b", re.IGNORECASE)
@@ -162,6 +169,8 @@ def topic_preferences(ctx: Utterance) -> list[ExtractedMemory]:
     for topic, pattern, index in _TOPIC_MATCHERS:
         for m in pattern.finditer(ctx.text):
             if _CALL_ME_BY_NAME.match(ctx.text, m.start()):  # "call me Bob" says a name, not a channel
+                continue
+            if _TURNED_DOWN.search(ctx.text[max(0, m.start() - 20):m.start()]):
                 continue
             # A short message is one thought: "detailed, please" has its cue across the comma.
             clause = ctx.text if len(ctx.text) <= 40 else clause_around(ctx.text, m.start(), m.end())
