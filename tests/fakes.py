@@ -258,6 +258,15 @@ class FakeLayerStore:
         found = self._reports.get((scope, week_start))
         return found[1] if found else None
 
+    def replace_report(self, scope: ScopeRef, report: WeeklyReport) -> bool:
+        self._write()
+        with self._lock:
+            found = self._reports.get((scope, report.week_start))
+            if found is None or found[0].metrics.get("messages", 0) >= report.metrics.get("messages", 0):
+                return False
+            self._reports[(scope, report.week_start)] = (report, "written")
+            return True
+
     def mark_report_stage(self, scope: ScopeRef, week_start: date, stage: str) -> None:
         self._write()
         if (scope, week_start) not in self._reports:

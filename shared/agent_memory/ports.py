@@ -267,6 +267,11 @@ class LayerStore(Protocol):
 
     def report_stage(self, scope: ScopeRef, week_start: date) -> str | None: ...
 
+    def replace_report(self, scope: ScopeRef, report: WeeklyReport) -> bool:
+        """Replace the week's report with one covering more of its log (`metrics["messages"]`), its rollup stage
+        back to "written": False when the stored one covers as many (a concurrent re-run won)."""
+        ...
+
     def mark_report_stage(self, scope: ScopeRef, week_start: date, stage: str) -> None: ...
 
     def reports(self, scope: ScopeRef) -> list[WeeklyReport]:

@@ -128,6 +128,18 @@ def test_a_weeks_report_is_written_once_and_its_stage_moves_on(layers, user, wee
     assert (stored.summary, stored.key_events, stored.metrics) == ("本周：讨论了高才通", ["决定申请"], {"messages": 3})
 
 
+def test_a_report_is_replaced_only_by_one_covering_more_of_its_week(layers, user, week):
+    layers.put_report_if_absent(user, report(week))
+    layers.mark_report_stage(user, week, "complete")
+    more = report(week, "with a late message").model_copy(update={"metrics": {"messages": 4}})
+
+    assert layers.replace_report(user, more) is True
+    assert layers.replace_report(user, more) is False  # a concurrent re-run that lost
+    assert layers.replace_report(user, report(week, "older")) is False
+    assert layers.reports(user)[0].summary == "with a late message"
+    assert layers.report_stage(user, week) == "written"  # hot memory is refreshed again
+
+
 def test_reports_are_listed_newest_week_first(layers, user, week):
     for offset in (0, 2, 1):
         layers.put_report_if_absent(user, report(week + timedelta(weeks=offset)))

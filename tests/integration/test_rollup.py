@@ -189,6 +189,23 @@ def test_given_a_finished_rollup_when_it_runs_again_then_nothing_is_rewritten(ap
     assert outcomes[0].outcome == "already_existed" and outcomes[0].scope.hot_memory == "already_done"
 
 
+def test_given_a_message_logged_after_its_week_was_rolled_up_then_a_re_run_writes_the_report_again_once(api, week):
+    log_study_week(api, week)
+    schedule(api)
+    drain(api)
+    [first] = reports(api, PROJECT)
+
+    log(api, PROJECT, "c-late", msg("user", "补记：受试者012周五撤回知情同意。", at(week, 4, 17)))
+    task = ScopeTask(week=week, tenant_id="acme", scope_id="project/study-42").model_dump_json()
+    rerun = get_services().rollup.run_task(task, remaining_seconds=300)
+    again = get_services().rollup.run_task(task, remaining_seconds=300)
+
+    [updated] = reports(api, PROJECT)
+    assert rerun.outcome == "updated" and again.outcome == "already_existed"
+    assert updated["metrics"]["messages"] == first["metrics"]["messages"] + 1
+    assert "撤回知情同意" in updated["summary"] + " ".join(updated["key_events"])
+
+
 class _CountingWriter(ExtractiveReportWriter):
     def __init__(self) -> None:
         self.calls = 0

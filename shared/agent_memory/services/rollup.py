@@ -114,7 +114,7 @@ class HotMemoryRefresh(BaseModel):
 class ScopeResult(BaseModel):
     scope: dict[str, str]
     week_start: date
-    report: Literal["written", "already_existed", "no_messages"]
+    report: Literal["written", "updated", "already_existed", "no_messages"]
     generated_by: str | None = None
     messages: int = 0
     hot_memory: Literal["refreshed", "skipped", "no_messages", "already_done", "not_run"] = "not_run"
@@ -216,13 +216,21 @@ class RollupService:
                                    continued=True)
 
     def rollup_scope(self, scope: ScopeRef, week_start: date, now: datetime) -> ScopeResult:
-        """The week's report (once), then hot memory (LLM only), then the expired log. Raises when the
-        writer or the store fails, so the task is retried; the stage on the report makes retries cheap."""
+        """The week's report, then hot memory (LLM only), then the expired log. Raises when the writer or
+        the store fails, so the task is retried; the stage on the report makes retries cheap. A report
+        written before messages of its week arrived (logged late) is written again from the whole week."""
         result = ScopeResult(scope=scope_label(scope), week_start=week_start, report="already_existed")
         stage = self._layers.report_stage(scope, week_start)
-        if stage is None:
-            start, end = week_bounds(week_start, ZoneInfo(self._timezone))
+        start, end = week_bounds(week_start, ZoneInfo(self._timezone))
+        if stage is not None:
             messages: list[LogMessage] = self._layers.log_messages(scope, start=start, end=end, now=now)
+            stored = next((r for r in self._layers.reports(scope) if r.week_start == week_start), None)
+            if stored is not None and len(messages) > int(stored.metrics.get("messages", 0) or 0):
+                result.messages = len(messages)
+                if self._layers.replace_report(scope, self._report(scope, week_start, messages, now)):
+                    result.report, stage = "updated", STAGE_WRITTEN
+        else:
+            messages = self._layers.log_messages(scope, start=start, end=end, now=now)
             result.messages = len(messages)
             if not messages:
                 result.report = "no_messages"

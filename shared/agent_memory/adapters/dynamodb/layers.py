@@ -5,8 +5,9 @@ Items, next to the memories (``pk = T#<tenant>#U#<scope>``):
 =========================================  ====================================================
 ``LOG#<created_at>#<conv>#<message_id>``   a logged message; ``expires_at`` is the table TTL
 ``HOT#<type>#<key>``                        a hot-memory entry (upsert slot: scope, type, key)
-``REPORT#<week_start>``                     the week's report; written once (conditional put), then its
-                                            ``rollup_stage`` says how far the rollup got
+``REPORT#<week_start>``                     the week's report; written once (conditional put), again only
+                                            from more of its log (``messages_covered``); ``rollup_stage``
+                                            says how far the rollup got
 ``LOGX#<message_id>``                       "this message was extracted" (log-and-forget idempotency)
 =========================================  ====================================================
 
@@ -244,14 +245,25 @@ class DynamoLayerStore:
 
     def put_report_if_absent(self, scope: ScopeRef, report: WeeklyReport) -> bool:
         """One report per (scope, week): False when the week already has one (a re-run, a redelivery)."""
-        values = report.model_dump(mode="json", exclude={"embedding", "metrics", "key_events"}, exclude_none=True)
+        return self._put_report(scope, report, condition="attribute_not_exists(pk)")
+
+    def replace_report(self, scope: ScopeRef, report: WeeklyReport) -> bool:
+        return self._put_report(
+            scope, report, condition="attribute_exists(pk) AND (attribute_not_exists(messages_covered) "
+                                     "OR messages_covered < :covered)",
+            values={":covered": _covered(report)})
+
+    def _put_report(self, scope: ScopeRef, report: WeeklyReport, *, condition: str,
+                    values: dict[str, Any] | None = None) -> bool:
+        fields = report.model_dump(mode="json", exclude={"embedding", "metrics", "key_events"}, exclude_none=True)
         item = _item({"pk": partition_key(scope), "sk": f"REPORT#{report.week_start.isoformat()}", "kind": "report",
                       "metrics_json": json.dumps(report.metrics, ensure_ascii=False),
-                      "key_events": report.key_events or None, **values})
+                      "key_events": report.key_events or None, "messages_covered": _covered(report), **fields})
         if report.embedding:
             item["embedding"] = _serializer.serialize(Binary(report.embedding))
+        extra = {"ExpressionAttributeValues": _item(values)} if values else {}
         try:
-            self._client.put_item(TableName=self._table, Item=item, ConditionExpression="attribute_not_exists(pk)")
+            self._client.put_item(TableName=self._table, Item=item, ConditionExpression=condition, **extra)
         except ClientError as error:
             if error.response["Error"]["Code"] == "ConditionalCheckFailedException":
                 return False
@@ -353,6 +365,11 @@ def _hot_from_item(item: dict[str, Any]) -> HotMemoryEntry:
     return HotMemoryEntry(type=values["type"], key=values["key"], value=json.loads(values["value_json"]),
                           priority=int(values.get("priority", 0)), source=values.get("source", "api"),
                           created_at=values["created_at"], updated_at=values["updated_at"])
+
+
+def _covered(report: WeeklyReport) -> int:
+    """How many of the week's log messages the report was written from."""
+    return int(report.metrics.get("messages", 0) or 0)
 
 
 def _report_from_item(item: dict[str, Any]) -> WeeklyReport:
