@@ -54,7 +54,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import signal
 import statistics
 import subprocess
@@ -78,11 +77,9 @@ from benchmarks.local_stack import (
     ROOT,
     Client,
     HttpFailure,
-    NoStack,
     RssProbe,
-    answers,
+    against_stack,
     log,
-    started_stack,
 )
 from benchmarks.retrieval import DEPTH, fit_query, latency_summary, mean_metrics, ranking_metrics
 
@@ -701,24 +698,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     data_dir: Path = (Path(tempfile.mkdtemp(prefix="bench-http-")) if temporary
                       else (args.data_dir or DEFAULT_DATA_DIR)).resolve()
     commit = {**git_state(), "changed_files": git_changes()}
-    try:
-        if args.url is None:
-            with started_stack(data_dir) as url:
-                result = run(url, data_dir, args)
-        else:
-            url = args.url.rstrip("/")
-            if not answers(url):
-                raise NoStack(f"no stack answers on {url}: start it with `make run`, or leave URL= out")
-            result = run(url, data_dir, args)
-    except NoStack as error:
-        print(error, file=sys.stderr)
-        return 1
-    except HttpFailure as error:
-        print(f"HTTP call failed: {error}", file=sys.stderr)
-        return 2
-    finally:
-        if temporary:
-            shutil.rmtree(data_dir, ignore_errors=True)
+    outcome = against_stack(args.url, data_dir, temporary, lambda url: run(url, data_dir, args),
+                            "leave URL= out")
+    if isinstance(outcome, int):
+        return outcome
+    result = outcome
 
     print_report(result)
     args.output.parent.mkdir(parents=True, exist_ok=True)

@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -498,6 +498,29 @@ def run(url: str, data_dir: Path, searches: int) -> dict[str, Any]:
     }
 
 
+def against_stack(url: str | None, data_dir: Path, temporary: bool, run: Callable[[str], dict[str, Any]],
+                  hint: str) -> dict[str, Any] | int:
+    """`run(url)` on a stack of its own (url None: started on `data_dir`) or on the running one at `url`; the
+    exit status instead when there is no stack (1) or an HTTP call fails (2). A temporary data dir is removed."""
+    try:
+        if url is None:
+            with started_stack(data_dir) as started:
+                return run(started)
+        url = url.rstrip("/")
+        if not answers(url):
+            raise NoStack(f"no local stack on {url}: start it with `make run`, or {hint}")
+        return run(url)
+    except NoStack as error:
+        print(error, file=sys.stderr)
+        return 1
+    except HttpFailure as error:
+        print(f"HTTP call failed: {error}", file=sys.stderr)
+        return 2
+    finally:
+        if temporary:
+            shutil.rmtree(data_dir, ignore_errors=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--url", default=f"http://127.0.0.1:{os.environ.get('PORT') or 3000}",
@@ -517,24 +540,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     temporary = args.start and args.data_dir is None
     data_dir: Path = (Path(tempfile.mkdtemp(prefix="bench-local-")) if temporary
                       else (args.data_dir or DEFAULT_DATA_DIR)).resolve()
-    try:
-        if args.start:
-            with started_stack(data_dir) as url:
-                result = run(url, data_dir, args.searches)
-        else:
-            url = args.url.rstrip("/")
-            if not answers(url):
-                raise NoStack(f"no local stack on {url}: start it with `make run`, or pass --start")
-            result = run(url, data_dir, args.searches)
-    except NoStack as error:
-        print(error, file=sys.stderr)
-        return 1
-    except HttpFailure as error:
-        print(f"HTTP call failed: {error}", file=sys.stderr)
-        return 2
-    finally:
-        if temporary:
-            shutil.rmtree(data_dir, ignore_errors=True)
+    outcome = against_stack(None if args.start else args.url, data_dir, temporary,
+                            lambda url: run(url, data_dir, args.searches), "pass --start")
+    if isinstance(outcome, int):
+        return outcome
+    result = outcome
 
     print(batch_table(result["batches"]))
     print()
