@@ -1,7 +1,9 @@
 """Extraction quality on the labelled turns in tests/data/extraction_eval.jsonl (`make bench-extract`).
 
 A prediction is right when its (memory type, field) pair is one of the turn's labels; precision and
-recall are counted over those pairs, overall, per memory type, per field and per language. Values
+recall are counted over those pairs, overall, per memory type, per field, per language and per kind
+(turns written for one kind of statement carry a `kind`, and its row counts those turns only,
+negatives included). Values
 of the matched pairs are compared too (exactly for numbers and booleans, case- and width-folded
 for text, a label's text inside the prediction's or the reverse).
 
@@ -73,9 +75,10 @@ class Tally:
 
 def evaluate(turns: list[dict[str, Any]], extract: Callable[[ConversationTurn], list[ExtractedMemory]],
              progress: Callable[[list[dict[str, Any]]], Iterator[dict[str, Any]]] = iter) -> dict[str, Any]:
-    overall, by_type, by_field, by_lang = Tally(), {}, {}, {}
+    overall, by_type, by_field, by_lang, by_kind = Tally(), {}, {}, {}, {}
     errors: list[dict[str, Any]] = []
     negatives_clean = negatives = 0
+    kind_negatives: dict[str, list[int]] = {}  # kind -> [negative turns, those left empty]
     for turn in progress(turns):
         predicted = extract(ConversationTurn(user_message=turn["user_message"],
                                              assistant_message=turn.get("assistant_message", "")))
@@ -84,12 +87,16 @@ def evaluate(turns: list[dict[str, Any]], extract: Callable[[ConversationTurn], 
         if not want:
             negatives += 1
             negatives_clean += not got
+            if turn.get("kind"):
+                counts = kind_negatives.setdefault(turn["kind"], [0, 0])
+                counts[0], counts[1] = counts[0] + 1, counts[1] + (not got)
+        kind_tallies = [by_kind.setdefault(turn["kind"], Tally())] if turn.get("kind") else []
         for key in got.keys() | want.keys():
             tp, fp, fn = int(key in got and key in want), int(key in got and key not in want), int(
                 key in want and key not in got)
             ok = int(bool(tp) and value_matches(want[key], got[key]))
             for tally in (overall, by_type.setdefault(key[0], Tally()), by_field.setdefault(key[1], Tally()),
-                          by_lang.setdefault(turn["lang"], Tally())):
+                          by_lang.setdefault(turn["lang"], Tally()), *kind_tallies):
                 tally.add(tp, fp, fn, ok)
             if not tp or not ok:
                 kind = "missed" if fn else "spurious" if fp else "wrong value"
@@ -103,6 +110,9 @@ def evaluate(turns: list[dict[str, Any]], extract: Callable[[ConversationTurn], 
         "by_type": {k: v.as_dict() for k, v in sorted(by_type.items())},
         "by_field": {k: v.as_dict() for k, v in sorted(by_field.items())},
         "by_language": {k: v.as_dict() for k, v in sorted(by_lang.items())},
+        "by_kind": {k: v.as_dict() | {"negatives": kind_negatives.get(k, [0, 0])[0],
+                                      "negatives_left_empty": kind_negatives.get(k, [0, 0])[1]}
+                    for k, v in sorted(by_kind.items())},
         "errors": errors,
     }
 
@@ -177,7 +187,7 @@ def _progress(items: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
 def print_table(name: str, report: dict[str, Any]) -> None:
     def row(label: str, t: dict[str, Any]) -> str:
         value = "-" if t["value_accuracy"] is None else f"{t['value_accuracy']:.3f}"
-        return (f"| {label:<24} | {t['precision']:.3f} | {t['recall']:.3f} | {t['f1']:.3f} | {value} "
+        return (f"| {label:<30} | {t['precision']:.3f} | {t['recall']:.3f} | {t['f1']:.3f} | {value} "
                 f"| {t['tp']} | {t['fp']} | {t['fn']} |")
 
     print(f"\nExtraction, {name}: {report['turns']} labelled turns "
@@ -188,6 +198,9 @@ def print_table(name: str, report: dict[str, Any]) -> None:
     for section in ("by_language", "by_type", "by_field"):
         for label, tally in report[section].items():
             print(row(label, tally))
+    for label, tally in report["by_kind"].items():
+        print(row(f"kind {label}", tally) + f" negatives left empty {tally['negatives_left_empty']}/"
+              f"{tally['negatives']}")
     overall = report["overall"]
     verdict = all(overall[k] >= v for k, v in TARGETS.items())
     print(f"\ntarget precision ≥ {TARGETS['precision']} and recall ≥ {TARGETS['recall']}: "

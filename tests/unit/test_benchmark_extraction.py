@@ -38,6 +38,17 @@ def test_given_the_right_type_but_another_field_then_it_is_both_a_miss_and_a_spu
     assert (report["overall"]["tp"], report["overall"]["fp"], report["overall"]["fn"]) == (0, 1, 2)
 
 
+def test_given_turns_tagged_with_a_kind_then_its_row_counts_those_turns_and_their_negatives_only():
+    tagged = [TURNS[0] | {"kind": "age"}, TURNS[1] | {"kind": "age"}]
+    report = evaluate([*tagged, TURNS[0]], fixed(ExtractedMemory(memory_type=MemoryType.FACT, field="age",
+                                                                 value=32, content="x")))
+
+    row = report["by_kind"]["age"]
+    assert (row["tp"], row["fp"], row["fn"]) == (1, 1, 1)  # the untagged copy of the first turn is not counted
+    assert (row["negatives"], row["negatives_left_empty"]) == (1, 0)
+    assert report["overall"]["tp"] == 2
+
+
 @pytest.mark.parametrize(("expected", "predicted", "same"), [
     (32, 32, True), (800000, 800000.0, True), (True, 1, False), ("浙大", "浙大", True),
     ("Master's", "master's", True), ("seats", "window seats", True), ("杭州", "", False),
