@@ -3,6 +3,7 @@
 from aws_lambda_powertools.event_handler import Response
 
 from agent_memory.api.http import (
+    authorize_tenant_write,
     current_scope,
     current_tenant,
     current_user,
@@ -88,6 +89,7 @@ def memory_tool(user_id: str) -> Response:
 @app.post("/v1/synonyms")
 def add_synonyms() -> Response:
     tenant = current_tenant(app)
+    authorize_tenant_write(app, "adding synonyms")
     request = parse_body(app, AddSynonymsRequest)
     stored = get_services().synonyms.add(tenant, request.keyword, request.synonyms, request.similarity_score)
     return json_response(201, SynonymsAdded(keyword=request.keyword, synonyms=request.synonyms, stored_pairs=stored))

@@ -29,7 +29,7 @@ class Settings(BaseSettings):
     tenant_claim: str = "tenant_id"
     # Who the tokens belong to. `service`: a backend acting for any user of its tenant. `end_user`: the
     # path's user must be the token's subject (USER_CLAIM), unless the token's space-separated `scope`
-    # claim holds SERVICE_SCOPE; projects then need SERVICE_SCOPE too.
+    # claim holds SERVICE_SCOPE; projects and tenant-wide writes (synonyms) then need SERVICE_SCOPE too.
     token_kind: Literal["service", "end_user"] = "service"
     user_claim: str = "sub"
     service_scope: str = "memory:any-user"

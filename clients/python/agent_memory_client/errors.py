@@ -79,7 +79,7 @@ class AuthenticationError(MemoryApiError):
 
 
 class PermissionDeniedError(MemoryApiError):
-    """403: the token may not act for this user or project."""
+    """403: the token may not act for this user or project, or change the whole tenant (its synonyms)."""
 
 
 class NotFoundError(MemoryApiError):

@@ -143,15 +143,31 @@ def current_user(app: APIGatewayHttpResolver, user_id: str) -> ScopeRef:
 def authorize(app: APIGatewayHttpResolver, scope_type: str, scope_id: str) -> None:
     """With end-user tokens, a token reaches its own user only, unless it holds the service scope."""
     settings = get_settings()
-    if settings.token_kind != "end_user" or settings.tenant_source != "jwt":
+    if _acts_for_any_user(app):
         return
-    claims = _claims(app)
-    if settings.service_scope in str(claims.get("scope", "")).split():
-        return
-    if scope_type == "users" and str(claims.get(settings.user_claim, "")) == scope_id:
+    if scope_type == "users" and str(_claims(app).get(settings.user_claim, "")) == scope_id:
         return
     raise Forbidden(f"this token may not act for {scope_type.rstrip('s')} {scope_id!r}",
                     details=[{"field": "user_id" if scope_type == "users" else "scope_id"}])
+
+
+def authorize_tenant_write(app: APIGatewayHttpResolver, what: str) -> None:
+    """A change every user of the tenant sees (`what`, e.g. "adding synonyms"): with end-user tokens, only a
+    token holding the service scope may make it, as no single user owns it."""
+    if _acts_for_any_user(app):
+        return
+    scope = get_settings().service_scope
+    raise Forbidden(f"{what} changes the whole tenant: it needs a token whose scope claim holds {scope!r}",
+                    details=[{"field": "scope", "message": f"must hold {scope}", "type": "missing_scope"}])
+
+
+def _acts_for_any_user(app: APIGatewayHttpResolver) -> bool:
+    """Service tokens (or no authorizer: the local stack) act for the whole tenant; an end-user token only when
+    its space-separated `scope` claim holds the service scope."""
+    settings = get_settings()
+    if settings.token_kind != "end_user" or settings.tenant_source != "jwt":
+        return True
+    return settings.service_scope in str(_claims(app).get("scope", "")).split()
 
 
 def _claims(app: APIGatewayHttpResolver) -> dict[str, Any]:

@@ -41,7 +41,7 @@ _PATH_PARAMETERS: dict[str, tuple[dict[str, Any], str]] = {
 _ERRORS = {
     "400": "malformed JSON or a malformed request",
     "401": "no valid token (or tenant claim)",
-    "403": "the token may not act for this user or project",
+    "403": "the token may not act for this user or project, or change the whole tenant",
     "404": "no such memory or route",
     "409": "concurrent writers: retry",
     "413": "the body is over the size limit",
