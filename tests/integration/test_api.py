@@ -91,6 +91,42 @@ def test_create_duplicate_and_supersede_directly(api):
     assert [m["content"] for m in memories_of(api)] == ["用户33岁"]
 
 
+def test_two_facts_about_one_scheme_both_stay_current_and_only_a_stated_interest_fills_its_slot(api):
+    materials = api.call("POST", f"{USER}/memories", {"memoryType": "INTENT", "content": "高才通申请材料已准备好",
+                                                       "category": "TTPS"})
+    fee = api.call("POST", f"{USER}/memories", {"memoryType": "INTENT", "content": "高才通申请费已经缴纳",
+                                                 "category": "TTPS"})
+
+    assert (materials.body["outcome"], fee.body["outcome"]) == ("created", "created")
+    assert sorted(m["content"] for m in memories_of(api)) == ["高才通申请材料已准备好", "高才通申请费已经缴纳"]
+    interest = api.call("POST", f"{USER}/memories", {"memoryType": "INTENT", "content": "我对高才通很感兴趣",
+                                                      "category": "TTPS"})
+    assert interest.body["outcome"] == "created" and interest.body["memory"]["field"] == "targetCategory.TTPS"
+    again = api.call("POST", f"{USER}/memories", {"memoryType": "INTENT", "content": "我准备申请高才通B类",
+                                                   "category": "TTPS"})
+    assert again.body["outcome"] == "superseded"
+    assert again.body["superseded"]["memory_key"] == interest.body["memory"]["memory_key"]
+
+
+def test_a_memory_saved_with_a_conversation_id_reaches_the_profile_and_a_transcript_turn_does_not(api):
+    saved = api.call("POST", f"{USER}/memories", {"memoryType": "FACT", "content": "用户在香港有雇主",
+                                                   "conversationId": "conv-7"})
+    assert saved.status == 201
+    assert saved.body["memory"]["source"] == "conversation"
+    assert saved.body["memory"]["field"] == "hasHongKongEmployer"
+    immigration = api.call("POST", f"{USER}/profile/summarize", {}).body["user_profile"]["immigration"]
+    assert True in (immigration.get("hasHongKongEmployer"), immigration.get("hasHKEmployer"))
+    newer = api.call("POST", f"{USER}/memories", {"memoryType": "FACT", "content": "用户在香港没有雇主",
+                                                   "conversationId": "conv-8"})
+    assert newer.body["outcome"] == "superseded"
+
+    turn = api.call("POST", "/v1/users/u-2002/memories", {"memoryType": "FACT", "content": "Caroline: I'm 29",
+                                                         "conversationId": "conv-7", "source": "transcript"})
+    assert turn.body["memory"]["source"] == "transcript" and turn.body["memory"]["field"] is None
+    plain = api.call("POST", "/v1/users/u-2002/memories", {"memoryType": "FACT", "content": "Likes tea"})
+    assert plain.body["memory"]["source"] == "api"
+
+
 def test_a_restatement_answers_merged_with_the_kept_memory_in_save_batch_and_extract(api):
     kept = api.call("POST", f"{USER}/memories", {"memoryType": "FACT", "content": "Is allergic to peanuts"})
     key = kept.body["memory"]["memory_key"]

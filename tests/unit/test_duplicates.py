@@ -128,14 +128,25 @@ def test_a_save_merges_into_the_nearest_memory_it_restates_of_its_own_type():
 
 
 def test_transcript_turns_merge_only_within_their_own_conversation():
-    turn = stored("Caroline: I am going to the support group tomorrow", conversation_id="c1")
+    turn = stored("Caroline: I am going to the support group tomorrow", conversation_id="c1", source="transcript")
     again = "Caroline: I'm going to the support group tomorrow"
 
-    assert merge_choice(RULE, new(again, conversation_id="c1"), [(turn, None)]) == 0  # the chat logged again
-    assert merge_choice(RULE, new(again, conversation_id="c2"), [(turn, None)]) is None  # another session's record
+    def said(conversation_id: str | None) -> NewMemory:
+        return new(again, conversation_id=conversation_id, source="transcript")
+
+    assert merge_choice(RULE, said("c1"), [(turn, None)]) == 0  # the chat logged again
+    assert merge_choice(RULE, said("c2"), [(turn, None)]) is None  # another session's record
     assert merge_choice(RULE, new(again), [(turn, None)]) is None  # a memory never merges into a turn
     fact = stored("Caroline: I am going to the support group tomorrow")
-    assert merge_choice(RULE, new(again, conversation_id="c2"), [(fact, None)]) is None  # nor a turn into one
+    assert merge_choice(RULE, said("c2"), [(fact, None)]) is None  # nor a turn into one
+
+
+def test_a_conversation_id_alone_makes_no_turn_a_memory_restated_in_another_conversation_merges():
+    first = stored("用户在香港有雇主", conversation_id="c1", source="conversation")
+
+    assert merge_choice(RULE, new("用户在香港有雇主。", conversation_id="c2", source="conversation"),
+                        [(first, None)]) == 0
+    assert merge_choice(RULE, new("用户在香港有雇主。", conversation_id="c2"), [(first, None)]) == 0
 
 
 def test_an_extracted_memory_is_no_turn_and_merges_into_what_was_saved_directly():

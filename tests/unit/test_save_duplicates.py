@@ -142,12 +142,12 @@ def test_given_a_field_item_in_a_batch_then_a_later_item_cannot_merge_into_the_v
 def test_transcript_turns_of_two_sessions_are_two_records_and_a_turn_logged_again_is_one():
     services = built()
     said = "Caroline: I'm going to the support group tomorrow"
-    services.save.save(USER, fact(said, conversation_id="c1"))
+    services.save.save(USER, fact(said, conversation_id="c1", source="transcript"))
 
     other_session = services.save.save(USER, fact("Caroline: I am going to the support group tomorrow",
-                                                  conversation_id="c2"))
+                                                  conversation_id="c2", source="transcript"))
     logged_again = services.save.save(USER, fact("Caroline: so I'm going to the support group tomorrow",
-                                                 conversation_id="c1"))
+                                                 conversation_id="c1", source="transcript"))
 
     assert other_session.outcome is SaveOutcome.CREATED
     assert logged_again.outcome is SaveOutcome.MERGED

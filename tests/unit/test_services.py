@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent_memory.bootstrap import build_services, read_fields
-from agent_memory.domain.models import ExtractedMemory, MemoryType, NewMemory, ScopeRef
+from agent_memory.domain.models import ExtractedMemory, MemoryType, NewMemory, SaveOutcome, ScopeRef
 from agent_memory.domain.profile import build_profile
 from agent_memory.extraction import OfflineExtractor
 from agent_memory.ports import ConversationTurn
@@ -225,11 +225,25 @@ def test_given_a_direct_age_then_an_extracted_one_then_only_the_newer_is_current
 def test_given_turns_of_a_transcript_then_no_field_is_inferred_and_none_retires_another():
     store = InMemoryMemoryStore()
     save = inferring(store)
-    save.save_batch(USER, [NewMemory(memory_type=MemoryType.FACT, content=text, conversation_id="c1")
+    save.save_batch(USER, [NewMemory(memory_type=MemoryType.FACT, content=text, conversation_id="c1",
+                                     source="transcript")
                            for text in ("Caroline: I'm 29", "Caroline: I'm 30 now")])
 
     assert [(m.field, m.content) for m in store.all_current(USER)] == [
         (None, "Caroline: I'm 29"), (None, "Caroline: I'm 30 now")]
+
+
+def test_given_a_memory_saved_with_a_conversation_id_then_its_field_is_read_and_a_newer_one_supersedes_it():
+    store = InMemoryMemoryStore()
+    save = inferring(store)
+    first = save.save(USER, NewMemory(memory_type=MemoryType.FACT, content="用户今年32岁", conversation_id="c1",
+                                      source="conversation"))
+    newer = save.save(USER, NewMemory(memory_type=MemoryType.FACT, content="用户今年33岁", conversation_id="c2",
+                                      source="conversation"))
+
+    assert first.memory.field == "age"
+    assert newer.outcome is SaveOutcome.SUPERSEDED and newer.superseded.memory_key == first.memory.memory_key
+    assert [m.content for m in store.all_current(USER)] == ["用户今年33岁"]
 
 
 def test_given_a_field_the_caller_named_then_it_is_kept_as_given():

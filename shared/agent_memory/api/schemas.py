@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, ConfigDict, Field, RootModel, StringConstraints
 
+from agent_memory.domain.duplicates import EXTRACTED_SOURCE
 from agent_memory.domain.keys import FIELD_PATTERN
 from agent_memory.domain.models import (
     KNOWN_CATEGORIES,
@@ -58,7 +59,13 @@ class CreateMemoryRequest(RequestModel):
     field: FieldName | None = None
     importance: int | None = Field(default=None, ge=0, le=100)
     keywords: list[Keyword] = Field(default_factory=list, max_length=32)
-    source: ShortText = "api"
+    # Where the memory came from. Unstated: `conversation` with a conversation id (a memory an agent took from
+    # that conversation), else `api`. `transcript` marks a verbatim turn of a conversation: kept as said, it gets
+    # no profile field and merges only with turns of its own conversation.
+    source: ShortText | None = Field(default=None, description=(
+        "Where the memory came from. Default: `conversation` when `conversation_id` is given, else `api`. "
+        "`transcript`: a verbatim turn of a conversation (no profile field is read from it; it never supersedes "
+        "or merges into a memory outside its conversation)."))
     conversation_id: ShortText | None = None
     metadata: Metadata = Field(default_factory=dict)
     created_at: Annotated[datetime | None, AfterValidator(require_utc), AfterValidator(not_in_the_future)] = None
@@ -67,7 +74,8 @@ class CreateMemoryRequest(RequestModel):
     context: Content | None = None
 
     def to_new_memory(self) -> NewMemory:
-        return NewMemory.model_validate(self.model_dump())
+        source = self.source or (EXTRACTED_SOURCE if self.conversation_id else "api")
+        return NewMemory.model_validate({**self.model_dump(), "source": source})
 
 
 class BatchRequest(RequestModel):

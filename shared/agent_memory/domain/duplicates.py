@@ -30,8 +30,12 @@ from typing import Protocol
 from agent_memory.domain.models import MemoryType
 from agent_memory.domain.text import tokenize
 
-# The source of memories extraction found in a conversation turn (services/save.py writes it).
+# The source of memories extraction found in a conversation turn (services/save.py writes it), and the default
+# of a memory a caller saves with a conversation id.
 EXTRACTED_SOURCE = "conversation"
+# The source a caller states for a verbatim turn of a conversation transcript: a record of what was said, not a
+# memory distilled from it.
+TRANSCRIPT_SOURCE = "transcript"
 
 # Defaults of MEMORY_DEDUP_MIN_COSINE and MEMORY_DEDUP_MIN_OVERLAP, chosen by `make bench-duplicates`.
 DEFAULT_MIN_COSINE = 0.0
@@ -91,8 +95,9 @@ def near_duplicates(rule: DuplicateRule, first: Stated, second: Stated, cosine: 
 
 
 def is_transcript_turn(memory: Statement) -> bool:
-    """A turn of a conversation transcript a client saved (a conversation_id, not found by extraction)."""
-    return bool(memory.conversation_id) and memory.source != EXTRACTED_SOURCE
+    """A turn of a conversation transcript, as its caller said (`source: transcript`); a conversation id alone
+    says only where a memory came from."""
+    return memory.source == TRANSCRIPT_SOURCE
 
 
 def merge_choice(rule: DuplicateRule, new: Statement, candidates: Sequence[tuple[Statement, float | None]]

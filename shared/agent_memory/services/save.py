@@ -9,7 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent_memory.domain.duplicates import EXTRACTED_SOURCE, DuplicateRule
+from agent_memory.domain.duplicates import EXTRACTED_SOURCE, DuplicateRule, is_transcript_turn
+from agent_memory.domain.field_names import current_field_name
 from agent_memory.domain.keywords import extract_keywords
 from agent_memory.domain.models import (
     ExtractedMemory,
@@ -195,14 +196,14 @@ class SaveService:
 
     def _with_fields(self, memories: list[NewMemory]) -> list[NewMemory]:
         """A memory saved without `field` gets the field its text states, so that it reaches the profile and a
-        newer statement of the same field supersedes it. Turns of a conversation transcript (with a
-        conversation_id) are records of what was said and keep no field: one turn must not retire another.
+        newer statement of the same field supersedes it. Turns of a conversation transcript (`source: transcript`)
+        are records of what was said and keep no field: one turn must not retire another.
         A text that states several fields ("本科毕业于浙江大学") keeps the others in `inferred_fields`."""
         if self._field_reader is None:
             return memories
         completed = []
         for memory in memories:
-            if memory.field or memory.conversation_id:
+            if memory.field or is_transcript_turn(memory):
                 completed.append(memory)
                 continue
             found = [f for f in self._field_reader(memory.content) if f.field]
@@ -276,7 +277,7 @@ class SaveService:
     def extract_and_save(
         self, user: ScopeRef, turn: ConversationTurn, *, conversation_id: str | None = None
     ) -> SaveInfoOutput:
-        known = {name: value for name, value in turn.existing_info.items() if _has_value(value)}
+        known = {current_field_name(name): value for name, value in turn.existing_info.items() if _has_value(value)}
         output = SaveInfoOutput()
         pending: list[tuple[str, NewMemory]] = []
         # The turn the user answered, kept beside each memory for search only: an answer ("32, in

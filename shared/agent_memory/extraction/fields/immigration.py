@@ -60,6 +60,20 @@ _CATEGORY_REJECTION = re.compile(
     re.IGNORECASE,
 )
 
+# A scheme's application, its parts and its progress ("高才通申请材料已准备好", "the TTPS fee is paid") are facts
+# that mention the scheme, not a statement of interest in it: such a clause never fills the scheme's slot, so it
+# never retires the interest stated before it.
+_APPLICATION_PART = re.compile(
+    r"申请(?:材料|资料|文件|费用?|表格?|书|进度|结果|状态|编号|条件|要求|流程|截止日?期?|人|者)|"
+    r"\b(?:application|visa)\s+(?:fees?|forms?|documents?|materials?|status|results?|numbers?|progress|deadlines?)\b",
+    re.IGNORECASE,
+)
+_APPLICATION_PROGRESS = re.compile(
+    r"准备好|准备齐|备齐|缴纳|缴费|交了|付了|交上去|递交了|提交了|获批|批准了|批下来|通过了|拿到了|收到了|"
+    r"\b(?:paid|submitted|approved|lodged|granted|(?:is|are)\s+ready)\b",
+    re.IGNORECASE,
+)
+
 _ZH_TIME = (
     r"(?P<time>(?:明年|今年)?(?:春天|夏天|秋天|冬天|春季|夏季|秋季|冬季)|明年(?:年初|年底|年中|上半年|下半年|初|底)?|今年(?:年底|年内|下半年|内|底)?|后年|年底|年初|年内|下半年|"
     r"上半年|下个月|下个?季度|近期|尽快|尽早|马上|立刻|越快越好|"
@@ -102,6 +116,7 @@ _HK_EMPLOYER_NONE = re.compile(
 )
 _HK_EMPLOYER_SOME = re.compile(
     r"在(?:一家|家)?香港(?:本地)?的?(?:公司|企业|银行|机构)(?:上班|工作|任职)|"
+    r"在香港(?:已经|已)?有(?:了)?\s*(?:一[个份]|个|份)?\s*(?:雇主|工作|offer|工作offer|job offer)|"
     r"香港(?:这边|那边|本地)?的?(?:公司|雇主|老板)[^,，。]{0,6}(?:担保|同意|愿意|给了?我)|"
     r"在香港(?:的)?[\u4e00-\u9fffA-Za-z]{2,8}?(?:做|上班|工作|任职)(?!过)|"
     r"\bemployed\s+by\s+an?\s+(?:Hong Kong|HK)(?:-based)?\s+(?:firm|company|employer|bank)\b|"
@@ -128,11 +143,17 @@ def _preferred(ctx: Utterance, wanted: list[tuple[str, re.Match[str]]]) -> tuple
     return wanted[0]
 
 
+def _states_interest(clause: str) -> bool:
+    if _CATEGORY_REJECTION.search(clause) or _APPLICATION_PROGRESS.search(clause):
+        return False
+    return bool(_CATEGORY_INTEREST.search(_APPLICATION_PART.sub(" ", clause)))
+
+
 def target_category(ctx: Utterance) -> ExtractedMemory | None:
     wanted: list[tuple[str, re.Match[str]]] = []
     for m in _CATEGORY.finditer(ctx.text):
         clause = clause_around(ctx.text, m.start(), m.end())
-        if _CATEGORY_INTEREST.search(clause) and not _CATEGORY_REJECTION.search(clause):
+        if _states_interest(clause):
             code = next(name for name in _CATEGORY_ALIASES if m[name])
             wanted.append((code, m))
     if not wanted:
