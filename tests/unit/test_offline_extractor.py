@@ -441,7 +441,31 @@ def test_given_a_timeline_when_extracting_then_immigration_timeline_is_an_intent
     assert (memory.value, memory.content, memory.memory_type) == (expected, content, MemoryType.INTENT)
 
 
-@pytest.mark.parametrize("message", ["明年结婚", "我今年33岁", "I want to get married next year"])
+@pytest.mark.parametrize(
+    ("message", "expected", "content"),
+    [
+        ("最好能在明年年底前拿到身份", "明年年底前", "计划明年年底前拿到身份"),
+        ("可能过几年再考虑吧", "过几年", "打算过几年再考虑"),
+        ("等明后年再说吧", "明后年", "打算明后年再说"),
+        ("预计两三年以后动身", "两三年后", "计划两三年后动身"),
+        ("Maybe in a few years, not right now", "in a few years", "Plans to move in a few years"),
+        ("Probably two or three years from now", "two or three years from now",
+         "Plans to move two or three years from now"),
+        ("We hope to settle there before the end of next year", "before the end of next year",
+         "Plans to settle before the end of next year"),
+    ],
+)
+def test_given_a_vague_or_deadline_timeline_when_extracting_then_it_keeps_its_vagueness(message, expected, content):
+    memory = extract(message)["immigrationTimeline"]
+
+    assert (memory.value, memory.content, memory.memory_type) == (expected, content, MemoryType.INTENT)
+
+
+@pytest.mark.parametrize("message", [
+    "明年结婚", "我今年33岁", "I want to get married next year", "几年前我去过一次香港", "明年年底我们要换房子",
+    "我在香港待过两年", "I lived in Hong Kong a few years back", "My contract ends next year",
+    "I'll get married in a few years",
+])
 def test_given_a_date_unrelated_to_applying_when_extracting_then_no_timeline(message):
     assert "immigrationTimeline" not in values(message)
 

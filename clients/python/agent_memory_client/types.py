@@ -284,11 +284,54 @@ class Completeness(TypedDict):
     missing_fields: list[str]
 
 
+class BasicProfile(TypedDict, total=False):
+    age: str
+    education: str
+    university: str
+    major: str
+    nationality: str
+    location: str
+    languageSkills: str
+
+
+class CareerProfile(TypedDict, total=False):
+    jobTitle: str
+    industry: str  # stated, or read from the job title (前端开发 -> IT/互联网)
+    company: str
+    yearsOfExperience: str
+    annualIncome: str
+
+
+class ImmigrationProfile(TypedDict, total=False):
+    targetCategories: list[str]
+    timeline: str
+    hasHongKongEmployer: bool  # formerly hasHKEmployer
+    hasTechBackground: bool
+    investmentAmount: str  # formerly investmentCapacity
+
+
+class FamilyProfile(TypedDict, total=False):
+    """Always present: 未知 / unknown for an unknown text, None for unknown children."""
+
+    maritalStatus: str
+    hasChildren: bool | None
+    familySupport: str
+
+
+class UserProfile(TypedDict, total=False):
+    """The default profile's sections; a section holds only the fields that are known (family aside)."""
+
+    basic: BasicProfile
+    career: CareerProfile
+    immigration: ImmigrationProfile
+    family: FamilyProfile
+
+
 class SummarizeResponse(TypedDict):
     """`summarize` (`SummarizeOutput`): `user_profile` by section (basic, career, immigration, family)."""
 
     action: str
-    user_profile: dict[str, dict[str, Any]]
+    user_profile: UserProfile
     completeness: Completeness
     narrative_summary: str
 

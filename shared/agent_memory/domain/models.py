@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue
 
+from agent_memory.domain.field_names import MemoryFieldName
 from agent_memory.domain.keys import Id, ScopeId
 
 
@@ -76,7 +77,7 @@ class NewMemory(BaseModel):
     memory_type: MemoryType
     content: str
     category: str | None = None
-    field: str | None = None
+    field: MemoryFieldName = None
     importance: int | None = None
     keywords: list[Keyword] = Field(default_factory=list)
     source: str = "api"
@@ -102,7 +103,7 @@ class Memory(BaseModel):
     memory_type: MemoryType
     content: str
     category: str | None = None
-    field: str | None = None
+    field: MemoryFieldName = None
     importance: int
     keywords: list[Keyword] = Field(default_factory=list)
     source: str = "api"
@@ -179,7 +180,7 @@ class ExtractedMemory(BaseModel):
 
     memory_type: MemoryType
     content: str
-    field: str | None = None
+    field: MemoryFieldName = None
     value: Any = None
     category: str | None = None
     keywords: list[Keyword] = Field(default_factory=list)

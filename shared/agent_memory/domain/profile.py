@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agent_memory.domain.models import Memory, is_cjk_text
+from agent_memory.domain.occupations import industry_of
 
 
 class ProfileField(BaseModel):
@@ -21,6 +22,13 @@ class ProfileField(BaseModel):
     unit_en: str = ""
     label_zh: str = ""  # how a Chinese narrative names the field (missing ones are listed by it)
     label_en: str = ""
+    # Counted once known, never listed as missing (a field asked about only when the user mentions it).
+    optional: bool = False
+    # Answered even when unknown: text as 未知 / unknown, a yes/no as null.
+    shown_unknown: bool = False
+    # An industry field: the field naming the user's occupation, whose industry fills this one when no
+    # memory states an industry (前端开发 -> IT/互联网).
+    industry_from: str | None = None
 
     def label(self, chinese: bool) -> str:
         return (self.label_zh if chinese else self.label_en) or self.name
@@ -58,9 +66,9 @@ DEFAULT_PROFILE_SCHEMA = ProfileSchema(fields=[
     ProfileField(section="career", name="jobTitle", memory_fields=["currentJobTitle", "jobTitle"],
                  label_zh="职位", label_en="job title"),
     ProfileField(section="career", name="industry", memory_fields=["currentIndustry", "industry"],
-                 label_zh="行业", label_en="industry"),
+                 label_zh="行业", label_en="industry", industry_from="jobTitle"),
     ProfileField(section="career", name="company", memory_fields=["currentCompany", "company"],
-                 label_zh="公司", label_en="company"),
+                 label_zh="公司", label_en="company", optional=True),
     ProfileField(section="career", name="yearsOfExperience", memory_fields=["totalYearsOfExperience"],
                  unit_zh="年", unit_en=" years", label_zh="工作年限", label_en="years of experience"),
     ProfileField(section="career", name="annualIncome", memory_fields=["annualIncome"], label_zh="年收入",
@@ -69,18 +77,18 @@ DEFAULT_PROFILE_SCHEMA = ProfileSchema(fields=[
                  label_zh="目标类别", label_en="target categories"),
     ProfileField(section="immigration", name="timeline", memory_fields=["immigrationTimeline"],
                  label_zh="时间规划", label_en="timeline"),
-    ProfileField(section="immigration", name="hasHKEmployer", memory_fields=["hasHongKongEmployer"], kind="bool",
-                 label_zh="香港雇主", label_en="Hong Kong employer"),
+    ProfileField(section="immigration", name="hasHongKongEmployer", memory_fields=["hasHongKongEmployer"],
+                 kind="bool", label_zh="香港雇主", label_en="Hong Kong employer"),
     ProfileField(section="immigration", name="hasTechBackground", memory_fields=["hasTechBackground"], kind="bool",
                  label_zh="科技背景", label_en="technical background"),
-    ProfileField(section="immigration", name="investmentCapacity", memory_fields=["investmentAmount"],
-                 label_zh="投资能力", label_en="investment capacity"),
+    ProfileField(section="immigration", name="investmentAmount", memory_fields=["investmentAmount"],
+                 label_zh="可投资金额", label_en="investment amount"),
     ProfileField(section="family", name="maritalStatus", memory_fields=["maritalStatus"], label_zh="婚姻状况",
-                 label_en="marital status"),
+                 label_en="marital status", shown_unknown=True),
     ProfileField(section="family", name="hasChildren", memory_fields=["hasChildren"], kind="bool",
-                 label_zh="子女", label_en="children"),
+                 label_zh="子女", label_en="children", shown_unknown=True),
     ProfileField(section="family", name="familySupport", memory_fields=["familySupport"], label_zh="家庭支持",
-                 label_en="family support"),
+                 label_en="family support", shown_unknown=True, optional=True),
 ])
 
 # Fields that hold several values at once (a user may aim at two immigration categories, like several
@@ -120,7 +128,7 @@ def _display(memory: Memory, spec: ProfileField, chinese: bool) -> Any:
         return value if isinstance(value, bool) else None
     if spec.kind == "list":
         return memory.category or (str(value) if value is not None else memory.content)
-    if spec.name in ("annualIncome", "investmentCapacity"):  # the sentence keeps amount, currency, vagueness
+    if spec.name in ("annualIncome", "investmentAmount"):  # the sentence keeps amount, currency, vagueness
         return memory.content
     if isinstance(value, int | float) and not isinstance(value, bool):
         unit = spec.unit_zh if chinese else spec.unit_en
@@ -150,21 +158,33 @@ def _field_views(memory: Memory) -> list[Memory]:
 
 
 def build_profile(memories: list[Memory], schema: ProfileSchema = DEFAULT_PROFILE_SCHEMA) -> Profile:
-    """Current memories only; the newest memory of a slot wins; a list slot collects all of them."""
+    """Current memories only; the newest memory of a slot wins; a list slot collects all of them. The score is
+    the share of filled fields among those counted: all but an optional field that is not known."""
     current = sorted((view for m in memories if m.is_current for view in _field_views(m)),
                      key=lambda m: (m.created_at, m.memory_key))
     chinese = is_cjk_text("".join(m.content for m in current)) if current else True
     profile: dict[str, dict[str, Any]] = {section: {} for section in schema.sections()}
+    known: dict[str, Any] = {}
     filled, missing = [], []
     for spec in schema.fields:
         matching = [m for m in current if spec.fills(m.field)]
         values = [v for v in (_display(m, spec, chinese) for m in matching) if v is not None]
-        if not values:
-            missing.append(spec.name)
+        if values:
+            known[spec.name] = list(dict.fromkeys(values)) if spec.kind == "list" else values[-1]
+    for spec in schema.fields:
+        occupation = known.get(spec.industry_from or "")
+        industry = industry_of(occupation, chinese=chinese) if isinstance(occupation, str) else None
+        if spec.name not in known and industry is not None:
+            known[spec.name] = industry
+        if spec.name in known:
+            profile[spec.section][spec.name] = known[spec.name]
+            filled.append(spec.name)
             continue
-        profile[spec.section][spec.name] = list(dict.fromkeys(values)) if spec.kind == "list" else values[-1]
-        filled.append(spec.name)
-    score = round(100 * len(filled) / len(schema.fields))
+        if spec.shown_unknown:
+            profile[spec.section][spec.name] = None if spec.kind != "text" else ("未知" if chinese else "unknown")
+        if not spec.optional:
+            missing.append(spec.name)
+    score = round(100 * len(filled) / (len(filled) + len(missing))) if filled or missing else 0
     labels = {spec.name: spec.label(chinese) for spec in schema.fields}
     return Profile(user_profile=profile, completeness=Completeness(score=score, filled_fields=filled,
                                                                    missing_fields=missing), chinese=chinese,
@@ -173,7 +193,8 @@ def build_profile(memories: list[Memory], schema: ProfileSchema = DEFAULT_PROFIL
 
 def template_narrative(profile: Profile) -> str:
     """The offline narrative: one paragraph in the user's language from the filled slots only."""
-    p = {name: value for section in profile.user_profile.values() for name, value in section.items()}
+    known = set(profile.completeness.filled_fields)
+    p = {name: value for section in profile.user_profile.values() for name, value in section.items() if name in known}
     missing = profile.completeness.missing_fields
     if profile.chinese:
         parts = []
@@ -183,6 +204,8 @@ def template_narrative(profile: Profile) -> str:
         school = "".join(str(p[k]) for k in ("university", "major", "education") if k in p)
         if school:
             parts.append(f"{school}毕业")
+        if "industry" in p:
+            parts.append(f"所在行业: {p['industry']}")
         if "yearsOfExperience" in p:
             parts.append(f"工作经验{p['yearsOfExperience']}")
         if "annualIncome" in p:

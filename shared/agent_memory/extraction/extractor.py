@@ -18,7 +18,7 @@ from agent_memory.extraction.fields.amounts import annual_income, budget, invest
 from agent_memory.extraction.fields.career import company, industry, job_title, tech_background, years_of_experience
 from agent_memory.extraction.fields.education import education, major, university
 from agent_memory.extraction.fields.family import family_support, has_children, marital_status
-from agent_memory.extraction.fields.immigration import hk_employer, target_category, timeline
+from agent_memory.extraction.fields.immigration import hk_employer, target_category
 from agent_memory.extraction.fields.location import CITY_PREFIX_RE, location
 from agent_memory.extraction.fields.personal import age, allergy, birthday, language_skills, name, nationality
 from agent_memory.extraction.fields.preferences import (
@@ -28,6 +28,7 @@ from agent_memory.extraction.fields.preferences import (
     pace_preference,
     topic_preferences,
 )
+from agent_memory.extraction.fields.timeline import timeline
 from agent_memory.extraction.grammar import Utterance, without_questions
 from agent_memory.ports import ConversationTurn
 

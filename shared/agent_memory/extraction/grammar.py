@@ -32,8 +32,8 @@ _FUTURE_ZH = re.compile(r"想|打算|准备|计划|希望|申请|考虑|将来|�
 _FUTURE_EN = re.compile(
     r"\b(?:want|wants|wanted|wanna|plan|plans|planning|hope|hoping|would like|going to|gonna|intend|"
     r"intending|apply|applying|considering|consider|dream|dreaming|aim|aiming|thinking about|might|may|"
-    r"if|suppose|supposing|assuming|someday|one day|would love)\b"
-    r"|'d like|'d love",
+    r"if|suppose|supposing|assuming|someday|one day|would love|would be|ideally)\b"
+    r"|'d like|'d love|'d be\b",
     re.IGNORECASE,
 )
 # Past statements: "以前在腾讯工作", "I used to work at IBM" are not current.

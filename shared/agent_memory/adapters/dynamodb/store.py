@@ -212,7 +212,9 @@ class DynamoMemoryStore:
             actions.append(self._delete_if_points_to(pk, f"HASH#{memory.content_hash}", memory_key))
             actions.extend(self._keyword_deletes(pk, memory))
             if memory.field:
-                actions.append(self._delete_if_points_to(pk, f"FIELD#{memory.field}", memory_key))
+                # A memory stored under a former field name is read under the current one, whose pointer
+                # it never had: no pointer is nothing to delete.
+                actions.append(self._delete_if_points_to(pk, f"FIELD#{memory.field}", memory_key, or_absent=True))
         try:
             self._client.transact_write_items(TransactItems=actions)
         except ClientError as error:
@@ -420,9 +422,11 @@ class DynamoMemoryStore:
             for k in _unique_keywords(memory)
         ]
 
-    def _delete_if_points_to(self, pk: str, sk: str, memory_key: str) -> dict[str, Any]:
+    def _delete_if_points_to(self, pk: str, sk: str, memory_key: str, *, or_absent: bool = False
+                             ) -> dict[str, Any]:
+        condition = "attribute_not_exists(pk) OR memory_key = :key" if or_absent else "memory_key = :key"
         return {"Delete": {"TableName": self._table, "Key": to_item({"pk": pk, "sk": sk}),
-                           "ConditionExpression": "memory_key = :key",
+                           "ConditionExpression": condition,
                            "ExpressionAttributeValues": to_item({":key": memory_key})}}
 
     def _bump_version(self, user: ScopeRef, by: int = 1) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Immigration plans: target schemes, timeline, a Hong Kong employer."""
+"""Immigration plans: target schemes, a Hong Kong employer (the timeline is in timeline.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from agent_memory.domain.models import ExtractedMemory, MemoryType
 from agent_memory.extraction.grammar import Utterance, clause_around, fact, intent, matches
 
 # --------------------------------------------------------------------------------------
-# targetCategory / immigrationTimeline / hasHongKongEmployer
+# targetCategory / hasHongKongEmployer
 # --------------------------------------------------------------------------------------
 
 
@@ -71,37 +71,6 @@ _APPLICATION_PART = re.compile(
 _APPLICATION_PROGRESS = re.compile(
     r"准备好|准备齐|备齐|缴纳|缴费|交了|付了|交上去|递交了|提交了|获批|批准了|批下来|通过了|拿到了|收到了|"
     r"\b(?:paid|submitted|approved|lodged|granted|(?:is|are)\s+ready)\b",
-    re.IGNORECASE,
-)
-
-_ZH_TIME = (
-    r"(?P<time>(?:明年|今年)?(?:春天|夏天|秋天|冬天|春季|夏季|秋季|冬季)|明年(?:年初|年底|年中|上半年|下半年|初|底)?|今年(?:年底|年内|下半年|内|底)?|后年|年底|年初|年内|下半年|"
-    r"上半年|下个月|下个?季度|近期|尽快|尽早|马上|立刻|越快越好|"
-    r"(?:\d+|[一二两三四五六七八九十半])\s*个?\s*(?:月|年|周|星期)\s*(?:之内|以内|内)|"
-    r"\d{4}\s*年(?:\d{1,2}\s*月)?(?:前|之前|底|初)?)"
-)
-_ZH_TIMELINE = re.compile(
-    r"(?P<intent>打算|计划|准备|希望|想要|想|争取|预计|要)?\s*在?\s*"
-    + _ZH_TIME
-    + r"\s*(?:就|左右|前后|之前|前)?\s*(?:开始|着手|正式)?\s*"
-    r"(?P<action>申请|办理|递交|提交|移民|办|去香港|来香港|赴港|过去|搬过去|搬|递表|拿身份)?"
-)
-_ZH_URGENT = {"尽快", "尽早", "马上", "立刻", "越快越好"}
-_EN_TIME = (
-    r"(?P<time>(?:next|this|in\s+the)\s+(?:spring|summer|autumn|fall|winter)|next\s+year|this\s+year|next\s+month|(?:by\s+)?(?:the\s+)?end\s+of\s+(?:this|next)\s+year|"
-    r"early\s+next\s+year|later\s+this\s+year|"
-    r"within\s+(?:the\s+next\s+)?(?:\d+|a|one|two|three|six|twelve|half\s+a)\s+(?:months?|years?|weeks?)|"
-    r"in\s+the\s+next\s+(?:\d+|few|couple\s+of|two|three|six)\s+(?:months?|years?)|as\s+soon\s+as\s+possible|asap|"
-    r"(?:in|by)\s+(?:early\s+|late\s+|mid-?)?20\d{2}|right\s+away|immediately)"
-)
-_EN_ACTIONS = {
-    "apply": "apply", "applying": "apply", "submit": "submit", "submitting": "submit", "move": "move",
-    "moving": "move", "relocate": "relocate", "relocating": "relocate", "immigrate": "immigrate",
-    "immigrating": "immigrate", "do it": "apply", "get it done": "apply",
-}
-_EN_TIMELINE = re.compile(
-    r"\b(?P<action>apply|applying|submit|submitting|move|moving|relocate|relocating|immigrate|immigrating|"
-    rf"do it|get it done)\b[^.;!?]{{0,40}}?\b{_EN_TIME}\b",
     re.IGNORECASE,
 )
 
@@ -178,28 +147,6 @@ def target_category(ctx: Utterance) -> ExtractedMemory | None:
         category=code,
         metadata=metadata,
     )
-
-
-def timeline(ctx: Utterance) -> ExtractedMemory | None:
-    for m in matches(_ZH_TIMELINE, ctx, "time", future=False):
-        time = re.sub(r"\s+", "", m["time"]).replace("之内", "内").replace("以内", "内")
-        urgent = time in _ZH_URGENT
-        at_clause_end = not ctx.text[m.end() :].strip() or ctx.text[m.end()] in ",.;!?。，；！？吧"
-        if not (m["action"] or (m["intent"] and (urgent or at_clause_end)) or time == "越快越好"):
-            continue
-        value = "尽快" if urgent else time
-        action = m["action"] or "申请"
-        return intent(
-            "immigrationTimeline", value, ctx.say(f"计划{value}{action}", f"Plans to {action} {value}")
-        )
-    for m in matches(_EN_TIMELINE, ctx, "action", future=False):
-        time = re.sub(r"\s+", " ", m["time"].lower())
-        value = "as soon as possible" if time == "asap" else time
-        action = _EN_ACTIONS[re.sub(r"\s+", " ", m["action"].lower())]
-        return intent(
-            "immigrationTimeline", value, ctx.say(f"计划{value}申请", f"Plans to {action} {value}")
-        )
-    return None
 
 
 def hk_employer(ctx: Utterance) -> ExtractedMemory | None:
