@@ -32,6 +32,7 @@ help:
 	@echo "make bench-duplicates  the near-duplicate thresholds by 5-fold cross-validation on labelled pairs (benchmarks/results/near_duplicates.json)"
 	@echo "make bench-log         conversation log write and search latency (benchmarks/results/log_write.json)"
 	@echo "make bench-local       \`make run\` over HTTP: import, whole-stack RSS, search (START=1 starts one; benchmarks/results/local_stack.json)"
+	@echo "make soak              a bounded mixed load on a stack of its own for SOAK_MINUTES (30): RSS flat, no 5xx, writes read back, queues drained (benchmarks/results/soak.json, docs/soak.png)"
 	@echo "make bench-http        retrieval and inject over HTTP, four ways of saving turns, fresh and long-standing (MODES=plain CONVERSATIONS=1 URL=...; benchmarks/results/http_retrieval.json)"
 	@echo "make bench-opensearch  the OpenSearch tier beside the serverless tier at scale (SIZES=1000,10000; benchmarks/results/opensearch_scale.json, docs/opensearch_scale.png)"
 	@echo "make bench-peers       mem0 OSS beside us on LoCoMo dev: hit@k, p50/p95, ours / mem0 (own venv .venv-peers; benchmarks/results/peers.json)"
@@ -217,6 +218,15 @@ bench-http: $(VENV)/.installed
 	$(if $(URL),,@$(MAKE) --no-print-directory prerequisites dynamodb-local)
 	$(PY) -m benchmarks.http_retrieval $(if $(URL),--url $(URL)) $(if $(MODES),--modes $(MODES)) \
 	  $(if $(CONVERSATIONS),--conversations $(CONVERSATIONS)) $(if $(DRAIN_TIMEOUT),--drain-timeout $(DRAIN_TIMEOUT))
+
+# A bounded mixed load (saves, batches, search, load, summarize, inject, log, hot memory, memory tool) on a stack of
+# its own with a temporary data dir, for SOAK_MINUTES (default 30); the stack's process tree's RSS every 10 s.
+# Checks: RSS flat after the warm-up, no 5xx, every acknowledged write read back, the queues drained (exit 3 if
+# one fails; benchmarks/results/soak.json, docs/soak.png).
+.PHONY: soak
+soak: $(VENV)/.installed
+	@$(MAKE) --no-print-directory prerequisites dynamodb-local
+	$(PY) -m benchmarks.soak $(if $(SOAK_MINUTES),--minutes $(SOAK_MINUTES)) $(if $(CLIENTS),--clients $(CLIENTS))
 
 # mem0 OSS (infer=False, our e5 embedder, its embedded qdrant) beside us on the same LoCoMo dev questions, same
 # machine, same run; its own venv, installed from pinned requirements. A few minutes per side
