@@ -189,3 +189,97 @@ def test_the_tenant_comes_only_from_the_token_never_from_a_header_or_the_body(ap
 
     assert [m["content"] for m in body["items"]] == ["只属于acme"] and other["items"] == []
     assert (in_acme, in_evil, no_tenant) == (200, 200, 401)
+
+
+# ---- JSON nested too deep ------------------------------------------------------------------------------
+
+def nested(levels):
+    value = "x"
+    for _ in range(levels):
+        value = {"a": value}
+    return value
+
+
+@pytest.mark.parametrize(("method", "path", "body", "field"), [
+    ("PUT", f"{USER}/hot-memory/status/deep", {"value": nested(300)}, "value"),
+    ("PUT", "/v1/projects/p-deep/hot-memory/meta/deep", {"value": nested(33)}, "value"),
+    ("POST", f"{USER}/memories", {"memory_type": "FACT", "content": "x", "metadata": nested(300)}, "metadata"),
+    ("POST", f"{USER}/memories/batch", {"memories": [{"memory_type": "FACT", "content": "x",
+                                                      "metadata": nested(40)}]}, "memories"),
+    ("POST", f"{USER}/memories/extract", {"user_message": "我32岁", "existing_info": nested(40)}, "existing_info"),
+    ("POST", f"{USER}/tools/execute", {"type": "tool_use", "id": "toolu_1", "name": "set_hot_memory",
+                                       "input": {"type": "status", "key": "k", "value": nested(300)}}, "input"),
+    ("POST", f"{USER}/memory-tool", {"command": "view", "path": "/memories", "view_range": nested(40)},
+     "view_range"),
+    ("POST", f"{USER}/context/intent", {"intent": {"type": "qa_query", "entities": nested(40)}}, "intent"),
+    ("POST", "/v1/context/inject", {"user_id": "u-hard", "conversation_id": "c1", "current_user_message": "hi",
+                                    "consulting_state": {"collected_info": nested(300)}}, "consulting_state"),
+    ("POST", "/v1/context/inject", {"user_id": "u-hard", "conversation_id": "c1", "current_user_message": "hi",
+                                    "system": [{"type": "text", "text": "s", "x": nested(40)}]}, "system"),
+])
+def test_given_json_nested_past_32_levels_then_422_names_the_field_and_nothing_is_stored(api, method, path, body,
+                                                                                          field):
+    response = api.call(method, path, body)
+
+    assert response.status == 422, response.body
+    assert response.body["error"]["details"][0]["field"] == field
+    assert "deeper than 32 levels" in response.body["error"]["message"]
+    assert api.call("GET", f"{USER}/hot-memory").body["entries"] == [] and memories(api) == []
+
+
+def test_given_a_hot_memory_entry_stored_too_deep_before_the_limit_then_reads_skip_and_report_it(api):
+    from agent_memory.bootstrap import get_services
+    from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, scope_ref
+
+    now = datetime.now(UTC)
+    for scope_type, scope_id in (("users", "u-hard"), ("projects", "p-deep")):
+        get_services().layers.put_hot(scope_ref("acme", scope_type, scope_id), HotMemoryEntry(
+            type=HotMemoryType.STATUS, key="poisoned", value=nested(300), created_at=now, updated_at=now))
+    api.call("PUT", f"{USER}/hot-memory/status/stage", {"value": "签证材料准备中"})
+
+    user = api.call("GET", f"{USER}/hot-memory")
+    project = api.call("GET", "/v1/projects/p-deep/hot-memory")
+    tool = api.call("POST", f"{USER}/tools/execute", {"type": "tool_use", "id": "toolu_1", "name": "get_hot_memory"})
+    injected = api.call("POST", "/v1/context/inject", {"user_id": "u-hard", "project_id": "p-deep",
+                                                       "conversation_id": "c1", "current_user_message": "进度如何"})
+
+    assert (user.status, project.status, tool.status, injected.status) == (200, 200, 200, 200)
+    assert [e["key"] for e in user.body["entries"]] == ["stage"]
+    assert [u["key"] for u in user.body["unreadable"]] == ["poisoned"]
+    assert project.body["entries"] == [] and [u["key"] for u in project.body["unreadable"]] == ["poisoned"]
+    assert "is_error" not in tool.body and '"unreadable":[{"type":"status","key":"poisoned"' in tool.body["content"]
+    assert "签证材料准备中" in str(injected.body["messages"]) and "poisoned" not in str(injected.body["messages"])
+    assert api.call("DELETE", f"{USER}/hot-memory/status/poisoned").status == 200
+    assert api.call("GET", f"{USER}/hot-memory").body["unreadable"] == []
+
+
+# ---- dates at the edges of the representable range, on the log routes ---------------------------------
+
+@pytest.mark.parametrize("time_range", [
+    ["0001-01-01T00:00:00+01:00", "2026-01-01T00:00:00Z"],
+    ["2026-01-01T00:00:00Z", "9999-12-31T23:59:59-01:00"],
+])
+def test_given_a_log_search_time_range_outside_the_representable_dates_then_422(api, time_range):
+    response = api.call("POST", f"{USER}/conversations/search", {"query": "x", "time_range": time_range})
+
+    assert response.status == 422, response.body
+    assert response.body["error"]["details"][0]["field"] == "time_range"
+
+
+def test_given_a_log_search_ending_at_the_last_representable_instant_then_200(api):
+    response = api.call("POST", f"{USER}/conversations/search",
+                        {"query": "x", "time_range": ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999999Z"]})
+    assert response.status == 200, response.body
+
+
+@pytest.mark.parametrize(("body", "field"), [
+    ({"role": "user", "content": "hi", "createdAt": "9999-12-31T00:00:00Z"}, "createdAt"),
+    ({"messages": [{"role": "user", "content": "hi", "createdAt": "9999-12-31T23:59:59-01:00"}]},
+     "messages.0.createdAt"),
+])
+def test_given_a_log_message_created_at_the_end_of_time_then_422_and_nothing_logged(api, body, field):
+    response = api.call("POST", f"{USER}/conversations/c-end/messages", body)
+    logged = api.call("POST", f"{USER}/conversations/search", {"query": "hi"})
+
+    assert response.status == 422 and response.body["error"]["details"][0]["field"] == field
+    assert logged.body["results"] == []

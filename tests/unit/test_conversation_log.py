@@ -276,3 +276,40 @@ def test_an_embedding_job_is_one_sqs_message_and_a_send_failure_is_reported_not_
     assert SqsExtractionQueue(queue_url="q", client=sqs).enqueue_embedding(job) is True
     assert EmbeddingJob.model_validate_json(sqs.bodies[0][0]) == job
     assert SqsExtractionQueue(queue_url="q", client=FakeSqs(fail_calls=1)).enqueue_embedding(job) is False
+
+
+# ---- dates at the edges of the representable range ---------------------------------------------------
+
+@pytest.mark.parametrize(("data", "field"), [
+    ({"role": "user", "content": "x", "createdAt": "9999-12-31T00:00:00Z"}, "createdAt"),
+    ({"role": "user", "content": "x", "createdAt": "9999-12-31T23:59:59-01:00"}, "createdAt"),
+    ({"role": "user", "content": "x", "createdAt": "0001-01-01T00:00:00+01:00"}, "createdAt"),
+    ({"messages": [{"role": "user", "content": "x", "createdAt": "9999-12-31T00:00:00Z"}]}, "messages.0.createdAt"),
+])
+def test_given_a_created_at_past_the_dates_the_log_can_keep_then_the_request_names_it(data, field):
+    with pytest.raises(ValidationError) as raised:
+        request(data)
+
+    assert ".".join(str(p) for p in raised.value.errors()[0]["loc"]) == field
+
+
+@pytest.mark.parametrize("time_range", [
+    ["0001-01-01T00:00:00+01:00", "2026-02-04T00:00:00Z"],
+    ["2026-02-01T00:00:00Z", "9999-12-31T23:59:59-01:00"],
+])
+def test_given_a_time_range_end_outside_the_representable_dates_then_the_search_request_names_it(time_range):
+    with pytest.raises(ValidationError) as raised:
+        LogSearchRequest.model_validate({"query": "x", "timeRange": time_range})
+
+    error = raised.value.errors()[0]
+    assert error["loc"][0] == "timeRange" and "representable range" in error["msg"]
+
+
+def test_given_a_time_range_ending_at_the_last_representable_instant_then_the_search_answers():
+    layers = FakeLayerStore()
+    service(layers).append(SCOPE, "c1", request({"role": "user", "content": "签证材料已提交"}))
+
+    found = service(layers).search(SCOPE, LogSearchRequest.model_validate(
+        {"query": "签证", "timeRange": ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999999Z"]}))
+
+    assert [hit.content for hit in found.results] == ["签证材料已提交"]

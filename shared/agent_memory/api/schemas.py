@@ -21,7 +21,7 @@ from agent_memory.domain.models import (
     not_in_the_future,
     require_utc,
 )
-from agent_memory.domain.requests import RequestModel, max_utf8_bytes
+from agent_memory.domain.requests import RequestModel, max_json_depth, max_utf8_bytes
 
 MAX_BODY_BYTES = 256 * 1024
 # Inject carries whole conversations: up to Lambda's 6 MB synchronous payload, less the envelope.
@@ -137,7 +137,17 @@ class ToolsQuery(RequestModel):
     include: Literal["core", "all"] = "core"
 
 
-class MemoryToolRequest(RootModel[dict[str, Any]]):
+def _shallow_fields(body: dict[str, Any]) -> dict[str, Any]:
+    """Each field at most MAX_JSON_DEPTH levels deep, the limit every request field has; named in the error."""
+    for name, value in body.items():
+        try:
+            max_json_depth(value)
+        except ValueError as error:
+            raise ValueError(f"{name}: {error}") from None
+    return body
+
+
+class MemoryToolRequest(RootModel[Annotated[dict[str, Any], AfterValidator(_shallow_fields)]]):
     """Claude's memory tool (memory_20250818) input, as the model sent it: `command` (view, create,
     str_replace, insert, delete or rename) and that command's fields (path, view_range, file_text, old_str,
     new_str, insert_line, insert_text, old_path, new_path). A command the model got wrong is answered with

@@ -265,11 +265,13 @@ def _ordered_range(value: tuple[datetime, datetime]) -> tuple[datetime, datetime
     start, end = value
     if start.tzinfo is None or end.tzinfo is None:
         raise ValueError("both ends need a timezone, e.g. 2026-02-05T00:00:00Z")
-    if start > end:
+    utc_start, utc_end = require_utc(start), require_utc(end)
+    if utc_start is None or utc_end is None or utc_start > utc_end:
         raise ValueError("start is after end")
-    return value
+    return utc_start, utc_end
 
 
-# A [start, end] filter, both ends with a timezone, in order.
+# A [start, end] filter, both ends with a timezone, in order, in UTC (an end outside the representable
+# dates, as 0001-01-01T00:00:00+01:00 is, is refused).
 TimeRange = Annotated[tuple[datetime, datetime], AfterValidator(_ordered_range)]
 

@@ -1,7 +1,8 @@
 """The conventions every request model follows, whichever layer defines it.
 
 Fields accept snake_case and camelCase names; unknown fields are rejected, so a typo never
-silently drops data; text and JSON sizes are checked in UTF-8 bytes, the unit storage limits use.
+silently drops data; text and JSON sizes are checked in UTF-8 bytes, the unit storage limits use; no
+field's JSON nests deeper than `MAX_JSON_DEPTH` arrays and objects.
 """
 
 from __future__ import annotations
@@ -21,7 +22,46 @@ def _takes_a_number(annotation: Any) -> bool:
     return bool not in options and any(option in (int, float) for option in options)
 
 
-class _Numbers(BaseModel):
+# How many arrays and objects a request field's JSON may nest, counted from the field. Deeper values
+# were stored and then could not be written back out (pydantic's serializer stops near 255 levels).
+MAX_JSON_DEPTH = 32
+
+
+def json_depth(value: Any, stop_above: int | None = None) -> int:
+    """How many arrays and objects `value` nests: a scalar 0, `[]` 1, `{"a": [1]}` 2. Iterative (no
+    recursion limit); with `stop_above`, stops counting once that depth is passed."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, depth + 1)
+        if stop_above is not None and deepest > stop_above:
+            break
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def max_json_depth(value: Any) -> Any:
+    """A validator: JSON nesting at most `MAX_JSON_DEPTH` arrays and objects."""
+    if json_depth(value, stop_above=MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
+        raise ValueError(f"nests deeper than {MAX_JSON_DEPTH} levels of arrays and objects, the limit")
+    return value
+
+
+class _Shallow(BaseModel):
+    @field_validator("*", mode="before")
+    @classmethod
+    def _not_too_deep(cls, value: Any) -> Any:
+        return max_json_depth(value)
+
+
+class _Numbers(_Shallow):
     @field_validator("*", mode="before")
     @classmethod
     def _no_booleans_for_numbers(cls, value: Any, info: ValidationInfo) -> Any:

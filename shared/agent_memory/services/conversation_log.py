@@ -38,7 +38,7 @@ from agent_memory.domain.layers import (
     scope_label,
     week_start_of,
 )
-from agent_memory.domain.models import ScopeRef, TimeRange, require_utc, utcnow
+from agent_memory.domain.models import ScopeRef, TimeRange, not_in_the_future, require_utc, utcnow
 from agent_memory.domain.requests import RequestModel, max_utf8_bytes
 from agent_memory.domain.vectors import encode_vector
 from agent_memory.errors import InvalidInput
@@ -53,6 +53,8 @@ MAX_LOG_BODY_BYTES = 4 * 1024 * 1024
 MAX_CLOCK_SKEW = timedelta(minutes=5)
 DEFAULT_SEARCH_LIMIT = 5
 MAX_SEARCH_LIMIT = 20
+_JUST_AFTER = timedelta(milliseconds=1)
+_LAST_INSTANT = datetime.max.replace(tzinfo=UTC)
 
 
 
@@ -63,7 +65,7 @@ class LogMessageIn(RequestModel):
     intent: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)] | None = None
     # Default: the time of the request. A client message_id needs it: a retry must carry both to land
     # on the same item (the log's sort key is created_at + message_id).
-    created_at: Annotated[datetime | None, AfterValidator(require_utc)] = None
+    created_at: Annotated[datetime | None, AfterValidator(require_utc), AfterValidator(not_in_the_future)] = None
     message_id: Id | None = None
     author_id: Id | None = None  # who said it, in a project scope with many users
 
@@ -243,8 +245,9 @@ class ConversationLogService:
 
     def search(self, scope: ScopeRef, request: LogSearchRequest) -> LogSearchResult:
         start, end = request.time_range or (None, None)
-        found: list[LogMessage] = self._store().log_messages(
-            scope, start=start, end=end + timedelta(milliseconds=1) if end else None, now=self._clock())
+        # The store's end is exclusive; at the last representable instant nothing lies beyond it anyway.
+        after_end = end + _JUST_AFTER if end is not None and end < _LAST_INSTANT - _JUST_AFTER else None
+        found: list[LogMessage] = self._store().log_messages(scope, start=start, end=after_end, now=self._clock())
         intent = request.intent.lower() if request.intent else None
         messages = [m for m in found
                     if (request.conversation_id is None or m.conversation_id == request.conversation_id)

@@ -19,7 +19,7 @@ from agent_memory.domain.layers import (
     scope_label,
 )
 from agent_memory.domain.models import ScopeRef, is_cjk_text, utcnow
-from agent_memory.domain.requests import OpenRequestModel, RequestModel
+from agent_memory.domain.requests import MAX_JSON_DEPTH, OpenRequestModel, RequestModel, json_depth
 from agent_memory.domain.tokens import estimate_tokens
 from agent_memory.errors import InvalidInput
 from agent_memory.ports import Embedder, LayerStore
@@ -42,6 +42,14 @@ class PutHotMemoryRequest(RequestModel):
     priority: int = Field(default=0, ge=-1000, le=1000)
 
 
+class UnreadableHotEntry(BaseModel):
+    """A stored entry left out of a read, and why (delete it, or set it again, to clear this)."""
+
+    type: HotMemoryType
+    key: str
+    reason: str
+
+
 class HotMemoryView(BaseModel):
     """Hot memory grouped by section (meta, status, decisions, preferences), plus the flat list."""
 
@@ -51,6 +59,9 @@ class HotMemoryView(BaseModel):
     status: list[HotMemoryEntry]
     decisions: list[HotMemoryEntry]
     preferences: list[HotMemoryEntry]
+    # Entries stored before values were limited to MAX_JSON_DEPTH levels and nested deeper: not in `entries`
+    # (nor injected), so that one of them does not make every read of the scope's hot memory fail.
+    unreadable: list[UnreadableHotEntry] = Field(default_factory=list)
 
 
 class HotMemoryDeleted(BaseModel):
@@ -145,18 +156,18 @@ class MemoryLayersService:
         return stored
 
     def hot_memory(self, scope: ScopeRef) -> HotMemoryView:
-        entries: list[HotMemoryEntry] = self._store().hot_memory(scope)
+        entries, unreadable = self._readable_hot(scope)
         by_type = {t: [e for e in entries if e.type == t] for t in HotMemoryType}
         return HotMemoryView(scope=scope_label(scope), entries=entries, meta=by_type[HotMemoryType.META],
                              status=by_type[HotMemoryType.STATUS], decisions=by_type[HotMemoryType.DECISION],
-                             preferences=by_type[HotMemoryType.PREFERENCE])
+                             preferences=by_type[HotMemoryType.PREFERENCE], unreadable=unreadable)
 
     def delete_hot(self, scope: ScopeRef, type_: HotMemoryType, key: str) -> HotMemoryDeleted:
         self._store().delete_hot(scope, type_, key)
         return HotMemoryDeleted(type=type_, key=key)
 
     def hot_memory_text(self, scope: ScopeRef, *, zh: bool) -> str:
-        entries = self._store().hot_memory(scope)
+        entries, _ = self._readable_hot(scope)
         return format_hot_memory(entries, zh=zh, project=scope.user_id.startswith(PROJECT_PREFIX),
                                  clean=lambda t: one_line(t, 500))
 
@@ -230,6 +241,20 @@ class MemoryLayersService:
                              tokens=used, max_tokens=budget)
 
     # ---- internals ------------------------------------------------------------------------------
+
+    def _readable_hot(self, scope: ScopeRef) -> tuple[list[HotMemoryEntry], list[UnreadableHotEntry]]:
+        """The scope's entries, those nested deeper than a value may be set apart (written before the limit)."""
+        readable: list[HotMemoryEntry] = []
+        unreadable: list[UnreadableHotEntry] = []
+        for entry in self._store().hot_memory(scope):
+            if json_depth(entry.value, stop_above=MAX_JSON_DEPTH) <= MAX_JSON_DEPTH:
+                readable.append(entry)
+            else:
+                unreadable.append(UnreadableHotEntry(
+                    type=entry.type, key=entry.key,
+                    reason=f"the value nests deeper than {MAX_JSON_DEPTH} levels of arrays and objects, the limit; "
+                           "delete the entry or set it again"))
+        return readable, unreadable
 
     def _store(self) -> Any:
         if self._layers is None:
