@@ -3,6 +3,8 @@ one spelling."""
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -130,3 +132,41 @@ def test_any_accepted_path_is_canonical_stays_inside_and_has_no_traversal(segmen
     parts = canonical.split("/")[2:]
     assert all(part not in ("", ".", "..") and "\\" not in part for part in parts)
     assert len(canonical) <= MAX_PATH_CHARS
+
+
+# Look-alikes of '/', '\' and '.' from every corner of Unicode, each where it would read as path syntax.
+LOOKALIKES = [
+    "\u27cb", "\u30ce", "\u00b7", "\u3002", "\u2024", "\uff0e", "\u2215", "\u2044", "\uff0f", "\u29f8", "\ufe52",
+    "\u2571", "\u27cd", "\u2f03", "\u31d3", "\u4e3f", "\u0338", "\uff3c", "\u2216", "\uff61", "\u2027", "\u2219",
+    "\u22c5", "\u2e31", "\u30fb", "\uff65", "\u0589", "\u06d4", "\u0701", "\u0702", "\u2025",
+]
+
+
+@pytest.mark.parametrize("char", LOOKALIKES, ids=lambda char: f"U+{ord(char):04X}")
+@pytest.mark.parametrize("spelling", ["/memories/{c}{c}/etc", "/memories/a{c}b.md", "/memories/{c}",
+                                      "/memories/notes{c}md", "/memories/{c}{c}{c}"])
+def test_a_look_alike_of_a_slash_or_dot_is_refused_where_it_reads_as_one(char, spelling):
+    with pytest.raises(MemoryPathError, match=f"U\\+{ord(char):04X}"):
+        memory_path(spelling.format(c=char))
+
+
+@pytest.mark.parametrize("char", LOOKALIKES, ids=lambda char: f"U+{ord(char):04X}")
+def test_a_look_alike_percent_encoded_up_to_three_times_is_refused(char):
+    once = quote(char)
+    for encoded in (once, quote(once), quote(quote(once))):
+        with pytest.raises(MemoryPathError):
+            memory_path(f"/memories/a{encoded}b/{encoded}{encoded}")
+
+
+@pytest.mark.parametrize("raw", ["/memories/%25252e%25252e/etc", "/memories/%2525252e%2525252e",
+                                 "/memories/a%25252f%25252e%25252e%25252fetc", "/memories/%25255c"])
+def test_a_traversal_percent_encoded_three_times_or_more_is_refused(raw):
+    with pytest.raises(MemoryPathError, match="percent-encoded"):
+        memory_path(raw)
+
+
+@pytest.mark.parametrize("raw", ["/memories/客户/约翰·史密斯.md", "/memories/ノート.md",
+                                 "/memories/メモ/ジョン・スミス.md", "/memories/テノール.md", "/memories/丿部.md",
+                                 "/memories/100%25.md"])
+def test_a_middle_dot_or_slash_like_letter_inside_a_word_of_its_script_is_kept(raw):
+    assert memory_path(raw) == raw

@@ -4,12 +4,15 @@ Every path lives under ``/memories``. A path is refused (``MemoryPathError``, wh
 for the model) when it could name anything else, or name one thing in two ways:
 
 * not ``/memories`` or below it (``/etc/passwd``, ``//memories``, ``/memoriesX/a``, ``C:\\x``, ``~/x``);
-* a ``..`` segment, also once or twice percent-decoded (``%2e%2e``, ``%252e%252e``): a layer that
-  decodes the path (a proxy, a client mirroring the files to disk) would see the traversal;
+* a ``..`` segment, also percent-decoded any number of times (``%2e%2e``, ``%252e%252e``,
+  ``%25252e%25252e``): a layer that decodes the path (a proxy, a client mirroring the files to disk) would
+  see the traversal;
 * a backslash, a control, format or invisible character (NUL, newline, right-to-left override, zero-width
   space, no-break space, Hangul filler), or a look-alike of ``/``, ``\\`` or ``.`` (full-width ``．．／``,
-  division slash ``∕``, fraction slash ``⁄``, one-dot leader ``․``): shown to a person, the path would
-  read as another one;
+  division slash ``∕``, fraction slash ``⁄``, rising diagonal ``⟋``, one-dot leader ``․``, ideographic full
+  stop ``。``), also percent-encoded: shown to a person, the path would read as another one. The middle dots
+  ``·`` and ``・`` and the slash-like letters ``ノ`` and ``丿`` are refused too, except within a word of
+  their own scripts (``约翰·史密斯``, ``ノート``), where they read as what they are;
 * a segment made only of dots, with leading or trailing whitespace, ending in a dot, starting with ``~``
   or a drive letter (``C:``), or a reserved device name (``CON``, ``NUL``, ``COM1``...): a client that
   mirrors the files onto a Windows or POSIX disk would resolve it elsewhere or not at all;
@@ -42,7 +45,16 @@ _BAD_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 # Letters that render as nothing: a name holding one reads as a different name.
 _INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0\u2800\u034f")
 # Characters a reader takes for '/', '\' or '.': NFKC folds some of them, not all.
-_LOOKALIKES = frozenset("\uff0f\u2215\u2044\u29f8\u2571\uff3c\ufe68\u2216\u29f5\u29f9\uff0e\u2024\u2025\ufe52")
+_LOOKALIKES = frozenset(
+    "\uff0f\u2215\u2044\u29f8\u2571\u27cb\u2f03\u31d3\u0337\u0338"  # slashes
+    "\uff3c\ufe68\u2216\u29f5\u29f9\u27cd"  # backslashes
+    "\uff0e\u2024\u2025\ufe52\u3002\uff61\u2027\u2219\u22c5\u2e31\u0589\u06d4\u0701\u0702\uff65"  # dots
+)
+# Look-alikes that are also a script's own middle dot or letter: accepted only next to letters of an East Asian
+# script, on both sides for a dot (约翰·史密斯), on one side for a letter (ノート); alone or among Latin letters they
+# read as '.' or '/'.
+_WORD_ONLY_NEIGHBOURS = {"\u00b7": 2, "\u30fb": 2, "\u30ce": 1, "\u4e3f": 1}
+_EAST_ASIAN_NAMES = ("CJK", "HIRAGANA", "KATAKANA", "HANGUL")
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _DEVICE_NAMES = frozenset(
     {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"}
@@ -112,26 +124,44 @@ def _is_hidden(char: str) -> bool:
 
 
 def _percent_decodings(raw: str) -> list[str]:
-    """The path decoded once and twice, where that changes it (``%252e`` -> ``%2e`` -> ``.``)."""
-    once = unquote(raw, errors="replace") if "%" in raw else raw
-    twice = unquote(once, errors="replace") if "%" in once else once
-    return [text for text in dict.fromkeys((once, twice)) if text != raw]
+    """The path decoded again and again while that changes it (``%25252e`` -> ``%252e`` -> ``%2e`` -> ``.``).
+    Each pass shortens the text, so a path of 255 characters decodes at most 85 times."""
+    decodings: list[str] = []
+    text = raw
+    while "%" in text:
+        decoded = unquote(text, errors="replace")
+        if decoded == text:
+            break
+        decodings.append(decoded)
+        text = decoded
+    return decodings
 
 
 def _check_characters(text: str, raw: str, *, encoded: bool) -> None:
     how = "a percent-encoded " if encoded else "a "
-    for char in text:
+    for index, char in enumerate(text):
         if _is_hidden(char):
             raise MemoryPathError(f"Path {shown(raw)} contains {how}control or invisible character "
                                   f"(U+{ord(char):04X}); use visible characters only.")
         if char == "\\":
             raise MemoryPathError(f"Path {shown(raw)} contains {how}backslash; separate directories with '/'.")
-        if char in _LOOKALIKES:
+        if char in _LOOKALIKES or (char in _WORD_ONLY_NEIGHBOURS and not _within_a_word(text, index)):
             raise MemoryPathError(f"Path {shown(raw)} contains {how}character that looks like '/', '\\' or '.' "
                                   f"(U+{ord(char):04X}); use plain '/' and '.'.")
     if encoded and any(_only_dots(segment) for segment in text.split("/")):
         raise MemoryPathError(f"Path {shown(raw)} contains a percent-encoded '..' segment; write the path "
                               f"without percent-encoding and without '..'.")
+
+
+def _within_a_word(text: str, index: int) -> bool:
+    """Whether the dot or letter at `index` has as many East Asian letters beside it as it needs."""
+    beside = [text[i] for i in (index - 1, index + 1) if 0 <= i < len(text)]
+    return sum(map(_east_asian_letter, beside)) >= _WORD_ONLY_NEIGHBOURS[text[index]]
+
+
+def _east_asian_letter(char: str) -> bool:
+    return (unicodedata.category(char).startswith("L") and char not in _WORD_ONLY_NEIGHBOURS
+            and unicodedata.name(char, "").startswith(_EAST_ASIAN_NAMES))
 
 
 def _segments(raw: str) -> list[str]:
