@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
 from agent_memory.api.inject_models import InjectionRequest
 from agent_memory.bootstrap import build_services
-from agent_memory.domain.context import ContextType, Priority, neutralize
+from agent_memory.domain.context import ContextType, Priority, frame_overhead_tokens, neutralize
 from agent_memory.domain.conversation import validate_messages
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.summary import extractive_summary
@@ -199,6 +199,16 @@ def test_budget_when_everything_fits_nothing_is_dropped_or_compacted():
         similar_experiences=[{"content": "be brief"}], max_context_tokens=100_000))
     assert result.dropped_contexts == [] and not result.compacted
     assert result.total_context_tokens == result.token_usage.context > 0
+
+
+def test_blocks_tokens_sum_the_blocks_and_total_context_tokens_adds_their_frame():
+    who = user("frame")
+    result = build().inject.inject(who, request(
+        user_id=who.user_id, current_user_message="hello there", consulting_state=big_state(),
+        similar_experiences=[{"content": "be brief"}], max_context_tokens=100_000))
+    assert len(result.blocks) >= 2
+    assert result.blocks_tokens == sum(block.tokens for block in result.blocks)
+    assert result.total_context_tokens - result.blocks_tokens == frame_overhead_tokens("en") > 0
 
 
 def with_blocks(services: Any, who: ScopeRef, experiences: list[dict[str, Any]], agents: list[dict[str, Any]],

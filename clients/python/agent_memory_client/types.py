@@ -367,7 +367,8 @@ class InjectionResult(TypedDict):
     injected_contexts: list[str]
     dropped_contexts: list[str]
     failed_contexts: list[FailedBlock]
-    total_context_tokens: int
+    total_context_tokens: int  # the blocks and the frame around them
+    blocks_tokens: int  # the blocks alone
     compacted: bool
     compaction_steps: list[str]
     blocks: list[InjectedBlock]

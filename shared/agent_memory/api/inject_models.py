@@ -124,7 +124,8 @@ class InjectionResult(BaseModel):
     dropped_contexts: list[str]
     # Blocks whose source failed: their content is missing from this context (a retry may bring it).
     failed_contexts: list[FailedBlock] = Field(default_factory=list)
-    total_context_tokens: int
+    total_context_tokens: int  # the injected context as sent: the blocks and the frame around them
+    blocks_tokens: int  # the blocks' own tokens summed, without the frame
     compacted: bool
     compaction_steps: list[str]
     blocks: list[InjectedBlock]

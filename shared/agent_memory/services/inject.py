@@ -156,6 +156,7 @@ class InjectService:
             dropped_contexts=[b.type for b in dropped],
             failed_contexts=fetched.failed,
             total_context_tokens=context,
+            blocks_tokens=sum(b.estimated_tokens for b in injected),
             compacted=compacted,
             compaction_steps=steps,
             blocks=[InjectedBlock(type=b.type, priority=f"P{int(b.priority)}", tokens=b.estimated_tokens,
