@@ -682,6 +682,30 @@ def test_given_a_fact_the_offline_rules_used_to_miss_when_extracting_then_it_is_
     assert {field: value for field, (_, value) in kinds(message).items()} == expected
 
 
+@pytest.mark.parametrize(
+    ("message", "skills"),
+    [
+        ("我英语还可以，雅思考过7分", "英语还可以，雅思7分"),
+        ("日语N1，英语马马虎虎", "日语N1，英语马马虎虎"),
+        ("我粤语说得很溜", "粤语说得很溜"),
+        ("我不会说粤语", "不会说粤语"),
+        ("My English is fine, IELTS 7", "fine English, IELTS 7"),
+        ("My Mandarin is rusty these days", "rusty Mandarin"),
+        ("I scored 110 on the TOEFL", "TOEFL 110"),
+    ],
+)
+def test_given_language_skills_and_scores_when_extracting_then_every_one_is_kept_in_one_memory(message, skills):
+    assert values(message)["languageSkills"] == skills
+
+
+@pytest.mark.parametrize("message", [
+    "英语老师说我口语进步很大", "我同学雅思考了7.5", "英语要考多少分？", "Is IELTS 6.5 enough?",
+    "My English tutor thinks I'm ready for the exam", "I'm planning to take IELTS in May",
+])
+def test_given_a_language_mentioned_but_no_skill_of_the_users_then_no_language_skills(message):
+    assert "languageSkills" not in values(message)
+
+
 def test_given_a_hypothetical_question_when_extracting_then_nothing_is_stored():
     assert kinds("如果我有硕士学位的话，能申请高才通吗？") == {}
     assert kinds("If I had a master's degree, would I qualify for QMAS?") == {}

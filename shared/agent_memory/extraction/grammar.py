@@ -137,7 +137,8 @@ REQUEST = re.compile(
     r"|(?:可以|能不能|能否|麻烦|请)(?:用|说|发|打)",
     re.IGNORECASE,
 )
-_QUESTION_CLAUSE = re.compile(r"[^,，;；。.!！?？\n]*(?:[?？]|吗\s*$|吗(?=[,，。.!！]))")
+# A decimal point ("IELTS 6.5 enough?") does not end the clause.
+_QUESTION_CLAUSE = re.compile(r"(?:[^,，;；。.!！?？\n]|(?<=\d)\.(?=\d))*(?:[?？]|吗\s*$|吗(?=[,，。.!！]))")
 
 
 def without_questions(text: str) -> str:

@@ -148,13 +148,19 @@ def nationality(ctx: Utterance) -> ExtractedMemory | None:
 # languageSkills
 # --------------------------------------------------------------------------------------
 
-_LANGUAGES_ZH = "英语|英文|粤语|广东话|普通话|日语|韩语|法语|德语|西班牙语"
+_LANGUAGES_ZH = "英语|英文|粤语|广东话|普通话|国语|中文|日语|日文|韩语|法语|德语|西班牙语|马来语"
 _LANGUAGES_EN = "English|Cantonese|Mandarin|Chinese|Japanese|Korean|French|German|Spanish|Italian|Portuguese|Hindi"
-_LEVEL_ZH = "不太好|不好|不太行|很差|比较差|流利|很流利|非常流利|熟练|很好|不错|还行|一般|很一般|母语水平|母语|精通|日常交流没问题|可以日常交流"
+_LEVEL_ZH = (
+    "不太好|不好|不太行|不行|很差|比较差|差|很烂|烂|流利|很流利|非常流利|熟练|很好|好|不错|还行|还可以|可以|凑合|马马虎虎|"
+    "过得去|够用|一般般|一般|很一般|很溜|溜|母语水平|母语|精通|日常交流没问题|可以日常交流"
+)
+_LEVEL_EN = (
+    "fluent|good|very good|excellent|decent|basic|native|okay|ok|fine|alright|so-so|rusty|passable|limited|poor|"
+    "weak|not great|not bad|strong|solid|intermediate|advanced|conversational|broken"
+)
 _ZH_LANGUAGE = re.compile(
-    rf"(?P<skill>(?:{_LANGUAGES_ZH})(?:水平|口语)?(?:很|非常|还|比较|挺)?(?:{_LEVEL_ZH})"
-    rf"|(?:会说|能说|会讲|能讲|精通)(?:{_LANGUAGES_ZH})"
-    r"|(?:雅思|IELTS)\s*(?:考了|是|:)?\s*\d(?:\.5)?\s*分?|(?:托福|TOEFL)\s*(?:考了|是|:)?\s*\d{2,3}\s*分?"
+    rf"(?P<skill>(?:{_LANGUAGES_ZH})(?:水平|口语)?(?:说得|讲得|说的|讲的)?(?:很|非常|还|比较|挺|蛮|算|特别)?(?:{_LEVEL_ZH})"
+    rf"|不?(?:会说|能说|会讲|能讲|精通)(?:{_LANGUAGES_ZH})"
     r"|英语(?:四级|六级|专四|专八)|CET-?[46])",
     re.IGNORECASE,
 )
@@ -164,19 +170,56 @@ _EN_LANGUAGE = re.compile(
     rf"|\bI\s+speak\s+(?:fluent\s+|native\s+|good\s+|basic\s+|some\s+)?(?:{_LANGUAGES_EN})"
     rf"(?:(?:,\s*|\s+and\s+)(?:{_LANGUAGES_EN}))*"
     rf"|\bnative\s+(?:{_LANGUAGES_EN})\s+speaker"
-    rf"|\bmy\s+(?:{_LANGUAGES_EN})\s+is\s+(?:pretty\s+|quite\s+|fairly\s+|really\s+|very\s+)?(?:fluent|good|very good|excellent|decent|basic|native|okay|ok)"
     rf"|\b(?:{_LANGUAGES_EN})\s+is\s+my\s+(?:native|first|mother)\s+(?:language|tongue)"
-    r"|\bIELTS\s+(?:score\s+)?(?:of\s+|is\s+)?\d(?:\.5)?|\bTOEFL\s+(?:score\s+)?(?:of\s+|is\s+)?\d{2,3})",
+    rf"|\b(?:can|could)\s+hold\s+a\s+conversation\s+in\s+(?:{_LANGUAGES_EN}))",
+    re.IGNORECASE,
+)
+# "My Cantonese is pretty basic" is kept as "basic Cantonese".
+_EN_LANGUAGE_IS = re.compile(
+    rf"\bmy\s+(?P<language>{_LANGUAGES_EN})\s+is\s+(?:pretty\s+|quite\s+|fairly\s+|really\s+|very\s+|still\s+|a\s+bit\s+|"
+    rf"kind\s+of\s+)?(?P<level>{_LEVEL_EN})\b",
+    re.IGNORECASE,
+)
+_SCORE = r"(?:\d{2,3}|\d(?:\.\d)?)(?![\d.])"
+# Test scores, kept as test and score ("雅思考过7分" -> "雅思7分", "I scored 110 on the TOEFL" -> "TOEFL 110").
+_ZH_TEST_SCORE = re.compile(
+    rf"(?P<test>雅思|托福|IELTS|TOEFL)\s*(?:总分)?\s*(?:考了|考过|考到|是|:)?\s*(?P<score>{_SCORE})\s*(?P<unit>分)?"
+    r"|(?P<test2>日语|日文)\s*(?:JLPT\s*)?(?:考过|过了|有)?\s*(?P<score2>N[1-5])\b",
+    re.IGNORECASE,
+)
+_EN_TEST_SCORE = re.compile(
+    rf"\b(?P<test>IELTS|TOEFL)\s+(?:score\s+)?(?:of\s+|is\s+|was\s+)?(?P<score>{_SCORE})"
+    rf"|\b(?:scored|got)\s+(?:an?\s+)?(?P<score2>{_SCORE})\s+(?:on|in|for)\s+(?:the\s+|my\s+)?(?P<test2>IELTS|TOEFL)\b"
+    r"|\bJLPT\s+(?P<score3>N[1-5])\b",
     re.IGNORECASE,
 )
 
 
-def language_skills(ctx: Utterance) -> ExtractedMemory | None:
+def _language_mentions(ctx: Utterance) -> list[tuple[int, int, str]]:
+    """Each statement of the user's language skills: (start, end, how it is kept)."""
+    found: list[tuple[int, int, str]] = []
     for pattern in (_ZH_LANGUAGE, _EN_LANGUAGE):  # "英语不太好" is a level, not a negation
-        for m in matches(pattern, ctx, "skill", negation=False):
-            skill = re.sub(r"\s+", " ", m["skill"]).strip()
-            return fact("languageSkills", skill, ctx.say(f"语言能力：{skill}", f"Language skills: {skill}"))
-    return None
+        found += [(m.start(), m.end(), m["skill"]) for m in matches(pattern, ctx, "skill", negation=False)]
+    found += [(m.start(), m.end(), f"{m['level']} {m['language']}")
+              for m in matches(_EN_LANGUAGE_IS, ctx, negation=False)]
+    for m in matches(_ZH_TEST_SCORE, ctx, negation=False):
+        found.append((m.start(), m.end(), f"{m['test']}{m['score']}{m['unit'] or ''}" if m["test"]
+                      else f"{m['test2']}{m['score2'].upper()}"))
+    for m in matches(_EN_TEST_SCORE, ctx, negation=False):
+        test = (m["test"] or m["test2"] or "JLPT").upper()
+        found.append((m.start(), m.end(), f"{test} {m['score'] or m['score2'] or m['score3'].upper()}"))
+    return found
+
+
+def language_skills(ctx: Utterance) -> ExtractedMemory | None:
+    kept: list[tuple[int, int, str]] = []
+    for start, end, skill in sorted(_language_mentions(ctx)):
+        if not kept or start >= kept[-1][1]:  # overlapping readings of the same words count once
+            kept.append((start, end, re.sub(r"\s+", " ", skill).strip()))
+    if not kept:
+        return None
+    skills = ctx.say("，", ", ").join(skill for _, _, skill in kept)
+    return fact("languageSkills", skills, ctx.say(f"语言能力：{skills}", f"Language skills: {skills}"))
 
 
 # --------------------------------------------------------------------------------------
