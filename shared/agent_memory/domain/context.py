@@ -88,15 +88,24 @@ _ANGLE = str.maketrans({
     "⚌": "=", "⩵": "==", "⩶": "===",
 })
 _FRAME_RULE = re.compile(r"={3,}")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+# Text no reader sees: controls (tab and newlines kept), every format character (Unicode category Cf, as of
+# Unicode 15: soft hyphen, zero-width and direction marks, word joiner, invisible operators, tag characters)
+# and the other default-ignorable code points (Hangul fillers, variation selectors, the reserved ranges).
+# Hidden text can carry instructions the user never saw (tag characters spell ASCII invisibly).
+_INVISIBLE = re.compile(
+    r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
+    r"\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f"
+    r"\ufeff\uffa0\ufff0-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    r"\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
 
 
 def neutralize(text: object) -> str:
     """Untrusted text made inert inside the frame: no angle brackets (so no tag can be opened or
     closed, whatever its spelling), no `===` rules (so the frame's header and footer cannot be
-    imitated), no control, zero-width or direction marks, and look-alikes first folded to what they
-    imitate. The text stays readable: `a < b` → `a ‹ b`."""
-    cleaned = _CONTROL.sub("", str(text)).translate(_ANGLE)
+    imitated), no invisible characters (controls, zero-width and direction marks, tag characters, every
+    other format or default-ignorable code point), and look-alikes first folded to what they imitate.
+    The text stays readable: `a < b` → `a ‹ b`."""
+    cleaned = _INVISIBLE.sub("", str(text)).translate(_ANGLE)
     return _FRAME_RULE.sub(lambda m: "=" + "\u200b=" * (len(m.group()) - 1), cleaned)
 
 
