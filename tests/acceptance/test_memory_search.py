@@ -37,6 +37,8 @@ LANG: dict[str, dict[str, Any]] = {
         "db_message": "按照我之前的数据库配置来部署",
         "train": "训练命令:python train.py --epochs 100",
         "train_message": "重新执行上次的训练命令",
+        "bank_message": "上次说的那个银行的工作",
+        "strong_matches": ("马拉松训练计划", "制定了马拉松训练计划", "马拉松训练计划已经开始执行"),
         "cues": {"之前说过的那个方案": None, "按照上次的配置": "TASK_CONTINUATION", "我之前问过签证续签的事": None,
                  "重新执行上次的训练命令": "COMMAND_EXECUTION", "我一般喜欢简短的回答": "PREFERENCE_BASED"},
         "chat": "今天天气不错",
@@ -61,6 +63,9 @@ LANG: dict[str, dict[str, Any]] = {
         "db_message": "Deploy it with my previous database configuration",
         "train": "Training command: python train.py --epochs 100",
         "train_message": "Re-run the training command from last time",
+        "bank_message": "That bank job I told you about last time",
+        "strong_matches": ("marathon training", "Made a marathon training plan",
+                           "Does marathon training three times a week"),
         "cues": {"What did I tell you about my visa renewal before?": None,
                  "Let's do it like last time": "TASK_CONTINUATION",
                  "Re-run the training command from last time": "COMMAND_EXECUTION",
@@ -521,6 +526,54 @@ def test_memory_search_recall_rounds_zh(api):
 
 def test_memory_search_recall_rounds_en(api):
     _rounds(api, "en")
+
+
+def _recall_only_what_rounds_found(api: Any, lang: str) -> None:
+    data = LANG[lang]
+    topics = [{"memoryType": "FACT", "content": content} for content, _ in data["topics"]]
+    given(api, lang, *topics)
+    # Nothing the user said is about a training command: recalled unasked, nothing is better than a top-up.
+    nothing = recall(api, user(lang), message=data["train_message"])
+    assert nothing["memories"] == [] and nothing["placeholders"] == [], nothing["memories"]
+
+    keys = save_many(api, user(lang), [{"memoryType": "FACT", "content": data["train"], "createdAt": days_ago(7)}])
+    found = recall(api, user(lang), message=data["train_message"])
+    assert [m["memory_key"] for m in found["memories"]] == keys
+    assert found["placeholders"] == [f"[memory:{keys[0]}:full]"]
+    for message in (data["train_message"], data["bank_message"], data["db_message"]):
+        for memory in recall(api, user(lang), message=message, limit=10)["memories"]:
+            floor = {"precise": 0.7, "expanded": 0.6, "semantic": 0.5}[memory["recall_round"]]
+            assert memory["score_breakdown"]["relevance"] >= floor, (message, memory)
+
+
+def test_memory_search_recall_takes_only_what_its_rounds_found_at_their_floors_zh(api):
+    # memory search, multi-round recall: each round's min_score bounds relevance; no unrelated top-up
+    _recall_only_what_rounds_found(api, "zh")
+
+
+def test_memory_search_recall_takes_only_what_its_rounds_found_at_their_floors_en(api):
+    _recall_only_what_rounds_found(api, "en")
+
+
+def _early_stop(api: Any, lang: str) -> None:
+    data = LANG[lang]
+    query, *matching = data["strong_matches"]
+    given(api, lang, *({"memoryType": "FACT", "content": c} for c in matching))
+    body = search(api, user(lang), query=query, limit=5)
+    strong = [r for r in body["results"] if r["score_breakdown"]["relevance"] >= 0.85]
+    # Memories never read (a fact's final score is then at most 0.75) still stop the rounds when two match this
+    # well: the first round found them.
+    assert len(strong) >= 2 and all(r["score_breakdown"]["final"] < 0.85 for r in strong), body["results"]
+    assert body["rounds_executed"] == 1 and {r["recall_round"] for r in strong} == {"precise"}
+
+
+def test_memory_search_recall_rounds_stop_early_on_two_strong_matches_zh(api):
+    # memory search, multi-round recall: stop once two results reach 0.85
+    _early_stop(api, "zh")
+
+
+def test_memory_search_recall_rounds_stop_early_on_two_strong_matches_en(api):
+    _early_stop(api, "en")
 
 
 # ---- 5. compatibility and settings ----

@@ -13,14 +13,18 @@ from agent_memory.services.search import MemorySearchResult, SearchMemoriesOutpu
 USER = ScopeRef(tenant_id="t", user_id="u")
 
 
-def result(key: str, score: float, recall_round: str, content: str = "python train.py --epochs 100",
+def result(key: str, relevance: float, recall_round: str, content: str = "python train.py --epochs 100",
            absolute: float = 0.9) -> MemorySearchResult:
-    parts = dict.fromkeys(("keyword", "text", "lexical", "vector", "time_decay", "relevance", "interaction",
-                           "type_priority"), 0.0)
+    """A search result whose relevance (score_breakdown.relevance) is `relevance`; its final score, which usage
+    and type priority make, is lower."""
+    parts = dict.fromkeys(("keyword", "text", "lexical", "vector", "time_decay", "interaction", "type_priority"),
+                          0.0)
+    score = round(0.6 * relevance, 4)
     return MemorySearchResult(
         memory_key=key, summary=content, content_preview=content, memory_type=MemoryType.FACT,
         relevance_score=score, created_at=datetime(2026, 11, 1, tzinfo=UTC), keywords=[], metadata={},
-        score_breakdown=ScoreBreakdown(**parts, final=score, matched_keywords=[], absolute_relevance=absolute),
+        score_breakdown=ScoreBreakdown(**parts, relevance=relevance, final=score, matched_keywords=[],
+                                       absolute_relevance=absolute),
         recall_round=recall_round)
 
 
@@ -51,21 +55,21 @@ def test_recall_spends_at_most_three_rounds_over_all_its_queries():
     assert [budget for _, budget in search.calls] == [3, 1][: len(search.calls)]
 
 
-def test_each_result_must_reach_the_floor_of_the_round_that_recalled_it():
+def test_each_result_is_recalled_by_a_round_its_relevance_at_that_rounds_floor_and_nothing_is_topped_up():
     search = FakeSearch([result("a", 0.72, "precise"), result("b", 0.65, "precise"), result("c", 0.62, "expanded"),
-                         result("d", 0.55, "semantic"), result("e", 0.45, "semantic"), result("f", 0.52, "fill"),
+                         result("d", 0.55, "semantic"), result("e", 0.49, "semantic"), result("f", 0.95, "fill"),
                          result("g", 0.35, "fill")])
 
     kept = [m.memory_key for m in recall(search, "上次的训练命令是什么").memories]
 
-    assert kept == ["a", "c", "d", "f"]
+    assert kept == ["a", "c", "d"]
 
 
-def test_a_callers_floor_replaces_the_round_floors():
-    search = FakeSearch([result("a", 0.72, "precise"), result("b", 0.35, "fill", absolute=0.31),
-                         result("c", 0.8, "precise", absolute=0.29)])
+def test_a_callers_floor_bounds_absolute_relevance_over_the_round_floors():
+    search = FakeSearch([result("a", 0.72, "precise"), result("b", 0.9, "fill", absolute=0.91),
+                         result("c", 0.8, "precise", absolute=0.29), result("d", 0.55, "precise", absolute=0.8)])
     kept = recall(search, "上次的训练命令是什么", min_relevance_score=0.3).memories
-    assert [m.memory_key for m in kept] == ["a", "b"]
+    assert [m.memory_key for m in kept] == ["a"]
 
 
 def test_an_off_topic_memory_is_not_recalled_however_well_it_ranks():

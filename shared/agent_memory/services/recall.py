@@ -62,10 +62,10 @@ _CUE_WORDS = re.compile(
 )
 
 
-# A memory recalled unasked must score at least its round's floor: 0.7 in the first (precise) round,
-# then 0.6 (synonyms) and 0.5 (semantic); what the search tops up from its final ranking is held to
-# the last round's floor. Recall runs at most these many rounds over all its queries.
-ROUND_FLOORS = {r.name: r.min_score for r in RECALL_ROUNDS} | {"fill": RECALL_ROUNDS[-1].min_score}
+# A memory recalled unasked must be recalled by a round, its relevance at least that round's floor: 0.7 in the
+# first (precise) round, then 0.6 (synonyms) and 0.5 (semantic). What a search tops up from its final ranking
+# (`fill`) is never recalled unasked. Recall runs at most these many rounds over all its queries.
+ROUND_FLOORS = {r.name: r.min_score for r in RECALL_ROUNDS}
 MAX_RECALL_ROUNDS = len(RECALL_ROUNDS)
 # Cues that the user wants it now (urgency high).
 _URGENT = re.compile(r"马上|立刻|立即|赶紧|尽快|紧急|急|\b(?:urgent|asap|right now|immediately|quickly)\b", re.I)
@@ -77,8 +77,8 @@ class RecallRequest(RequestModel):
     history: Annotated[list[Annotated[str, StringConstraints(max_length=8000)]], Field(max_length=20)] = Field(
         default_factory=list)
     limit: int = Field(default=5, ge=1, le=10)
-    # A hard floor on the results' score (`relevance_score`); unset, each result must reach the floor of
-    # the round that recalled it (0.7, 0.6, 0.5).
+    # A floor on the results' absolute relevance (`score_breakdown.absolute_relevance`), over the default one;
+    # each result is also recalled by a round, its relevance at least that round's floor (0.7, 0.6, 0.5).
     min_relevance_score: float | None = Field(default=None, ge=0.0, le=1.0)
 
 
@@ -116,10 +116,12 @@ def analyze(request: RecallRequest) -> RecallDecision:
             break
     if request.context_type == "command" and intent is IntentType.GENERAL_CHAT:
         intent, confidence = IntentType.COMMAND_EXECUTION, 0.7
-    keywords = [stripped for k in extract_keywords(text, max_keywords=5, min_weight=0.0)
-                if len(stripped := _CUE_WORDS.sub("", k.term).strip()) >= 2]
+    # The cue ("last time", "上次") says when, not what: keywords come from the rest, or a cue's words would
+    # recall whatever else mentions "last time".
     topic = _CUE_WORDS.sub(" ", text)
     topic = re.sub(r"[\s,，。.!！?？:：;；、]+", " ", topic).strip()
+    keywords = [stripped for k in extract_keywords(topic, max_keywords=5, min_weight=0.0)
+                if len(stripped := _CUE_WORDS.sub("", k.term).strip()) >= 2]
     queries = [q for q in dict.fromkeys([topic, " ".join(keywords)]) if q]
     needs = intent is not IntentType.GENERAL_CHAT or request.context_type == "initialization"
     if intent is IntentType.GENERAL_CHAT and needs:
@@ -189,13 +191,12 @@ class RecallService:
 
 
 def _good_enough(result: MemorySearchResult, floor: float | None) -> bool:
-    """The caller's floor on absolute relevance when one is given; else recalled by a round, at least that
-    round's floor, and at least the default absolute relevance (an off-topic message recalls nothing)."""
-    absolute = result.score_breakdown.absolute_relevance
-    if floor is not None:
-        return absolute >= floor
+    """Recalled by a round (never a top-up), its relevance at least that round's floor, and its absolute
+    relevance at least the caller's floor, else the default one (an off-topic message recalls nothing)."""
     round_floor = ROUND_FLOORS.get(result.recall_round)
-    return round_floor is not None and result.relevance_score >= round_floor and absolute >= DEFAULT_MIN_RELEVANCE
+    absolute_floor = DEFAULT_MIN_RELEVANCE if floor is None else floor
+    return (round_floor is not None and result.score_breakdown.relevance >= round_floor
+            and result.score_breakdown.absolute_relevance >= absolute_floor)
 
 
 def expand(memories: list[MemorySearchResult], *, chinese: bool) -> str:

@@ -251,6 +251,9 @@ class SearchService:
         def relevant(memory_key: str) -> bool:
             return by_key[memory_key].absolute_relevance >= request.min_relevance_score
 
+        # A round takes candidates in its own ranking's order (its BM25 share, with or without synonyms); its floor
+        # and the early stop bound their relevance as the result shows it (score_breakdown.relevance), not the
+        # final score, which usage and type priority move.
         recalled: dict[str, str] = {}  # memory_key -> the round that recalled it
         rounds_run, without_new = 0, 0
         for recall_round in ROUNDS_BY_MODE[mode][:max_rounds]:
@@ -258,13 +261,14 @@ class SearchService:
             expand = recall_round.expand_synonyms
             ranked = ranking.rank(expanded_query if expand else precise_query, keyword_scores=keyword_scores[expand],
                                   lexical_share=recall_round.keyword_weight if mode == "hybrid" else None)
-            new = [s for s in ranked if s.score >= recall_round.min_score and s.memory.memory_key not in recalled
+            new = [by_key[s.memory.memory_key] for s in ranked if s.memory.memory_key not in recalled
+                   and by_key[s.memory.memory_key].relevance >= recall_round.min_score
                    and relevant(s.memory.memory_key)]
             new = new[: max(0, min(recall_round.max_results, pool - len(recalled)))]
             for scored in new:
                 recalled[scored.memory.memory_key] = recall_round.name
             without_new = 0 if new else without_new + 1
-            strong = sum(1 for s in new if s.score >= EARLY_STOP_SCORE)
+            strong = sum(1 for s in new if s.relevance >= EARLY_STOP_SCORE)
             if len(recalled) >= pool or strong >= 2 or without_new >= 2:
                 break
         # Rounds decide what is recalled and when to stop; the caller's min_relevance_score, on relevance,
