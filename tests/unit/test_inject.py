@@ -602,3 +602,24 @@ def test_a_qc_task_gets_the_sops_and_a_protocol_question_the_protocol_knowledge_
     assert protocol.queries == ["访视窗口是多少天？"]  # no intent query: the message
     chat = service.inject(who, request(user_id=who.user_id, current_user_message="你好", intent={"type": "CHAT"}))
     assert "intent_context" not in chat.injected_contexts
+
+
+def test_given_the_same_intent_without_a_query_then_a_new_message_is_retrieved_for_not_served_from_the_cache():
+    from agent_memory.services.blocks.layers import IntentContextSource
+
+    class ByQuery(_Retriever):
+        def retrieve(self, user: ScopeRef, query: str, limit: int) -> list[dict[str, Any]]:
+            self.queries.append(query)
+            return [{"content": f"answer to {query}"}]
+
+    protocol = ByQuery([])
+    service = InjectService(sources=[IntentContextSource(layers=_NoHistory(), retrievers={"protocol": protocol})],
+                            cache=LayeredContextCache(local=LocalContextCache(), shared=None),
+                            executor=ThreadPoolExecutor(2), summarizer=lambda: extractive_summary,
+                            limits=InjectLimits(), clock=lambda: NOW)
+    who = user("iit-cache")
+    texts = [context_text(service.inject(who, request(user_id=who.user_id, current_user_message=message,
+                                                      intent={"type": "PROTOCOL_QA"})))
+             for message in ("补件要多久？", "续签什么时候准备？", "补件要多久？")]
+    assert "answer to 补件要多久？" in texts[0] and "answer to 续签什么时候准备？" in texts[1]
+    assert texts[2] == texts[0] and protocol.queries == ["补件要多久？", "续签什么时候准备？"]  # the repeat: cached

@@ -77,7 +77,9 @@ class IntentContextSource:
         scope = (scope_ref(ctx.user.tenant_id, "projects", ctx.request.project_id) if ctx.request.project_id
                  else ctx.user)
         request = IntentContextRequest(intent=intent)
-        key = hashlib.sha256(f"{scope.user_id}|{intent.model_dump_json()}".encode()).hexdigest()[:16]
+        # The retrieval's query is part of the key: without the intent's own, it is the message.
+        asked = self._query(ctx, intent) if intent.type.upper() in INTENT_RETRIEVALS else ""
+        key = hashlib.sha256(f"{scope.user_id}|{intent.model_dump_json()}|{asked}".encode()).hexdigest()[:16]
 
         def history() -> str:
             result = self._layers.context_for_prompt(scope, request, hot_memory=False)
@@ -85,13 +87,17 @@ class IntentContextSource:
 
         return cache.get_or_build(f"{self.type}#{key}", self.ttl_seconds, history)
 
+    @staticmethod
+    def _query(ctx: FetchContext, intent: Intent) -> str:
+        return intent.text or ctx.request.current_user_message
+
     def _retrieved(self, ctx: FetchContext, intent: Intent) -> str:
         name, title_zh, title_en = INTENT_RETRIEVALS.get(intent.type.upper(), ("", "", ""))
         retriever = self._retrievers.get(name)
         if retriever is None:
             return ""
-        query = intent.text or ctx.request.current_user_message
-        items = [KnowledgeItem.model_validate(i) for i in retriever.retrieve(ctx.user, query, self._limit)]
+        items = [KnowledgeItem.model_validate(i) for i in retriever.retrieve(ctx.user, self._query(ctx, intent),
+                                                                              self._limit)]
         if not items:
             return ""
         lines = [ctx.pick(title_zh, title_en)]
