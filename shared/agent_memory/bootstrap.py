@@ -219,7 +219,8 @@ def build_services(
     summarizer_provider = cache(lambda: _conversation_summarizer(settings))
     counter_provider = cache(lambda: _token_counter(settings))
     inject = InjectService(
-        sources=_context_sources(settings, pinned_store, search, _cached_memories(index), memory_layers),
+        sources=_context_sources(settings, pinned_store, search, _cached_memories(index), memory_layers,
+                                 embedder_provider),
         cache=_context_cache(settings, dynamodb_client),
         executor=ThreadPoolExecutor(max_workers=settings.context_fetch_threads, thread_name_prefix="context"),
         counter=counter_provider,
@@ -344,16 +345,13 @@ def _conversation_log(settings: Settings, layers: LayerStore, embedder: Embedder
 
 def _context_sources(settings: Settings, store: MemoryStore, search: SearchService,
                      memories: Callable[[ScopeRef], list[Memory]] | None,
-                     memory_layers: MemoryLayersService | None) -> list[BlockSource]:
+                     memory_layers: MemoryLayersService | None, embedder: EmbedderProvider) -> list[BlockSource]:
+    from agent_memory.adapters.retrievers import build_retriever
     from agent_memory.services.blocks.registry import default_sources
     from agent_memory.services.blocks.retrieved import DEFAULT_KNOWLEDGE_TRIGGERS
 
-    def retriever(url: str) -> Retriever | None:
-        if not url:
-            return None
-        from agent_memory.adapters.retriever_http import HttpRetriever
-
-        return HttpRetriever(url=url, timeout_seconds=settings.context_retriever_timeout_seconds)
+    def retriever(url: str, directory: str = "") -> Retriever | None:
+        return build_retriever(settings, url=url, directory=directory, embedder=embedder)
 
     triggers = settings.knowledge_triggers
     return default_sources(
@@ -366,7 +364,8 @@ def _context_sources(settings: Settings, store: MemoryStore, search: SearchServi
         user_memory_max_share=settings.context_user_memory_max_share,
         user_memory_max_tokens=settings.context_user_memory_max_tokens,
         memory_layers=memory_layers,
-        sop=retriever(settings.context_sop_url), protocol=retriever(settings.context_protocol_url),
+        sop=retriever(settings.context_sop_url, settings.context_sop_dir),
+        protocol=retriever(settings.context_protocol_url, settings.context_protocol_dir),
         duplicates=settings.duplicate_rule,
     )
 

@@ -141,6 +141,11 @@ class Settings(BaseSettings):
     # protocol's knowledge base); the same POST {query, user_id, tenant_id, limit} contract. Empty = none.
     context_sop_url: str = ""
     context_protocol_url: str = ""
+    # Without its URL, the same from a local folder of Markdown/text documents (`make run` ships samples);
+    # each folder reads at most ..._MAX_BYTES of documents.
+    context_sop_dir: str = ""
+    context_protocol_dir: str = ""
+    context_knowledge_dir_max_bytes: int = Field(default=300_000, ge=1_000, le=50_000_000)
     context_retriever_timeout_seconds: float = Field(default=1.0, gt=0, le=10)
     # Words that make a message worth a knowledge retrieval: empty = the built-in list, `*` = every message.
     context_knowledge_triggers: str = ""

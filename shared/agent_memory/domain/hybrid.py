@@ -25,9 +25,14 @@ def hybrid_scores(query: str, texts: Sequence[str], *, query_vector: np.ndarray 
     cosine similarity (clipped to [0, 1]) when both sides have vectors; lexical only otherwise."""
     if not texts:
         return []
-    lexical = Bm25Index(texts).scores(tokenize(query))
-    top = float(lexical.max()) if len(lexical) else 0.0
-    lexical = lexical / top if top > 0 else lexical
+    return blend(Bm25Index(texts).scores(tokenize(query)), query_vector=query_vector, vectors=vectors)
+
+
+def blend(bm25: np.ndarray, *, query_vector: np.ndarray | None = None,
+          vectors: Sequence[np.ndarray | None] | None = None) -> list[float]:
+    """`hybrid_scores` from the texts' BM25 scores (an index built once can score query after query)."""
+    top = float(bm25.max()) if len(bm25) else 0.0
+    lexical = bm25 / top if top > 0 else bm25
     if query_vector is None or vectors is None:
         return [round(float(s), 4) for s in lexical]
     scores = []

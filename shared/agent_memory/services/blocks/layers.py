@@ -46,6 +46,7 @@ class HotMemorySource:
         return "\n\n".join(t for t in texts if t)
 
 
+ITEM_CHARS = 1000  # the most of one retrieved item the block shows
 # Retrieval by intent type: a QC task reads the SOPs, a protocol question the protocol's knowledge base.
 INTENT_RETRIEVALS: dict[str, tuple[str, str, str]] = {
     # intent type: (retriever, zh title, en title)
@@ -103,5 +104,8 @@ class IntentContextSource:
         lines = [ctx.pick(title_zh, title_en)]
         for item in items:
             source = f"[{one_line(item.source, 200)}] " if item.source else ""
-            lines.append(f"- {source}{one_line(item.content, 1000)}")
+            # An item's own lines (a checklist, steps) stay lines, indented under it.
+            content = item.content if len(item.content) <= ITEM_CHARS else item.content[:ITEM_CHARS - 1] + "…"
+            text = "\n  ".join(one_line(line, ITEM_CHARS) for line in content.splitlines() if line.strip())
+            lines.append(f"- {source}{text}")
         return "\n".join(lines)

@@ -1,0 +1,97 @@
+"""POST /v1/context/inject through the Lambda handler on moto, with the SOPs and the protocol knowledge base
+read from local folders (CONTEXT_SOP_DIR, CONTEXT_PROTOCOL_DIR) instead of a knowledge service."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.conftest import reset_containers
+
+INJECT = "/v1/context/inject"
+
+QC_CHECKLIST = """# 签证档案质控清单
+
+## 身份文件
+
+- [ ] 护照有效期自递交日起不少于6个月
+
+## 学历证明
+
+- [ ] 毕业证和学位证扫描件齐全，学校名称与申请表一致
+- [ ] 非中英文证书附经认证的英文翻译件
+"""
+REVIEW_SOP = """# Document review SOP
+
+## Sign-off
+
+A second reviewer signs off the file in the case tracker before submission.
+"""
+PROTOCOL_QA = """# 服务方案问答
+
+## 高才通B类的申请条件是什么？
+
+持有全球百强大学学士学位，并在申请前五年内累积至少三年工作经验。
+
+## 入境处要求补件怎么办？
+
+经办顾问在1个工作日内通知客户，列明所需文件和截止日期。
+"""
+
+
+@pytest.fixture
+def folders(api: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    for relative, text in (("sop/qc.md", QC_CHECKLIST), ("sop/review.md", REVIEW_SOP),
+                           ("protocol/qa.md", PROTOCOL_QA)):
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text, encoding="utf-8")
+    monkeypatch.setenv("CONTEXT_SOP_DIR", str(tmp_path / "sop"))
+    monkeypatch.setenv("CONTEXT_PROTOCOL_DIR", str(tmp_path / "protocol"))
+    reset_containers()
+    return api
+
+
+def intent_block(body: dict[str, Any]) -> str:
+    """The intent_context block's text in the injected context (the pair placement's first message)."""
+    found = re.search(r"<intent_context>\n(.*?)\n</intent_context>", body["messages"][0]["content"], re.S)
+    assert found, body["messages"][0]["content"]
+    return found.group(1)
+
+
+def ask(message: str, intent: dict[str, str]) -> dict[str, Any]:
+    return {"user_id": "u-knowledge", "conversation_id": "c-1", "current_user_message": message, "intent": intent}
+
+
+def test_given_a_qc_task_then_inject_adds_the_sop_section_it_is_about(folders):
+    qc_task = {"type": "QC_TASK", "query": "学历证明和翻译件"}
+    response = folders.call("POST", INJECT, ask("帮我质控一下这份档案", qc_task))
+
+    assert response.status == 200, response.body
+    block = intent_block(response.body)
+    assert block.startswith("## 相关SOP\n- [qc.md › 签证档案质控清单 › 学历证明] - [ ] 毕业证和学位证扫描件齐全，"
+                            "学校名称与申请表一致\n  - [ ] 非中英文证书附经认证的英文翻译件")
+    assert "方案知识库" not in block
+
+
+def test_given_a_protocol_question_then_inject_adds_the_answer_from_the_protocol_folder(folders):
+    response = folders.call("POST", INJECT, ask("高才通B类需要什么条件？", {"type": "PROTOCOL_QA"}))
+
+    assert response.status == 200, response.body
+    block = intent_block(response.body)
+    assert block.startswith("## 方案知识库\n- [qa.md › 服务方案问答 › 高才通B类的申请条件是什么？] "
+                            "持有全球百强大学学士学位")
+    assert "相关SOP" not in block
+
+
+def test_given_a_knowledge_service_url_then_it_wins_over_the_folder(folders, monkeypatch):
+    from tests.retriever_service import RetrieverService
+
+    with RetrieverService(lambda path, body: [{"content": "SOP from the service", "source": "kb"}]) as service:
+        monkeypatch.setenv("CONTEXT_SOP_URL", f"{service.url}/sop")
+        reset_containers()
+        response = folders.call("POST", INJECT, ask("质控", {"type": "QC_TASK", "query": "学历证明"}))
+
+    assert intent_block(response.body) == "## 相关SOP\n- [kb] SOP from the service"
