@@ -10,10 +10,10 @@ thread the only writer of its users, so every user's last acknowledged state is 
   hot memory  PUT of one of five keys (the value counts up), GET of the whole hot memory
   memory tool create of one of five files, then str_replace of its revision line, view
 
-The load is bounded: a user keeps at most MEMORY_CAP memories (past it, the oldest saved is deleted, which is
-one more write path), five hot-memory keys, five memory files, conversations of at most LOG_PER_CONVERSATION
-messages; only the log grows with time (as it does in service, until its TTL), and log searches name a time
-range so that they read the last minutes only.
+The load is bounded: every user is first filled to MEMORY_CAP memories (batches of SEED_BATCH), then keeps at
+most that many (past it, the oldest saved is deleted, which is one more write path), five hot-memory keys, five
+memory files, conversations of at most LOG_PER_CONVERSATION messages; only the log grows with time (as it does
+in service, until its TTL), and log searches name a time range so that they read the last minutes only.
 
 Every SAMPLE_SECONDS the RSS of the stack's whole process tree (supervisor with moto's SQS, DynamoDB Local's
 JVM, the API, the workers: the pids in <data-dir>/stack.json) is read from /proc, per part too, with the depth
@@ -70,6 +70,7 @@ CLIENTS = 3
 USERS_PER_CLIENT = 3
 MEMORY_CAP = 150
 BATCH_SIZE = 10
+SEED_BATCH = 50
 HOT_KEYS = 5
 MEMORY_FILES = 5
 LOG_PER_CONVERSATION = 10  # a log search answers at most 20: every message of a conversation is one answer
@@ -262,6 +263,8 @@ class Loader(threading.Thread):
     def run(self) -> None:
         ops, weights = list(MIX), list(MIX.values())
         try:
+            for user in self.users:  # every user at the cap from the start: the data stops growing in the warm-up
+                self.seed(user)
             while time.monotonic() < self.deadline:
                 user = self.random.choice(self.users)
                 op = self.random.choices(ops, weights)[0]
@@ -319,6 +322,19 @@ class Loader(threading.Thread):
 
     def save_context(self, user: UserState) -> None:
         self._save("save_context", user, {"context": user.previous_text} if user.previous_text else {})
+
+    def seed(self, user: UserState) -> None:
+        while len(user.memories) < MEMORY_CAP and time.monotonic() < self.deadline:
+            size = min(SEED_BATCH, MEMORY_CAP - len(user.memories))
+            answer = self._call(
+                "seed",
+                "POST",
+                f"/v1/users/{user.user_id}/memories/batch",
+                {"memories": [{"memoryType": "FACT", "content": self._text()} for _ in range(size)]},
+            )
+            if answer.status != 201:
+                return
+            self._saved(user, answer.body["memory_keys"])
 
     def save_batch(self, user: UserState) -> None:
         conversation = f"batch-{uuid.uuid4().hex[:8]}"

@@ -156,7 +156,8 @@ def build_services(
     if isinstance(synonyms, _Unset):
         from agent_memory.adapters.dynamodb.synonyms import DynamoSynonymStore
 
-        synonyms = DynamoSynonymStore(table_name=settings.memory_table_name, client=dynamodb_client)
+        synonyms = DynamoSynonymStore(table_name=settings.memory_table_name, client=dynamodb_client,
+                                      max_tenants=settings.synonym_cache_tenants)
 
     @cache
     def extractor_provider() -> MemoryExtractor:

@@ -102,6 +102,9 @@ class Settings(BaseSettings):
     tools_language: Literal["en", "zh"] = "en"
     # Per-container cache of a user's memories, keyed by the user's version counter.
     search_cache_users: int = Field(default=256, ge=0)
+    # Per-container caches: query embeddings (the most recent queries), tenants' synonym tables.
+    query_embedding_cache_entries: int = Field(default=1024, ge=0)
+    synonym_cache_tenants: int = Field(default=256, ge=1)
     # How stale a cached user's access statistics (the interaction score) may get while reads are recorded.
     search_access_refresh_seconds: float = Field(default=10.0, ge=0.0)
     # Saved search indexes (serverless tier): a cold container loads the user's index from a snapshot of the

@@ -1,13 +1,15 @@
 """Keyword synonyms, per tenant, in the memory table.
 
 Items: ``pk = T#<tenant>#SYN``, ``sk = K#<keyword>#S#<synonym>`` with a similarity score; both
-directions are stored, so a lookup is one Query. Reads are cached per container for a short time.
+directions are stored, so a lookup is one Query. Reads are cached per container for a short time, for at most
+`max_tenants` tenants (the least recently used one goes first).
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections import OrderedDict
 from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
@@ -22,11 +24,12 @@ _deserializer = TypeDeserializer()
 
 
 class DynamoSynonymStore:
-    def __init__(self, *, table_name: str, client: Any, cache_seconds: float = 60.0) -> None:
+    def __init__(self, *, table_name: str, client: Any, cache_seconds: float = 60.0, max_tenants: int = 256) -> None:
         self._table = table_name
         self._client = client
         self._cache_seconds = cache_seconds
-        self._cache: dict[str, tuple[float, dict[str, dict[str, float]]]] = {}
+        self._max_tenants = max_tenants
+        self._cache: OrderedDict[str, tuple[float, dict[str, dict[str, float]]]] = OrderedDict()
         self._lock = threading.Lock()
 
     def add(self, tenant_id: str, keyword: str, synonyms: list[str], similarity: float) -> int:
@@ -62,6 +65,7 @@ class DynamoSynonymStore:
         with self._lock:
             cached = self._cache.get(tenant_id)
             if cached and now - cached[0] < self._cache_seconds:
+                self._cache.move_to_end(tenant_id)
                 return cached[1]
         table: dict[str, dict[str, float]] = {}
         params: dict[str, Any] = {
@@ -82,4 +86,7 @@ class DynamoSynonymStore:
             raise_domain_error(error)
         with self._lock:
             self._cache[tenant_id] = (now, table)
+            self._cache.move_to_end(tenant_id)
+            while len(self._cache) > self._max_tenants:
+                self._cache.popitem(last=False)
         return table

@@ -23,7 +23,7 @@ def build_embedder(settings: Settings, *, bedrock_client: Any = None) -> Embedde
             model_id=settings.embedding_model or "amazon.titan-embed-text-v2:0",
             dimension=settings.embedding_dimensions,
             region=settings.aws_region,
-        ))
+        ), max_queries=settings.query_embedding_cache_entries)
     from agent_memory.adapters.embeddings.local import LocalE5Embedder
 
-    return QueryCachingEmbedder(LocalE5Embedder())
+    return QueryCachingEmbedder(LocalE5Embedder(), max_queries=settings.query_embedding_cache_entries)
