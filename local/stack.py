@@ -41,6 +41,9 @@ from local.workers import WORKERS_REPORT
 STORE = "DynamoDB Local"
 WORKERS_NICENESS = 10
 STATE_FILE = "stack.json"  # what runs where, for `make bench-local` and the curious; removed at a stop
+# The intent context's SOPs and protocol knowledge base without a knowledge service: the shipped samples.
+SAMPLE_KNOWLEDGE = {"CONTEXT_SOP_DIR": ROOT / "local" / "knowledge" / "sop",
+                    "CONTEXT_PROTOCOL_DIR": ROOT / "local" / "knowledge" / "protocol"}
 
 
 class StackError(RuntimeError):
@@ -138,6 +141,8 @@ class Stack:
         # and each arena keeps the free memory it once held: under a mixed load the API's arenas grew from
         # 61 to 174 MiB in 8 minutes while 30-50 MiB of them were in use. Two arenas keep that small.
         env.setdefault("MALLOC_ARENA_MAX", "2")
+        for name, folder in SAMPLE_KNOWLEDGE.items():  # the caller's own folder (or "" for none) wins
+            env.setdefault(name, str(folder))
         return env
 
     def _wait_for_api(self, timeout: float = 60.0) -> None:
