@@ -14,6 +14,7 @@ from agent_memory.api.http import (
     memory_key_param,
     new_resolver,
     parse_body,
+    parse_optional_body,
     warm_before_snapshot,
 )
 from agent_memory.api.responses import BatchSaveResponse, DeletedMemory, SavedMemoryResponse, SynonymsAdded
@@ -23,6 +24,7 @@ from agent_memory.api.schemas import (
     CreateMemoryRequest,
     ExtractRequest,
     MemoryToolRequest,
+    RefreshHotMemoryRequest,
 )
 from agent_memory.bootstrap import get_services
 from agent_memory.ports import ConversationTurn
@@ -107,6 +109,7 @@ def put_hot_memory(scope_type: str, scope_id: str, memory_type: str, key: str) -
 def refresh_hot_memory(scope_type: str, scope_id: str) -> Response:
     """Hot-memory refresh: the LLM updates status/decisions/preferences from the recent log."""
     scope = current_scope(app, scope_type, scope_id)
+    parse_optional_body(app, RefreshHotMemoryRequest)
     return json_response(200, get_services().rollup.refresh_hot_memory(scope))
 
 

@@ -315,3 +315,64 @@ def test_given_a_look_alike_path_then_the_memory_tool_refuses_it_and_creates_not
 
     assert created.status == 200 and created.body["is_error"] is True
     assert listing.body["content"].count("\n") == 1  # the directory itself, nothing in it
+
+
+# ---- smaller edges: tool ids, bounded tool errors, an optional body, headers ---------------------------
+
+@pytest.mark.parametrize("tool_use_id", ["a\x00b", "a\r\nSet-Cookie: x", "toolu 1", "<tool_result>"])
+def test_given_a_tool_use_id_with_control_or_other_characters_then_422_names_id(api, tool_use_id):
+    response = api.call("POST", f"{USER}/tools/execute",
+                        {"type": "tool_use", "id": tool_use_id, "name": "get_hot_memory", "input": {}})
+
+    assert response.status == 422 and response.body["error"]["details"][0]["field"] == "id"
+
+
+def test_given_a_one_character_str_replace_in_a_full_file_then_the_error_stays_short(api):
+    api.call("POST", f"{USER}/memory-tool", {"command": "create", "path": "/memories/big.md",
+                                             "file_text": "ab\n" * 20_000})
+
+    response = api.call("POST", f"{USER}/memory-tool", {"command": "str_replace", "path": "/memories/big.md",
+                                                        "old_str": "a", "new_str": "x"})
+
+    assert response.status == 200 and response.body["is_error"] is True
+    assert len(response.body["content"]) < 300 and "(20000 occurrences)" in response.body["content"]
+
+
+@pytest.mark.parametrize(("raw", "status", "field"), [
+    (b"{not json", 400, "body"),
+    (b"[1]", 422, "body"),
+    (b'{"force": true}', 422, "force"),
+])
+def test_given_a_malformed_hot_memory_refresh_body_then_a_4xx_names_the_problem(api, raw, status, field):
+    response = api.call("POST", f"{USER}/hot-memory/refresh", raw_body=raw)
+
+    assert response.status == status, response.body
+    assert response.body["error"]["details"][0]["field"] == field
+
+
+@pytest.mark.parametrize("raw", [None, b"", b"  ", b"{}"])
+def test_given_no_body_or_an_empty_object_then_the_hot_memory_refresh_runs(api, raw):
+    response = api.call("POST", f"{USER}/hot-memory/refresh", raw_body=raw)
+    assert response.status == 200 and response.body["status"] == "skipped"  # no LLM in tests
+
+
+@pytest.mark.parametrize(("method", "path", "body"), [
+    ("GET", f"{USER}/memories", None),
+    ("POST", f"{USER}/memories", {"memory_type": "FACT"}),
+    ("GET", "/v1/tools", None),
+    ("POST", "/v1/context/inject", {}),
+])
+def test_every_json_answer_says_nosniff(api, method, path, body):
+    assert api.call(method, path, body).headers["x-content-type-options"] == "nosniff"
+
+
+def test_the_docs_page_carries_a_content_security_policy_and_may_not_be_framed(api):
+    from local.runtime import http_api_event, match_route
+
+    route, params = match_route("GET", "/docs")
+    event = http_api_event(route=route, path_parameters=params, method="GET", path="/docs", query="", headers={},
+                           body=None)
+    headers = {k.lower(): v for k, v in api.functions.invoke(route.function, event)["headers"].items()}
+
+    assert "frame-ancestors 'none'" in headers["content-security-policy"]
+    assert headers["x-frame-options"] == "DENY" and headers["x-content-type-options"] == "nosniff"

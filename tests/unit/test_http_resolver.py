@@ -38,3 +38,27 @@ def test_given_two_resolvers_resolving_at_once_then_each_routes_and_reads_its_ow
     assert [a["statusCode"] for a in answers] == [200, 200]
     assert [a["body"] for a in answers] == ['{"name":"alice","path":"/echo/alice","tenant":"alice"}',
                                            '{"name":"bob","path":"/echo/bob","tenant":"bob"}']
+
+
+def test_every_answer_of_a_handler_says_nosniff_successes_errors_and_unknown_routes_alike():
+    from agent_memory.api.http import http_handler
+    from agent_memory.errors import InvalidInput
+    from local.runtime import LambdaContext
+
+    app = new_resolver()
+
+    @app.get("/fine")
+    def fine() -> dict[str, str]:
+        return {"ok": "yes"}
+
+    @app.get("/refused")
+    def refused() -> dict[str, str]:
+        raise InvalidInput("no", details=[{"field": "x"}])
+
+    handler = http_handler(app)
+    answers = [handler(_event(path), LambdaContext(function_name="Test", timeout_ms=3000))
+               for path in ("/fine", "/refused", "/nowhere")]
+
+    assert [a["statusCode"] for a in answers] == [200, 422, 404]
+    assert all(a["headers"]["X-Content-Type-Options"] == "nosniff" for a in answers)
+    assert all(a["headers"]["Content-Type"] == "application/json" for a in answers)

@@ -107,3 +107,18 @@ def test_an_encoded_traversal_in_an_id_is_only_an_id(docs):
 
     assert response["statusCode"] == 200
     assert response["body"] == get(docs, "/ui")["body"]
+
+
+def test_the_docs_page_may_not_be_framed_and_loads_only_its_own_scripts(docs):
+    event = copy.deepcopy(EVENT)
+    event.update(rawPath="/docs", routeKey="GET /docs", pathParameters=None)
+    event["requestContext"].update(routeKey="GET /docs")
+    event["requestContext"]["http"]["path"] = "/docs"
+
+    response = dict(docs.handler(event, LambdaContext(function_name="DocsFunction", timeout_ms=3000)))
+
+    policy = response["headers"]["Content-Security-Policy"]
+    assert response["statusCode"] == 200 and "swagger-ui" in response["body"]
+    assert "frame-ancestors 'none'" in policy and "script-src 'self';" in policy and "default-src 'self'" in policy
+    assert response["headers"]["X-Frame-Options"] == "DENY"
+    assert response["headers"]["X-Content-Type-Options"] == "nosniff"

@@ -227,3 +227,34 @@ def test_an_edit_racing_another_is_refused_and_the_other_edit_is_kept():
                                               "view it and try again.", is_error=True)
     found = store.entries[(ALICE, NOTES)]
     assert isinstance(found, MemoryFile) and "ours" not in found.text and "theirs" in found.text
+
+
+def test_given_an_old_str_found_thousands_of_times_then_the_error_lists_ten_and_counts_the_rest(service):
+    tool = service
+    tool.execute(ALICE, create("/memories/big.md", "ab\n" * 20_000))
+
+    answer = tool.execute(ALICE, replace("/memories/big.md", "a", "x"))
+
+    assert answer.is_error and len(answer.content) < 300
+    assert answer.content == ("No replacement was performed. Multiple occurrences of old_str `a` in lines: "
+                              "1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 19990 more (20000 occurrences). Please ensure it "
+                              "is unique")
+
+
+def test_given_a_long_old_str_then_the_error_echoes_its_start_and_length_only(service):
+    tool = service
+    tool.execute(ALICE, create("/memories/notes.md", "short\n"))
+
+    answer = tool.execute(ALICE, replace("/memories/notes.md", "q" * 60_000, "x"))
+
+    assert answer.is_error and len(answer.content) < 400 and "(60000 characters)" in answer.content
+
+
+def test_given_a_few_occurrences_then_the_error_is_the_reference_implementations(service, tmp_path):
+    session = [create("/memories/few.md", "ab\nb\nbb\n"), replace("/memories/few.md", "b", "x")]
+    tool, reference = service, BetaLocalFilesystemMemoryTool(base_path=str(tmp_path))
+
+    ours = [tool.execute(ALICE, command) for command in session][-1]
+    theirs = [reference_answer(reference, command) for command in session][-1]
+
+    assert ours.is_error and ours == theirs

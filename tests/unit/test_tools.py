@@ -114,3 +114,18 @@ def test_without_the_layers_the_extended_tools_say_they_are_unavailable(executor
     content, failed = call(executor, "get_hot_memory", {})
 
     assert failed and "not available" in str(content)
+
+
+@pytest.mark.parametrize("tool_use_id", ["toolu_01A09q90qw90lq917835lq9", "call-1", "A_b-9"])
+def test_a_tool_use_id_as_the_messages_api_issues_them_is_accepted(tool_use_id):
+    assert ToolUseBlock.model_validate({"type": "tool_use", "id": tool_use_id, "name": "get_hot_memory"}).id
+
+
+@pytest.mark.parametrize("tool_use_id", ["a\x00b", "a\nb", "toolu 1", "<tool_result>", "id\u202e", "工具", ""])
+def test_a_tool_use_id_with_other_characters_is_refused_naming_id(tool_use_id):
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError) as raised:
+        ToolUseBlock.model_validate({"type": "tool_use", "id": tool_use_id, "name": "get_hot_memory"})
+
+    assert raised.value.errors()[0]["loc"] == ("id",)

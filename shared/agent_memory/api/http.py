@@ -334,6 +334,8 @@ def http_handler(app: APIGatewayHttpResolver) -> Callable[[dict[str, Any], Any],
     @metrics.log_metrics
     def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         response = app.resolve(event, context)
+        # Every answer is what its Content-Type says: a browser never sniffs JSON into a page or a script.
+        response["headers"] = {**(response.get("headers") or {}), "X-Content-Type-Options": "nosniff"}
         record_request_outcome(event.get("routeKey") or "unknown", int(response.get("statusCode", 500)))
         return response
 

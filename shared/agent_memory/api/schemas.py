@@ -123,6 +123,10 @@ class SynonymQuery(RequestModel):
     keyword: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
 
 
+class RefreshHotMemoryRequest(RequestModel):
+    """The hot-memory refresh takes no fields: no body, or `{}`."""
+
+
 class SummarizeRequest(RequestModel):
     """The summarize action (optional body)."""
 

@@ -16,6 +16,10 @@ from agent_memory.domain.memory_files import MemoryEntry
 LINE_NUMBER_WIDTH = 6
 DIRECTORY_SIZE = 4096
 LISTING_DEPTH = 2
+# Bounds on what an error echoes back to the model: a one-character old_str can occur 65,536 times in a file
+# of 64 KiB, and listing every line (as the reference does) made an error of 196 KB.
+MAX_LISTED_OCCURRENCES = 10
+MAX_ECHOED_CHARS = 200
 
 
 class MemoryEditError(ValueError):
@@ -102,16 +106,11 @@ def replace_once(shown_path: str, text: str, old: str, new: str) -> tuple[str, s
     count = text.count(old)
     if count == 0:
         raise MemoryEditError(
-            f"No replacement was performed, old_str `{old}` did not appear verbatim in {shown_path}.")
+            f"No replacement was performed, old_str `{_echoed(old)}` did not appear verbatim in {shown_path}.")
     if count > 1:
-        lines: list[int] = []
-        position = text.find(old)
-        while position != -1:  # overlapping occurrences are each named, as the tool does
-            lines.append(text[:position].count("\n") + 1)
-            position = text.find(old, position + 1)
         raise MemoryEditError(
-            f"No replacement was performed. Multiple occurrences of old_str `{old}` in lines: "
-            f"{', '.join(map(str, lines))}. Please ensure it is unique")
+            f"No replacement was performed. Multiple occurrences of old_str `{_echoed(old)}` in lines: "
+            f"{_occurrence_lines(text, old)}. Please ensure it is unique")
     changed_line = text[:text.find(old)].count("\n")
     result = text.replace(old, new)
     new_lines = result.split("\n")
@@ -119,6 +118,27 @@ def replace_once(shown_path: str, text: str, old: str, new: str) -> tuple[str, s
     snippet = _numbered(new_lines[first:last], first + 1)
     return result, ("The memory file has been edited. Here is the snippet showing the change (with line numbers):\n"
                     + snippet)
+
+
+def _echoed(old: str) -> str:
+    return old if len(old) <= MAX_ECHOED_CHARS else f"{old[:MAX_ECHOED_CHARS]}… ({len(old)} characters)"
+
+
+def _occurrence_lines(text: str, old: str) -> str:
+    """The line of each occurrence, overlapping ones too, as the tool names them; past the first
+    MAX_LISTED_OCCURRENCES, how many more there are."""
+    lines: list[int] = []
+    total, line, counted_to = 0, 1, 0
+    position = text.find(old)
+    while position != -1:
+        total += 1
+        if len(lines) < MAX_LISTED_OCCURRENCES:
+            line += text.count("\n", counted_to, position)
+            counted_to = position
+            lines.append(line)
+        position = text.find(old, position + 1)
+    listed = ", ".join(map(str, lines))
+    return listed if total == len(lines) else f"{listed} and {total - len(lines)} more ({total} occurrences)"
 
 
 def insert_at(text: str, line: int, inserted: str) -> str:

@@ -128,9 +128,13 @@ def system_prompt(lang: Lang = "en") -> str:
     return SYSTEM_PROMPTS[lang]
 
 
+# A tool_use id as the Messages API issues and accepts them: echoed into the tool_result, so no other text.
+TOOL_USE_ID_PATTERN = r"^[a-zA-Z0-9_-]+$"
+
+
 class ToolUseBlock(RequestModel):
     type: Literal["tool_use"]
-    id: Annotated[str, StringConstraints(min_length=1, max_length=256)]
+    id: Annotated[str, StringConstraints(min_length=1, max_length=256, pattern=TOOL_USE_ID_PATTERN)]
     name: Annotated[str, StringConstraints(min_length=1, max_length=128)]
     input: dict[str, Any] = Field(default_factory=dict)
     # The Messages API adds cache_control to blocks; accepted and ignored.
