@@ -769,9 +769,9 @@ def test_given_no_fact_of_the_users_own_then_no_name_allergy_or_liking_is_kept(m
     assert not found & {"name", "allergy", "preference", "dislike", "birthday"}
 
 
-def test_given_call_me_and_a_name_then_a_name_not_a_phone_preference():
+def test_given_call_me_and_a_name_then_the_name_to_be_called_by_not_a_phone_preference():
     found = {m.field: m.value for m in OfflineExtractor().extract(ConversationTurn(user_message="Call me Bob"))}
-    assert found == {"name": "Bob"}
+    assert found == {"preferredName": "Bob"}
     later = {m.field for m in OfflineExtractor().extract(ConversationTurn(user_message="Just call me tomorrow"))}
     assert "communicationChannel" in later
 
@@ -784,3 +784,86 @@ def test_given_call_me_and_a_name_then_a_name_not_a_phone_preference():
 ])
 def test_a_comparison_keeps_the_option_chosen_not_the_one_turned_down(message, channel):
     assert values(message)["communicationChannel"] == channel
+
+
+@pytest.mark.parametrize(("message", "called"), [
+    ("叫我小王就行", "小王"), ("朋友们都叫我大刘，你也可以这么叫", "大刘"), ("您直接叫我Tony就可以", "Tony"),
+    ("别叫我王总，叫我小王就行", "小王"), ("just call me Wang", "Wang"), ("I go by Alex", "Alex"),
+    ("Everyone calls me Benny", "Benny"),
+])
+def test_given_a_nickname_when_extracting_then_it_is_the_preferred_name_not_the_name(message, called):
+    memory = extract(message)["preferredName"]
+    assert (memory.memory_type, memory.value) == (MemoryType.PREFERENCE, called)
+    assert "name" not in values(message)
+
+
+@pytest.mark.parametrize("message", [
+    "明天早上叫我起床", "我叫了辆车", "叫我去开会吧", "My boss called me in for a meeting", "Please don't call me Bob",
+    "How should I address you?", "Call me Monday",
+])
+def test_given_no_name_to_be_called_by_then_no_preferred_name(message):
+    assert "preferredName" not in values(message)
+
+
+@pytest.mark.parametrize(("assistant", "user", "expected"), [
+    ("Do you currently have a job offer from a Hong Kong company?", "Yes, from HSBC", {"hasHongKongEmployer": True}),
+    ("您目前有香港公司的工作邀约吗？", "有的，腾讯香港给的", {"hasHongKongEmployer": True}),
+    ("Are you working for a Hong Kong company at the moment?", "yes I am", {"hasHongKongEmployer": True}),
+    ("Have you lined up an employer in Hong Kong yet?", "Not yet", {"hasHongKongEmployer": False}),
+    ("您有技术背景吗？", "有，我是程序员出身", {"hasTechBackground": True}),
+    ("请问怎么称呼您？", "小李就行", {"preferredName": "小李"}),
+    ("What should I call you?", "Just Sam", {"preferredName": "Sam"}),
+    ("How long have you been in this line of work?", "about 10 years now", {"totalYearsOfExperience": 10}),
+])
+def test_given_a_yes_or_a_terse_answer_to_the_assistants_question_then_the_asked_field_is_filled(
+        assistant, user, expected):
+    found = {m.field: m.value for m in OfflineExtractor().extract(ConversationTurn(user_message=user,
+                                                                                    assistant_message=assistant))}
+    assert found == expected
+
+
+@pytest.mark.parametrize(("assistant", "user"), [
+    ("Does your husband have a Hong Kong employer?", "Yes"),
+    ("您先生在香港工作吗？", "是的"),
+    ("Would you like to have kids one day?", "Yes"),
+    ("How long have you been in Hong Kong?", "about 3 years"),
+    ("要不要我帮您预约顾问？", "好的"),
+])
+def test_given_a_yes_to_a_question_about_someone_else_or_a_wish_then_nothing_is_the_users(assistant, user):
+    assert OfflineExtractor().extract(ConversationTurn(user_message=user, assistant_message=assistant)) == []
+
+
+@pytest.mark.parametrize(("message", "years"), [
+    ("我做销售快十年了", 10), ("入行八年多了", "8+"), ("工作十来年了", "10+"),
+    ("I've been in banking for about 10 years now", 10), ("I've been teaching for nearly twelve years", 12),
+    ("It's been about 7 years since I started working", 7),
+])
+def test_given_a_span_of_work_that_runs_to_now_then_it_is_the_years_of_experience(message, years):
+    assert values(message)["totalYearsOfExperience"] == years
+
+
+@pytest.mark.parametrize("message", [
+    "我在北京住了十年了", "We've been together for about 10 years now", "I finished my degree about 5 years ago",
+    "毕业快六年了", "我们结婚快五年了", "I've been in London for 6 years", "I've been in the UK for 5 years",
+    "I've been in a relationship for 3 years",
+])
+def test_given_a_span_that_is_not_of_work_then_no_years_of_experience(message):
+    assert "totalYearsOfExperience" not in values(message)
+
+
+@pytest.mark.parametrize("lead", [
+    "call me", "叫我", "maybe", "雅思", "做销售", "been in banking for", "I plan to apply in",
+])
+def test_given_a_long_run_of_spaces_then_the_timeline_language_name_and_years_rules_take_linear_time(lead):
+    import time
+
+    from agent_memory.extraction.fields.career import years_of_experience
+    from agent_memory.extraction.fields.personal import language_skills, preferred_name
+    from agent_memory.extraction.fields.timeline import timeline
+    from agent_memory.extraction.grammar import Utterance
+
+    ctx = Utterance(text=lead + " " * 20_000 + "x", zh=is_cjk_text(lead))
+    started = time.perf_counter()
+    for rule in (timeline, language_skills, preferred_name, years_of_experience):
+        rule(ctx)
+    assert time.perf_counter() - started < 2.0  # a quadratic reading of the spaces takes minutes

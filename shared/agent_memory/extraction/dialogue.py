@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 _YES_ZH = re.compile(r"^(?:是的?|对的?|有的?|嗯+|结了|已经?结了|当然|没错|yes)$", re.IGNORECASE)
 _NO_ZH = re.compile(r"^(?:没有?|还没有?|不是|不|无|否|暂时没有|目前没有)$")
-_YES_EN = re.compile(r"^(?:yes|yeah|yep|yup|sure|of course|I do|I am|we are|correct|right)$", re.IGNORECASE)
+_YES_EN = re.compile(r"^(?:yes|yeah|yep|yup|sure|of course|I do|I am|we are|correct|right)"
+                     r"(?:\s+(?:I|we)\s+(?:am|are|do|have|did))?$", re.IGNORECASE)
 _NO_EN = re.compile(r"^(?:no|nope|not yet|I don't|I do not|I'm not|I am not|none|not really)$", re.IGNORECASE)
 
 
@@ -25,6 +26,7 @@ class Question:
     en: tuple[str, ...]
     yes: tuple[str, str] = ("", "")  # (zh, en) statements for a bare yes / no, when the question is yes-no
     no: tuple[str, str] = ("", "")
+    about_others: bool = False  # asked about the user's family, so "your wife" is still the user's field
 
 
 def _asked(pattern: str) -> re.Pattern[str]:
@@ -59,8 +61,9 @@ QUESTIONS: tuple[Question, ...] = (
              _asked(r"年薪|年收入|收入|赚多少|工资|薪资|薪水|how much do you (?:earn|make)|salary|income"),
              ("我年薪{a}", "我年收入{a}"), ("My annual salary is {a}", "I make {a} a year")),
     Question(("totalYearsOfExperience",),
-             _asked(r"工作(?:了)?(?:几|多少)年|几年经验|多少年(?:的)?经验|工作多久|从业多久|how many years|"
-                    r"how long have you been working|years of experience"),
+             _asked(r"工作(?:了)?(?:几|多少)年|几年经验|多少年(?:的)?经验|工作多久|从业多久|入行多久|how many years|"
+                    r"how long have you been (?:working|doing (?:this|that|it)|in (?:this|that|your|the) (?:line|field|"
+                    r"industry|profession|job|role|business|current field))|years of experience"),
              ("我工作{a}年", "我工作{a}"), ("I have {a} years of experience", "I've been working for {a}")),
     Question(("maritalStatus",), _asked(r"结婚|婚姻|成家|are you married|marital status|single or married"),
              ("我{a}",), ("I'm {a}",), yes=("我已婚", "I'm married"), no=("我未婚", "I'm single")),
@@ -77,8 +80,10 @@ QUESTIONS: tuple[Question, ...] = (
                     r"programme|category|route|visa)"),
              ("我想申请{a}",), ("I'm interested in {a}",)),
     Question(("hasHongKongEmployer",),
-             _asked(r"香港[^，。？?]{0,6}(?:雇主|offer|工作机会)|(?:Hong Kong|HK) (?:employer|job offer)|"
-                    r"(?:employer|job offer|offer) in (?:Hong Kong|HK)"),
+             _asked(r"香港[^，。？?]{0,6}(?:雇主|offer|工作机会|工作邀约|邀约|聘书|聘用|录用)|在香港(?:的)?(?:公司|企业)?(?:工作|上班)|"
+                    r"(?:Hong Kong|HK)(?:-based)? (?:employer|job offer|company|firm|job)|"
+                    r"(?:employer|offer|job|position|company|firm|employed|working|work) (?:in|from|with|by|at|for) "
+                    r"(?:an? )?(?:Hong Kong|HK)\b"),
              ("我{a}香港雇主",), ("I {a} a Hong Kong employer",),
              yes=("我有香港雇主", "I have a Hong Kong employer"), no=("我没有香港雇主", "I don't have a Hong Kong employer")),
     Question(("budget",), _asked(r"预算|budget"), ("我的预算是{a}",), ("My budget is {a}",)),
@@ -88,21 +93,37 @@ QUESTIONS: tuple[Question, ...] = (
              ("我有{a}背景",), ("I have a {a} background",),
              yes=("我有科技背景", "I have a tech background"), no=("我没有科技背景", "I don't have a tech background")),
     Question(("familySupport",), _asked(r"家人|家里|家属|your family|your (?:wife|husband|partner)"),
-             ("家人{a}",), ("My family is {a}",)),
+             ("家人{a}",), ("My family is {a}",), about_others=True),
+    Question(("preferredName",), _asked(r"怎么称呼|如何称呼|叫你什么|叫您什么|what (?:should|shall|can) I call you|"
+                                        r"how (?:should|shall|do) I address you|what do you (?:like|prefer) to be called"),
+             ("叫我{a}就行",), ("call me {a}",)),
 )
 
+# A question about somebody else ("Does your husband have a Hong Kong employer?") is not about the user.
+_ABOUT_SOMEONE_ELSE = re.compile(
+    r"\b(?:your|his|her|their)\s+(?:wife|husband|spouse|partner|sons?|daughters?|kids?|child(?:ren)?|father|mother|"
+    r"dad|mom|mum|parents?|brothers?|sisters?|friends?|colleagues?|boss)\b|\b(?:he|she|they)\b|"
+    r"[您你]的?(?:先生|太太|妻子|丈夫|爱人|老公|老婆|夫人|孩子|儿子|女儿|父母|父亲|母亲|朋友|同事)|(?<!其)[他她]",
+    re.IGNORECASE,
+)
+# A yes to "Do you want kids?" or "想在香港工作吗？" is a wish, not the fact a yes-no question asks about.
+_ASKS_A_WISH = re.compile(r"\b(?:want|wish|hope|plan|planning|like to|love to|intend)\b|想|打算|希望|计划|愿意", re.IGNORECASE)
 # A sentence of the assistant's that asks something (only questions give answers a meaning).
 _ASSISTANT_SENTENCE = re.compile(r"[^。！？!?\n]*[？?]|[^。！？!?\n]*(?:请问|能否告诉|可以告诉|方便说)[^。！？!?\n]*")
 _SEGMENT_BREAK = re.compile(r"[,，、;；。.!！]\s*|\s+and\s+|\s+but\s+", re.IGNORECASE)
 _LEAD_ZH = re.compile(r"^(?:嗯+|哦|呃|额|我今年|今年|我是|我在|我|在|是|就是)\s*")
-_LEAD_EN = re.compile(r"^(?:um+|uh|well|so|I'm|I am|I|in|at|from)\s+", re.IGNORECASE)
+_LEAD_EN = re.compile(r"^(?:um+|uh|well|so|just|I'm|I am|I|in|at|from)\s+", re.IGNORECASE)
 
 
 def asked_questions(assistant_message: str) -> list[Question]:
     """The questions the assistant asked, in the order it asked them."""
     found: list[tuple[int, int, Question]] = []
     for sentence in _ASSISTANT_SENTENCE.finditer(assistant_message):
+        others = bool(_ABOUT_SOMEONE_ELSE.search(sentence.group(0)))
+        wish = bool(_ASKS_A_WISH.search(sentence.group(0)))
         for order, question in enumerate(QUESTIONS):
+            if (others and not question.about_others) or (wish and question.yes != ("", "")):
+                continue
             m = question.asked.search(sentence.group(0))
             if m:
                 found.append((sentence.start() + m.start(), order, question))

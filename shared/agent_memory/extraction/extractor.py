@@ -20,7 +20,15 @@ from agent_memory.extraction.fields.education import education, major, universit
 from agent_memory.extraction.fields.family import family_support, has_children, marital_status
 from agent_memory.extraction.fields.immigration import hk_employer, target_category
 from agent_memory.extraction.fields.location import CITY_PREFIX_RE, location
-from agent_memory.extraction.fields.personal import age, allergy, birthday, language_skills, name, nationality
+from agent_memory.extraction.fields.personal import (
+    age,
+    allergy,
+    birthday,
+    language_skills,
+    name,
+    nationality,
+    preferred_name,
+)
 from agent_memory.extraction.fields.preferences import (
     TOPICS,
     dislike,
@@ -37,6 +45,7 @@ Rule = Callable[[Utterance], ExtractedMemory | None]
 # One rule per profile field, in the order memories are reported.
 FIELD_RULES: dict[str, Rule] = {
     "name": name,
+    "preferredName": preferred_name,
     "age": age,
     "birthday": birthday,
     "nationality": nationality,

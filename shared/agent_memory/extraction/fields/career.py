@@ -158,6 +158,8 @@ def job_title(ctx: Utterance) -> ExtractedMemory | None:
     for pattern in _ZH_JOB_PATTERNS:
         for m in matches(pattern, ctx, "title", past=True):
             title = _zh_title(m["title"])
+            if title.endswith("出身"):  # "程序员出身" is where the user comes from, not the current job
+                continue
             if 2 <= len(title) <= 12 and _ZH_JOB_WORDS.search(title) and not CITY_ZH_RE.fullmatch(title):
                 candidates.append((m.start(), title))
     for pattern in _EN_JOB_PATTERNS:
@@ -224,17 +226,33 @@ def industry(ctx: Utterance) -> ExtractedMemory | None:
 # --------------------------------------------------------------------------------------
 
 _YEARS_NUM = (
-    r"(?P<qual>快|近|将近|接近|大概|差不多|约|超过|有)?\s*"
-    rf"(?P<num>{SMALL_NUM})\s*(?P<more>多|几|来)?\s*(?:个)?\s*年"
+    r"(?:(?P<qual>快|近|将近|接近|大概|差不多|约|超过|有)\s*)?"
+    rf"(?P<num>{SMALL_NUM})(?:\s*(?P<more>多|几|来))?\s*(?:个\s*)?年(?P<more_after>多)?"
 )
 _ZH_YEARS_PATTERNS = (
     re.compile(
-        rf"(?:工作年限|工龄|从业|工作)(?:经验|经历)?(?:了|有|已经|已|:|是)*\s*{_YEARS_NUM}(?!前|后|以前|以后|之前|之后)"
+        rf"(?:工作年限|工龄|从业|工作|入行)(?:经验|经历)?(?:了|有|已经|已|:|是)*\s*{_YEARS_NUM}(?!前|后|以前|以后|之前|之后)"
     ),
     re.compile(rf"(?P<num>{SMALL_NUM})\s*(?P<more>多|几|来)?\s*年(?:的)?(?:工作|从业)?(?:经验|经历)"),
     re.compile(rf"(?:干了|做了|从事[{CJK}A-Za-z]{{0,8}}?)\s*{_YEARS_NUM}(?!前|后|以前|以后|之前|之后)"),
+    # "我做销售快十年了": doing a job for a span that runs to now.
+    re.compile(rf"(?:做|干)(?!了)[{CJK}A-Za-z]{{1,6}}?\s*{_YEARS_NUM}\s*(?:了|啦)"),
 )
+_EN_QUAL = r"(?:(?P<qual>about|around|over|nearly|almost|more than|roughly)\s+)?"
+_EN_YEARS_NUM = rf"(?P<num>\d{{1,2}}|{EN_NUM})(?:\s*(?P<more>\+|plus))?\s*(?:years?|yrs?)\b"
+# Where one is "in" that is no work: a place, a school, a relationship.
+_NOT_A_LINE_OF_WORK = r"(?!the\b|a\b|an\b|here\b|there\b|this\s+(?:city|country|place|town)\b|school\b|college\b|university\b|love\b)"
 _EN_YEARS_PATTERNS = (
+    re.compile(
+        rf"\bbeen\s+(?:in\s+{_NOT_A_LINE_OF_WORK}(?-i:[a-z])[\w -]{{1,30}}?|doing\s+(?:this|that|it)|(?:teaching|practi[cs]ing|coding|"
+        rf"programming|nursing|lecturing|consulting|freelancing|trading|designing))\s+for\s+{_EN_QUAL}{_EN_YEARS_NUM}",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        rf"\b(?:it's|it\s+has|it\s+is)\s+been\s+{_EN_QUAL}{_EN_YEARS_NUM}\s+since\s+I\s+(?:started|began)\s+"
+        r"(?:working|work|my\s+career)",
+        re.IGNORECASE,
+    ),
     re.compile(
         rf"\b(?P<qual>about|around|over|nearly|almost|more than|roughly)?\s*(?P<num>\d{{1,2}}|{EN_NUM})\s*"
         r"(?P<more>\+|plus)?\s*(?:years?|yrs?)(?:\s+of)?\s+(?:(?:work|working|professional|industry|relevant|total)\s+)?"
@@ -263,7 +281,7 @@ def years_of_experience(ctx: Utterance) -> ExtractedMemory | None:
             if n is None or not 0 < n < 60:
                 continue
             qual = (m.groupdict().get("qual") or "").lower()
-            if m["more"] or qual in ("超过", "over", "more than"):
+            if m["more"] or m.groupdict().get("more_after") or qual in ("超过", "over", "more than"):
                 value: int | str = f"{int(n)}+"
                 text = ctx.say(f"工作年限：{int(n)}年以上", f"Work experience: {int(n)}+ years")
                 return fact("totalYearsOfExperience", value, text)

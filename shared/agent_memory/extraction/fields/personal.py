@@ -1,11 +1,11 @@
-"""Personal facts: age, nationality, language skills, name, birthday, allergies."""
+"""Personal facts: age, nationality, language skills, name and the name to be called by, birthday, allergies."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from agent_memory.domain.models import ExtractedMemory
+from agent_memory.domain.models import ExtractedMemory, MemoryType
 from agent_memory.extraction.grammar import CJK, Utterance, alternation, clause_around, fact, matches, stated
 from agent_memory.extraction.numbers import EN_NUM, EN_TENS, parse_number
 
@@ -183,8 +183,8 @@ _EN_LANGUAGE_IS = re.compile(
 _SCORE = r"(?:\d{2,3}|\d(?:\.\d)?)(?![\d.])"
 # Test scores, kept as test and score ("雅思考过7分" -> "雅思7分", "I scored 110 on the TOEFL" -> "TOEFL 110").
 _ZH_TEST_SCORE = re.compile(
-    rf"(?P<test>雅思|托福|IELTS|TOEFL)\s*(?:总分)?\s*(?:考了|考过|考到|是|:)?\s*(?P<score>{_SCORE})\s*(?P<unit>分)?"
-    r"|(?P<test2>日语|日文)\s*(?:JLPT\s*)?(?:考过|过了|有)?\s*(?P<score2>N[1-5])\b",
+    rf"(?P<test>雅思|托福|IELTS|TOEFL)(?:\s*总分)?(?:\s*(?:考了|考过|考到|是|:))?\s*(?P<score>{_SCORE})(?:\s*(?P<unit>分))?"
+    r"|(?P<test2>日语|日文)(?:\s*JLPT)?(?:\s*(?:考过|过了|有))?\s*(?P<score2>N[1-5])\b",
     re.IGNORECASE,
 )
 _EN_TEST_SCORE = re.compile(
@@ -227,12 +227,31 @@ def language_skills(ctx: Utterance) -> ExtractedMemory | None:
 # --------------------------------------------------------------------------------------
 
 _EN_NAME = re.compile(
-    r"\b(?i:my name is|my name's|I'm called|I am called|call me|people call me)\s+"
+    r"\b(?i:my name is|my name's|I'm called|I am called)\s+"
     r"(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})"
 )
 _ZH_NAME = re.compile(rf"我(?:的名字)?(?:叫|是叫|名字是|的名字是)\s*(?P<name>[{CJK}]{{2,4}}|[A-Z][a-z]+)")
 # Not names: "call me back", "我叫外卖".
-_NOT_A_NAME = re.compile(r"^(?:Back|Later|Tomorrow|Anytime|When|If|Maybe)$|外卖|车|人|醒", re.IGNORECASE)
+_NOT_A_NAME = re.compile(
+    r"^(?:Back|Later|Tomorrow|Anytime|When|If|Maybe|Now|Tonight|Today|Monday|Tuesday|Wednesday|Thursday|Friday|"
+    r"Saturday|Sunday)$|外卖|车|人|醒",
+    re.IGNORECASE,
+)
+# How the user asks to be addressed: "叫我小王就行", "大家都叫我老陈", "just call me Wang", "I go by Alex".
+# A Chinese name is asked for with 就行/就好/吧 after it ("叫我起床" is a request); words that open a request
+# ("叫我去开会吧") are no names.
+_ZH_NAME_WORD = rf"(?![去来起吃回上下出进过帮做等别一])(?:[{CJK}]{{2,4}}?|[A-Z][A-Za-z]+)"
+_ZH_PREFERRED_NAME = re.compile(
+    rf"(?:叫|称呼|喊)我\s*(?P<name>{_ZH_NAME_WORD})\s*(?:就行|就好|就可以|就成|即可|好了|吧)"
+    rf"|(?:大家|朋友们?|同事们?|身边的人|别人)(?:一般|平时|通常)?都?(?:叫|喊|称呼)我\s*(?P<name2>{_ZH_NAME_WORD})"
+    r"(?=[,，。.!！\s]|$)"
+)
+_EN_PREFERRED_NAME = re.compile(
+    r"\b(?i:call\s+me)\s+(?P<name>[A-Z][\w'-]*)"
+    r"|\b(?i:everyone|everybody|people|most\s+people|friends|my\s+friends)\s+(?i:(?:just|usually|all|generally|mostly)\s+)?"
+    r"(?i:calls?)\s+me\s+(?P<name2>[A-Z][\w'-]*)"
+    r"|\bI\s+(?i:(?:usually|generally|mostly|just)\s+)?(?i:go)\s+by\s+(?P<name3>[A-Z][\w'-]*)"
+)
 
 
 def name(ctx: Utterance) -> ExtractedMemory | None:
@@ -242,6 +261,18 @@ def name(ctx: Utterance) -> ExtractedMemory | None:
             if _NOT_A_NAME.search(value):
                 continue
             return fact("name", value, ctx.say(f"姓名：{value}", f"Name: {value}"))
+    return None
+
+
+def preferred_name(ctx: Utterance) -> ExtractedMemory | None:
+    """A nickname the user asks to be called by: how to address them, not their name."""
+    for pattern in (_ZH_PREFERRED_NAME, _EN_PREFERRED_NAME):
+        for m in matches(pattern, ctx, future=False, other=False):  # "你叫我阿杰就好" addresses the assistant
+            value = next(v for v in m.groupdict().values() if v).strip()
+            if _NOT_A_NAME.search(value):
+                continue
+            return ExtractedMemory(memory_type=MemoryType.PREFERENCE, field="preferredName", value=value,
+                                   content=ctx.say(f"希望被称呼为{value}", f"Prefers to be called {value}"))
     return None
 
 

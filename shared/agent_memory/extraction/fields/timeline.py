@@ -22,11 +22,12 @@ _ZH_TIME = (
     r"\d{4}\s*年(?:\d{1,2}\s*月)?(?:前|之前|底|初)?)"
 )
 _ZH_TIMELINE = re.compile(
-    r"(?P<intent>打算|计划|准备|希望|想要|想|争取|预计|要|最好能?|最迟|最晚|最快|可能|大概|估计|也许|等)?\s*在?\s*"
+    # Each optional word carries its own whitespace, so a run of spaces is read once (linear time).
+    r"(?:(?P<intent>打算|计划|准备|希望|想要|想|争取|预计|要|最好能?|最迟|最晚|最快|可能|大概|估计|也许|等)\s*)?(?:在\s*)?"
     + _ZH_TIME
-    + r"\s*(?P<by>之前|以前|前(?!后))?\s*(?:就|左右|前后)?\s*(?:开始|着手|正式)?\s*"
-    r"(?P<action>申请|办理|递交|提交|移民|办|去香港|来香港|赴港|过去|搬过去|搬|递表|拿到?(?:香港)?(?:身份|签证)|"
-    r"动身|出发|再(?:说|考虑|看看?|办|申请|去|搬|走))?"
+    + r"(?:\s*(?P<by>之前|以前|前(?!后)))?(?:\s*(?:就|左右|前后))?(?:\s*(?:开始|着手|正式))?"
+    r"(?:\s*(?P<action>申请|办理|递交|提交|移民|办|去香港|来香港|赴港|过去|搬过去|搬|递表|拿到?(?:香港)?(?:身份|签证)|"
+    r"动身|出发|再(?:说|考虑|看看?|办|申请|去|搬|走)))?"
 )
 _ZH_URGENT = {"尽快", "尽早", "马上", "立刻", "越快越好"}
 
@@ -57,7 +58,7 @@ _EN_TIMELINE = re.compile(
 # A time that is the whole clause, alone or after a hedge: "Maybe in a few years, not right now".
 _EN_TIME_ALONE = re.compile(
     r"(?:^|(?<=[,.;!?]))\s*(?P<hedge>(?:(?:maybe|probably|perhaps|possibly|likely|hopefully|ideally|realistically|"
-    r"sometime)\s*,?\s+){1,2})?"
+    r"sometime)(?:\s*,)?\s+){1,2})?"
     + _EN_TIME
     + r"(?=\s*(?:[,.;!?]|$))",
     re.IGNORECASE,
