@@ -137,8 +137,15 @@ REQUEST = re.compile(
     r"|(?:可以|能不能|能否|麻烦|请)(?:用|说|发|打)",
     re.IGNORECASE,
 )
-# A decimal point ("IELTS 6.5 enough?") does not end the clause.
-_QUESTION_CLAUSE = re.compile(r"(?:[^,，;；。.!！?？\n]|(?<=\d)\.(?=\d))*(?:[?？]|吗\s*$|吗(?=[,，。.!！]))")
+# A decimal point ("IELTS 6.5 enough?") does not end the clause. A clause is tried only from its first
+# character (at the start, or after a delimiter that is no decimal point), and its characters are read as runs
+# between decimal points: tried from every character, text without punctuation took quadratic time (2.5 s for
+# 8,000 characters). A clause that asks nothing from its start asks nothing from a later character either, so
+# the matches are those of trying every character.
+_QUESTION_CLAUSE = re.compile(
+    r"(?<![^,，;；。.!！?？\n])(?!(?<=\d\.)\d)"  # a clause's first character
+    r"[^,，;；。.!！?？\n]*(?:(?<=\d)\.(?=\d)[^,，;；。.!！?？\n]*)*"  # its text
+    r"(?:[?？]|吗\s*$|吗(?=[,，。.!！]))")  # a question mark, or 吗 at its end
 
 
 def without_questions(text: str) -> str:
