@@ -53,11 +53,18 @@ class DynamoDBLocal:
         return boto3.client("dynamodb", endpoint_url=self.endpoint, region_name="us-east-1",
                             aws_access_key_id="local", aws_secret_access_key="local")
 
+    def exit_code(self) -> int | None:
+        """The exit code of a process that has exited (on its own, or killed); None while it runs."""
+        return self._process.poll() if self._process is not None else None
+
     def start(self, timeout: float = 30.0) -> DynamoDBLocal:
+        """Start on a free port, or on the port of an earlier start: a restart keeps the endpoint its clients
+        (the API's and the workers' processes) were given."""
         directory = install_dir()
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            self.port = sock.getsockname()[1]
+        if not self.port:
+            with socket.socket() as sock:
+                sock.bind(("127.0.0.1", 0))
+                self.port = sock.getsockname()[1]
         if self.db_path is not None:
             self.db_path.mkdir(parents=True, exist_ok=True)
             storage = ["-dbPath", str(self.db_path), "-sharedDb"]
@@ -81,6 +88,11 @@ class DynamoDBLocal:
                     self.stop()
                     raise
                 time.sleep(0.2)
+
+    def restart(self, timeout: float = 30.0) -> DynamoDBLocal:
+        """Start again on the same port and data dir (a write reaches the disk a moment after it is answered)."""
+        self.stop()
+        return self.start(timeout)
 
     def stop(self) -> None:
         if self._process is not None:

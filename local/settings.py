@@ -25,6 +25,9 @@ class LocalSettings(BaseSettings):
     drain_timeout_seconds: float = Field(default=30.0, ge=0, validation_alias="LOCAL_DRAIN_TIMEOUT_SECONDS")
     # JVM heap of DynamoDB Local (its data lives in SQLite on disk, not on the heap).
     dynamodb_heap_mb: int = Field(default=256, ge=64, validation_alias="LOCAL_DYNAMODB_HEAP_MB")
+    # DynamoDB Local exiting on its own is restarted (same port, same data) at most this many times; then
+    # the stack stops, saying so (0: stop at the first exit).
+    dynamodb_max_restarts: int = Field(default=3, ge=0, le=100, validation_alias="LOCAL_DYNAMODB_MAX_RESTARTS")
     llm_provider: str = Field(default="", validation_alias="LLM_PROVIDER")
     # The search tier: `opensearch` starts a real OpenSearch node (data under the data dir's opensearch/) unless
     # OPENSEARCH_ENDPOINT names one already running.

@@ -71,6 +71,7 @@ class Stack:
         self.workers: subprocess.Popen[bytes] | None = None
         self.port = settings.port
         self._lock: IO[str] | None = None
+        self.store_restarts = 0
 
     @property
     def url(self) -> str:
@@ -173,6 +174,24 @@ class Stack:
                                "workers": self.workers.pid if self.workers else None}}
         (self.data_dir / STATE_FILE).write_text(json.dumps(state, indent=2), encoding="utf-8")
 
+    def restart_store(self, exit_code: int) -> None:
+        """DynamoDB Local exited on its own: start it again on its port (the API and the workers keep their
+        endpoint) and its data dir (what it had written to disk is all there). A
+        StackError once it has been restarted LOCAL_DYNAMODB_MAX_RESTARTS times, or when it cannot start."""
+        limit = self.settings.dynamodb_max_restarts
+        if self.store_restarts >= limit:
+            raise StackError(f"{STORE} exited (code {exit_code}) after {self.store_restarts} restarts "
+                             f"(LOCAL_DYNAMODB_MAX_RESTARTS={limit}); stopping the stack. Its data is safe in "
+                             f"{self.dynamodb.db_path}; look for what stops it (memory: LOCAL_DYNAMODB_HEAP_MB; "
+                             "disk space) and run `make run` again")
+        self.store_restarts += 1
+        try:
+            self.dynamodb.restart(timeout=60)
+        except Exception as error:
+            raise StackError(f"{STORE} could not be restarted ({type(error).__name__}: {error}); "
+                             "stopping the stack") from None
+        self._write_state()
+
     def failed_part(self) -> str | None:
         """The name of a part that has exited on its own, if any."""
         for name, process in (("api", self.api), ("workers", self.workers)):
@@ -266,6 +285,18 @@ def main() -> int:
         if failed:
             print(f"make run: the {failed} process exited; stopping the stack", file=sys.stderr, flush=True)
             break
+        exit_code = stack.dynamodb.exit_code()
+        if exit_code is not None:  # requests meanwhile answer 503 store_unavailable
+            if stack.store_restarts < settings.dynamodb_max_restarts:
+                print(f"make run: {STORE} exited (code {exit_code}); restarting it ({stack.store_restarts + 1} of "
+                      f"at most {settings.dynamodb_max_restarts})", file=sys.stderr, flush=True)
+            try:
+                stack.restart_store(exit_code)
+            except StackError as error:
+                print(f"make run: {error}", file=sys.stderr, flush=True)
+                failed = "dynamodb-local"
+                break
+            print(f"make run: {STORE} is back at {stack.dynamodb.endpoint}", file=sys.stderr, flush=True)
     print("stopping: draining the queues...", flush=True)
     print(describe_stop(stack.stop()), flush=True)
     print("stopped", flush=True)

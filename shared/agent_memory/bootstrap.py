@@ -146,6 +146,9 @@ def build_services(
         import boto3
 
         dynamodb_client = boto3.client("dynamodb")
+    from agent_memory.adapters.dynamodb.items import report_unavailable_store
+
+    report_unavailable_store(dynamodb_client)  # the table unreachable or failing: StoreUnavailable (503)
     snapshots = _index_snapshots(settings, dynamodb_client) if store is None else None  # only of this table's store
     if store is None:
         from agent_memory.adapters.dynamodb.store import DynamoMemoryStore

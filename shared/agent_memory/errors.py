@@ -48,6 +48,13 @@ class Throttled(AgentMemoryError):
     code = "throttled"
 
 
+class StoreUnavailable(AgentMemoryError):
+    """The table could not be reached (connection refused or dropped, a timeout) or answered 5xx; what the
+    request would have written was not written, the caller should retry."""
+
+    code = "store_unavailable"
+
+
 class LlmUnavailable(AgentMemoryError):
     """The LLM stayed down after retries; nothing was stored, the caller should retry the turn."""
 

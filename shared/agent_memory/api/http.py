@@ -28,6 +28,7 @@ from agent_memory.errors import (
     NotFound,
     PayloadTooLarge,
     SearchUnavailable,
+    StoreUnavailable,
     Throttled,
     Unauthorized,
 )
@@ -47,9 +48,11 @@ STATUS_BY_ERROR: dict[type[AgentMemoryError], int] = {
     LlmUnavailable: 503,
     EmbeddingUnavailable: 503,
     SearchUnavailable: 503,
+    StoreUnavailable: 503,
 }
 RETRY_AFTER_SECONDS: dict[type[AgentMemoryError], str] = {
     Throttled: "1", LlmUnavailable: "5", EmbeddingUnavailable: "5", SearchUnavailable: "5", Conflict: "1",
+    StoreUnavailable: "5",
 }
 
 

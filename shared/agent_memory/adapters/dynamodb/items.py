@@ -6,11 +6,12 @@ import json
 from typing import Any, NoReturn
 
 from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
-from botocore.exceptions import ClientError
+from botocore.exceptions import ClientError, HTTPClientError
+from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
 from agent_memory.domain.keys import partition_key
 from agent_memory.domain.models import Memory
-from agent_memory.errors import Throttled
+from agent_memory.errors import StoreUnavailable, Throttled
 
 _THROTTLING_CODES = frozenset(
     {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
@@ -55,3 +56,29 @@ def raise_domain_error(error: ClientError) -> NoReturn:
     if code in _THROTTLING_CODES:
         raise Throttled("the memory store is busy, retry shortly") from error
     raise error
+
+
+_UNAVAILABLE = "the memory store is unavailable; nothing more was written, retry shortly"
+
+
+def report_unavailable_store(client: Any) -> None:
+    """Make every call of this DynamoDB client raise StoreUnavailable when the table cannot be reached
+    (connection refused or closed, connect or read timeout) or answers 5xx, once botocore's own retries are
+    spent. Hooked into the client's events, so one translation covers every adapter sharing the client,
+    each of their calls and paginators, without a `try` at each call. Registering again changes nothing."""
+    events = getattr(getattr(client, "meta", None), "events", None)
+    if events is None:  # not a botocore client (a test's fake)
+        return
+    events.register("after-call-error.dynamodb", _raise_for_unreachable, unique_id="agent-memory-unreachable")
+    events.register("after-call.dynamodb", _raise_for_server_error, unique_id="agent-memory-server-error")
+
+
+def _raise_for_unreachable(exception: BaseException | None = None, **_: Any) -> None:
+    if isinstance(exception, BotocoreConnectionError | HTTPClientError):
+        raise StoreUnavailable(_UNAVAILABLE) from exception
+
+
+def _raise_for_server_error(http_response: Any = None, parsed: Any = None, **_: Any) -> None:
+    if http_response is not None and http_response.status_code >= 500:  # InternalServerError, ServiceUnavailable
+        code = (parsed or {}).get("Error", {}).get("Code", "") if isinstance(parsed, dict) else ""
+        raise StoreUnavailable(_UNAVAILABLE, details={"code": code or None})
