@@ -17,6 +17,7 @@ from types import ModuleType
 from typing import Any
 from urllib.parse import parse_qsl
 
+from local.metrics import keep_metrics_per_thread
 from local.template import ROOT, FunctionDef, Route, functions, resolve_environment, routes
 
 LOCAL_TABLE_PREFIX = "agent-memory-local"
@@ -87,6 +88,7 @@ class LocalFunctions:
         self._idle: dict[str, list[ModuleType]] = {name: [] for name in self._defs}
         self._started: dict[str, int] = dict.fromkeys(self._defs, 0)
         self._lock = threading.Lock()
+        keep_metrics_per_thread()  # invocations run at once on threads: each flushes its own metrics
 
     def names(self) -> list[str]:
         return list(self._defs)
