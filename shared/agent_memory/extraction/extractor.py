@@ -9,6 +9,7 @@ are ignored. Standard library only; every table and regex is compiled once at im
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable
 
@@ -111,6 +112,16 @@ def _answers(turn: ConversationTurn, ctx: Utterance, found: set[str]) -> list[Ex
     return answers
 
 
+_WHITESPACE_RUN = re.compile(r"\s{2,}")
+
+
+def _single_spaced(text: str) -> str:
+    """Each run of spaces one space, a run holding a line break one line break: the rules' optional whitespace
+    between words would otherwise try every length of a long run at every position of it (quadratic: 3,000
+    spaces took over a second)."""
+    return _WHITESPACE_RUN.sub(lambda run: "\n" if "\n" in run.group(0) else " ", text)
+
+
 class OfflineExtractor:
     """Deterministic regex/dictionary extractor: the MemoryExtractor used without an LLM.
 
@@ -120,7 +131,7 @@ class OfflineExtractor:
     """
 
     def extract(self, turn: ConversationTurn) -> list[ExtractedMemory]:
-        text = without_questions(unicodedata.normalize("NFKC", turn.user_message or "").strip())
+        text = without_questions(_single_spaced(unicodedata.normalize("NFKC", turn.user_message or "")).strip())
         if not text:
             return []
         ctx = Utterance(text=text, zh=is_cjk_text(turn.user_message))
