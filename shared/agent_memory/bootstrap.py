@@ -246,6 +246,7 @@ def build_services(
         categories=settings.memory_categories,
         field_reader=read_fields,
         index=index,
+        max_embedded_tokens=settings.max_embedded_tokens_per_request,
         duplicates=settings.duplicate_rule,
     )
     load = LoadService(store=store, search=search, current_memories=_cached_memories(index))

@@ -51,6 +51,10 @@ class Settings(BaseSettings):
     embedding_provider: Literal["local", "bedrock", "none"] = "local"
     embedding_model: str = ""  # empty = provider default
     embedding_dimensions: Literal[256, 512, 1024] = 1024  # Titan V2 only
+    # The embedding work one save or batch may carry (estimated tokens, each text counted up to 512), so that no
+    # accepted request runs past the function's timeout: more is a 413 naming `memories` before anything is
+    # written. 6,000 embed in ~5 s on 2 idle cores (~17 s at load 3). 0 = no limit.
+    max_embedded_tokens_per_request: int = Field(default=6000, ge=0)
 
     # Search tier: empty endpoint = serverless tier (search inside the Lambda over DynamoDB).
     opensearch_endpoint: str = ""

@@ -376,3 +376,19 @@ def test_the_docs_page_carries_a_content_security_policy_and_may_not_be_framed(a
 
     assert "frame-ancestors 'none'" in headers["content-security-policy"]
     assert headers["x-frame-options"] == "DENY" and headers["x-content-type-options"] == "nosniff"
+
+
+def test_a_batch_whose_embedding_would_pass_the_timeout_is_a_413_naming_memories_and_stores_nothing(api):
+    # 50 texts of 2 KB: ~25,000 embedding tokens, which took 46 s here under load (the function times out at 29)
+    text = "The applicant worked in several roles and kept every record of it. " * 30
+    batch = {"memories": [{"memoryType": "FACT", "content": f"{i}: {text}"[:2048]} for i in range(50)]}
+
+    refused = api.call("POST", f"{USER}/memories/batch", batch)
+
+    assert refused.status == 413 and refused.body["error"]["code"] == "payload_too_large"
+    [detail] = refused.body["error"]["details"]
+    assert detail["field"] == "memories" and detail["limit"] == 6000 and detail["tokens"] > 6000
+    assert len(detail["item_tokens"]) == 50
+    assert memories(api) == []
+    fits = api.call("POST", f"{USER}/memories/batch", {"memories": batch["memories"][:10]})
+    assert fits.status == 201 and fits.body["saved_count"] == 10

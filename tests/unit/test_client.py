@@ -715,3 +715,39 @@ def test_given_the_tool_runner_then_an_error_result_reaches_claude_as_is_error()
     [result] = sent[1]["messages"][-1]["content"]
     assert result["type"] == "tool_result" and result["tool_use_id"] == "toolu_9" and result["is_error"] is True
     assert "does not exist" in json.dumps(result["content"], ensure_ascii=False)
+
+
+def _budget_refusal(item_tokens: list[int], limit: int) -> httpx.Response:
+    return api_error(413, "payload_too_large", "over the embedding budget", [
+        {"field": "memories", "type": "embedding_budget", "limit": limit, "tokens": sum(item_tokens),
+         "item_tokens": item_tokens}])
+
+
+def _batch_answer(keys: list[str]) -> httpx.Response:
+    return ok({"saved_count": len(keys), "memory_keys": keys,
+               "results": [{"index": i, "memory_key": k, "outcome": "created", "superseded_key": None}
+                           for i, k in enumerate(keys)]}, status=201)
+
+
+def test_given_a_batch_over_the_embedding_budget_then_it_is_sent_in_consecutive_parts_that_fit():
+    memories = [{"memory_type": "FACT", "content": f"fact {i}"} for i in range(5)]
+    client, server, _ = sync_client(_budget_refusal([400, 400, 300, 500, 100], limit=800),
+                                    _batch_answer(["k0", "k1"]), _batch_answer(["k2", "k3"]), _batch_answer(["k4"]))
+
+    answer = client.save_batch("u-1", memories)
+
+    sent = [[m["content"] for m in json.loads(r.content)["memories"]] for r in server.requests]
+    assert sent == [[f"fact {i}" for i in range(5)], ["fact 0", "fact 1"], ["fact 2", "fact 3"], ["fact 4"]]
+    assert answer["saved_count"] == 5 and answer["memory_keys"] == ["k0", "k1", "k2", "k3", "k4"]
+    assert [r["index"] for r in answer["results"]] == [0, 1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("refusal", [_budget_refusal([900, 100], limit=800),  # one item alone is over it
+                                     api_error(413, "payload_too_large", "body is 300000 bytes",
+                                               [{"field": "body"}])])
+def test_given_a_413_no_split_can_help_then_it_is_raised_and_nothing_more_is_sent(refusal):
+    client, server, _ = sync_client(refusal)
+
+    with pytest.raises(PayloadTooLargeError):
+        client.save_batch("u-1", [{"memory_type": "FACT", "content": "a"}, {"memory_type": "FACT", "content": "b"}])
+    assert len(server.requests) == 1

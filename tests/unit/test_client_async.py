@@ -112,3 +112,16 @@ def test_the_async_remote_memory_tool_forwards_and_maps_errors():
     with pytest.raises(ToolError, match="already exists"):
         run(tool.call(command))
     assert server.bodies() == [command, command]
+
+
+def test_given_a_batch_over_the_embedding_budget_then_the_async_client_sends_it_in_parts_that_fit():
+    from tests.unit.test_client import _batch_answer, _budget_refusal
+
+    client, server, _ = async_client(_budget_refusal([500, 500], limit=600), _batch_answer(["k0"]),
+                                     _batch_answer(["k1"]))
+
+    answer = run(client.save_batch("u-1", [{"memory_type": "FACT", "content": "a"},
+                                           {"memory_type": "FACT", "content": "b"}]))
+
+    assert len(server.requests) == 3 and answer["memory_keys"] == ["k0", "k1"]
+    assert [r["index"] for r in answer["results"]] == [0, 1]

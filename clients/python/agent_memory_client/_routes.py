@@ -25,6 +25,7 @@ from typing import Any
 from agent_memory_client._http import Call, as_dict, compact, query_params, segment
 from agent_memory_client.types import (
     AppendResult,
+    BatchItemResult,
     BatchSaveResponse,
     DeletedMemory,
     ExtractResponse,
@@ -143,6 +144,40 @@ def save_batch(user_id: str, memories: Sequence[NewMemory | Mapping[str, Any]]) 
     """
     return Call("POST", f"{_user(user_id)}/memories/batch", retry_safe=True,
                 body={"memories": [_memory_item(m) for m in memories]})
+
+
+def batch_parts(memories: Sequence[NewMemory | Mapping[str, Any]], refusal: Any
+                ) -> list[list[NewMemory | Mapping[str, Any]]] | None:
+    """The batch cut into consecutive parts that each fit the embedding budget the server refused it by (its
+    413's details: `limit` and each item's `item_tokens`), in order; None when the refusal gave no such budget or
+    one item alone is over it (then no split can help)."""
+    budget = next((d for d in refusal if isinstance(d, dict) and d.get("type") == "embedding_budget"), None) \
+        if isinstance(refusal, list) else None
+    if budget is None or len(budget.get("item_tokens", ())) != len(memories):
+        return None
+    limit, costs = int(budget["limit"]), [int(c) for c in budget["item_tokens"]]
+    if max(costs, default=0) > limit:
+        return None
+    parts: list[list[NewMemory | Mapping[str, Any]]] = [[]]
+    used = 0
+    for memory, cost in zip(memories, costs, strict=True):
+        if parts[-1] and used + cost > limit:
+            parts.append([])
+            used = 0
+        parts[-1].append(memory)
+        used += cost
+    return parts
+
+
+def joined_batches(answers: Sequence[BatchSaveResponse]) -> BatchSaveResponse:
+    """The answers of a batch's parts as one answer, each result's `index` its place in the whole batch."""
+    results: list[BatchItemResult] = []
+    for answer in answers:
+        offset = len(results)
+        results += [BatchItemResult(index=r["index"] + offset, memory_key=r["memory_key"], outcome=r["outcome"],
+                                    superseded_key=r["superseded_key"]) for r in answer["results"]]
+    return BatchSaveResponse(saved_count=sum(a["saved_count"] for a in answers),
+                             memory_keys=[key for a in answers for key in a["memory_keys"]], results=results)
 
 
 def extract(user_id: str, user_message: str, assistant_message: str = "", *,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import inspect
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
@@ -20,7 +20,8 @@ import httpx
 
 from agent_memory_client import _routes
 from agent_memory_client._http import Call, RetryPolicy, connection_error, decode, request, retry_delay
-from agent_memory_client.types import Memory, MemoryType
+from agent_memory_client.errors import PayloadTooLargeError
+from agent_memory_client.types import BatchSaveResponse, Memory, MemoryType, NewMemory
 
 __all__ = ["AsyncMemoryClient", "MemoryClient"]
 
@@ -135,8 +136,18 @@ class MemoryClient(_Settings):
                 return
             cursor = page["next_cursor"]
 
+    def save_batch(self, user_id: str, memories: Sequence[NewMemory | Mapping[str, Any]]) -> BatchSaveResponse:
+        """Store memories in order (`POST .../memories/batch`). A batch over the server's embedding budget
+        (413, `embedding_budget`) is sent again in consecutive parts that fit, in order, and answered as one."""
+        try:
+            return self._send(_routes.save_batch(user_id, memories))
+        except PayloadTooLargeError as refused:
+            parts = _routes.batch_parts(memories, refused.details)
+            if parts is None:
+                raise
+            return _routes.joined_batches([self._send(_routes.save_batch(user_id, part)) for part in parts])
+
     save = _sync(_routes.save)
-    save_batch = _sync(_routes.save_batch)
     extract = _sync(_routes.extract)
     delete_memory = _sync(_routes.delete_memory)
     get_memory = _sync(_routes.get_memory)
@@ -222,8 +233,19 @@ class AsyncMemoryClient(_Settings):
                 return
             cursor = page["next_cursor"]
 
+    async def save_batch(self, user_id: str, memories: Sequence[NewMemory | Mapping[str, Any]]
+                         ) -> BatchSaveResponse:
+        """Store memories in order (`POST .../memories/batch`). A batch over the server's embedding budget
+        (413, `embedding_budget`) is sent again in consecutive parts that fit, in order, and answered as one."""
+        try:
+            return await self._send(_routes.save_batch(user_id, memories))
+        except PayloadTooLargeError as refused:
+            parts = _routes.batch_parts(memories, refused.details)
+            if parts is None:
+                raise
+            return _routes.joined_batches([await self._send(_routes.save_batch(user_id, part)) for part in parts])
+
     save = _async(_routes.save)
-    save_batch = _async(_routes.save_batch)
     extract = _async(_routes.extract)
     delete_memory = _async(_routes.delete_memory)
     get_memory = _async(_routes.get_memory)

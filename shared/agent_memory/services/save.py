@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agent_memory.domain.duplicates import EXTRACTED_SOURCE, DuplicateRule, is_transcript_turn
+from agent_memory.domain.embedding_budget import check_embedding_budget
 from agent_memory.domain.field_names import current_field_name
 from agent_memory.domain.keywords import extract_keywords
 from agent_memory.domain.models import (
@@ -101,9 +102,12 @@ class SaveService:
         field_reader: FieldReader | None = None,
         index: SearchIndex | None = None,
         duplicates: DuplicateRule | None = None,
+        max_embedded_tokens: int = 0,
     ) -> None:
         """`index`: where a new memory's nearest current memories are read, what it may restate (besides the
-        user's newest memories); `duplicates`: when it restates one (None: the default thresholds)."""
+        user's newest memories); `duplicates`: when it restates one (None: the default thresholds);
+        `max_embedded_tokens`: the embedding work one save or batch may carry (0: no limit)."""
+        self._max_embedded_tokens = max_embedded_tokens
         self._store = store
         self._restatements = Restatements(store=store, index=index, rule=duplicates or DuplicateRule())
         self._field_reader = field_reader
@@ -164,6 +168,7 @@ class SaveService:
     def save(self, user: ScopeRef, memory: NewMemory) -> SaveResult:
         """Stored; or, when it restates a current memory, `merged` with that memory, which stays as it is."""
         (memory,) = self._checked_categories([memory], field="category")
+        check_embedding_budget([memory.content], self._max_embedded_tokens, field="content")
         recent = self._recent(user)
         return self._save_all(user, self.enrich(self._with_fields([memory]), user, recent), recent, many=False)[0]
 
@@ -255,6 +260,7 @@ class SaveService:
         content, so resending the whole batch stores nothing twice.
         """
         memories = self._checked_categories(memories, field="memories.{i}.category")
+        check_embedding_budget([m.content for m in memories], self._max_embedded_tokens, field="memories")
         recent = self._recent(user)
         try:
             return self._save_all(user, self.enrich(self._with_fields(memories), user, recent), recent, many=True)
