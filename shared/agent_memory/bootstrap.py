@@ -142,12 +142,12 @@ def build_services(
     hot_memory_refresher: HotMemoryRefresher | _Unset | None = _UNSET,
 ) -> Services:
     """Wire the services. Tests pass fakes or moto-backed clients; production passes nothing."""
+    from agent_memory.adapters.dynamodb.items import report_unavailable_store, table_client
+
     if dynamodb_client is None and (store is None or synonyms is _UNSET):
-        import boto3
-
-        dynamodb_client = boto3.client("dynamodb")
-    from agent_memory.adapters.dynamodb.items import report_unavailable_store
-
+        dynamodb_client = table_client(connect_seconds=settings.store_connect_timeout_seconds,
+                                       read_seconds=settings.store_read_timeout_seconds,
+                                       attempts=settings.store_call_attempts)
     report_unavailable_store(dynamodb_client)  # the table unreachable or failing: StoreUnavailable (503)
     snapshots = _index_snapshots(settings, dynamodb_client) if store is None else None  # only of this table's store
     if store is None:

@@ -179,6 +179,12 @@ class Settings(BaseSettings):
 
     # Store retries when concurrent writers race on one field.
     store_max_attempts: int = Field(default=8, ge=1)
+    # The table's client gives up on a connection after CONNECT, on an answer after READ seconds, and tries a call
+    # at most ATTEMPTS times: a table that hangs answers 503 well inside the API's 29 s (botocore's own default
+    # read timeout is 60 s).
+    store_connect_timeout_seconds: float = Field(default=2.0, gt=0)
+    store_read_timeout_seconds: float = Field(default=8.0, gt=0)
+    store_call_attempts: int = Field(default=2, ge=1, le=10)
 
     # Near-duplicate memories (domain/duplicates.py): a save restating a current memory of its type in nearly the
     # same words (compared terms' overlap at least MIN_OVERLAP, embeddings' cosine at least MIN_COSINE, the same

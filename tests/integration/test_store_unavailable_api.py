@@ -84,3 +84,41 @@ def test_given_dynamodb_local_stopped_then_saves_answer_503_and_after_its_restar
     finally:
         store.stop()
         reset_containers()
+
+
+def test_given_a_table_that_accepts_connections_and_never_answers_then_a_503_comes_within_the_bounds(monkeypatch):
+    import threading
+    import time
+
+    with socket.socket() as hanging:
+        hanging.bind(("127.0.0.1", 0))
+        hanging.listen(16)
+        held: list[socket.socket] = []
+        stop = threading.Event()
+
+        def accept() -> None:  # holds every connection open, reads nothing, answers nothing
+            hanging.settimeout(0.2)
+            while not stop.is_set():
+                try:
+                    held.append(hanging.accept()[0])
+                except OSError:
+                    continue
+
+        acceptor = threading.Thread(target=accept, daemon=True)
+        acceptor.start()
+        monkeypatch.setenv("STORE_READ_TIMEOUT_SECONDS", "1")
+        api = table_at(monkeypatch, f"http://127.0.0.1:{hanging.getsockname()[1]}")
+        try:
+            started = time.monotonic()
+            answer = api.call("GET", "/v1/users/u1/memories")
+            elapsed = time.monotonic() - started
+        finally:
+            stop.set()
+            acceptor.join()
+            for connection in held:
+                connection.close()
+            reset_containers()
+
+    assert answer.status == 503 and answer.body["error"]["code"] == "store_unavailable", answer.body
+    # STORE_CALL_ATTEMPTS (2) reads of 1 s each, with a short backoff: nowhere near botocore's 60 s default
+    assert elapsed < 10, elapsed

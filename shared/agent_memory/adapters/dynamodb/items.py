@@ -61,6 +61,17 @@ def raise_domain_error(error: ClientError) -> NoReturn:
 _UNAVAILABLE = "the memory store is unavailable; nothing more was written, retry shortly"
 
 
+def table_client(*, connect_seconds: float, read_seconds: float, attempts: int) -> Any:
+    """A DynamoDB client bounded in time (botocore's defaults wait 60 s for an answer and retry a throttled or
+    failed call up to 10 times), so a table that hangs fails a request well inside the function's timeout."""
+    import boto3
+    from botocore.config import Config
+
+    return boto3.client("dynamodb", config=Config(
+        connect_timeout=connect_seconds, read_timeout=read_seconds,
+        retries={"total_max_attempts": attempts, "mode": "standard"}))
+
+
 def report_unavailable_store(client: Any) -> None:
     """Make every call of this DynamoDB client raise StoreUnavailable when the table cannot be reached
     (connection refused or closed, connect or read timeout) or answers 5xx, once botocore's own retries are
