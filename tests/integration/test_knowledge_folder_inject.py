@@ -95,3 +95,16 @@ def test_given_a_knowledge_service_url_then_it_wins_over_the_folder(folders, mon
         response = folders.call("POST", INJECT, ask("质控", {"type": "QC_TASK", "query": "学历证明"}))
 
     assert intent_block(response.body) == "## 相关SOP\n- [kb] SOP from the service"
+
+
+def test_given_the_question_as_the_last_user_turn_of_messages_then_every_block_reads_it(folders):
+    folders.call("POST", "/v1/users/u-knowledge/memories", {"memoryType": "FACT", "content": "用户的学历证明是英文版"})
+    body = {"user_id": "u-knowledge", "conversation_id": "c-2", "intent": {"type": "PROTOCOL_QA"},
+            "messages": [{"role": "user", "content": [{"type": "text", "text": "高才通B类需要什么条件？"}]}]}
+
+    response = folders.call("POST", INJECT, body)
+
+    assert response.status == 200, response.body
+    assert intent_block(response.body).startswith("## 方案知识库\n- [qa.md › 服务方案问答 › 高才通B类的申请条件是什么？]")
+    turns = [m for m in response.body["messages"] if m["role"] == "user"]
+    assert sum("高才通B类需要什么条件" in str(m["content"]) for m in turns) == 1  # the question is not sent twice

@@ -87,9 +87,21 @@ class InjectionRequest(RequestModel):
         last = self.messages[-1] if self.messages else None
         if not self.current_user_message.strip() and (last is None or last.role != "user"):
             raise ValueError("current_user_message: required when messages is empty or ends with an assistant turn")
+        if not self.current_user_message.strip() and last is not None:
+            # The history ends with the user's turn: that turn's text is the current message every block reads
+            # (the memories it recalls, the intent's SOPs), not an empty one.
+            self.current_user_message = _text_of(last.content)
         if self.conversation_started_at is not None and self.conversation_started_at.tzinfo is None:
             raise ValueError("conversation_started_at: must include a timezone, e.g. 2026-02-05T10:00:00Z")
         return self
+
+
+def _text_of(content: str | list[dict[str, Any]]) -> str:
+    """A message's words: its text, or its text blocks' (tool results and images have none)."""
+    if isinstance(content, str):
+        return content.strip()
+    return "\n".join(block["text"].strip() for block in content
+                     if block.get("type") == "text" and isinstance(block.get("text"), str)).strip()
 
 
 class InjectedBlock(BaseModel):
