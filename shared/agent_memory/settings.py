@@ -53,8 +53,9 @@ class Settings(BaseSettings):
     embedding_dimensions: Literal[256, 512, 1024] = 1024  # Titan V2 only
     # The embedding work one save or batch may carry (estimated tokens, each text counted up to 512), so that no
     # accepted request runs past the function's timeout: more is a 413 naming `memories` before anything is
-    # written. 6,000 embed in ~5 s on 2 idle cores (~17 s at load 3). 0 = no limit.
-    max_embedded_tokens_per_request: int = Field(default=6000, ge=0)
+    # written. 12,000 (100 turns of chat are ~6,000) embed in ~10 s on 2 idle cores, ~19 s on the save function's
+    # one vCPU. 0 = no limit.
+    max_embedded_tokens_per_request: int = Field(default=12000, ge=0)
 
     # Search tier: empty endpoint = serverless tier (search inside the Lambda over DynamoDB).
     opensearch_endpoint: str = ""

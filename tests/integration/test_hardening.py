@@ -387,7 +387,7 @@ def test_a_batch_whose_embedding_would_pass_the_timeout_is_a_413_naming_memories
 
     assert refused.status == 413 and refused.body["error"]["code"] == "payload_too_large"
     [detail] = refused.body["error"]["details"]
-    assert detail["field"] == "memories" and detail["limit"] == 6000 and detail["tokens"] > 6000
+    assert detail["field"] == "memories" and detail["limit"] == 12000 and detail["tokens"] > 12000
     assert len(detail["item_tokens"]) == 50
     assert memories(api) == []
     fits = api.call("POST", f"{USER}/memories/batch", {"memories": batch["memories"][:10]})
