@@ -6,12 +6,13 @@ before the SnapStart snapshot: importing the handler stays light for a cold star
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.event_handler import Response
 
 from agent_memory.api.http import (
     authorize,
+    current_tenant,
     current_user,
     http_handler,
     json_response,
@@ -33,11 +34,28 @@ def get_services() -> Services:
     return container_services()
 
 
+def _check_user(user_id: Any) -> None:
+    if isinstance(user_id, str):  # any other type is the model's 422, after the body is read
+        current_user(app, user_id)
+
+
+def _check_project(project_id: Any) -> None:
+    if isinstance(project_id, str):
+        authorize(app, "projects", project_id)
+
+
+# Either spelling the request model accepts.
+_ACTING_FOR = {"user_id": _check_user, "userId": _check_user, "project_id": _check_project, "projectId": _check_project}
+
+
 @app.post("/v1/context/inject")
 def inject() -> Response:
     from agent_memory.api.inject_models import InjectionRequest
 
-    request = parse_body(app, InjectionRequest, max_bytes=MAX_INJECT_BODY_BYTES)
+    current_tenant(app)  # a token without a tenant is refused before the body is read
+    # The body names the user (and project) it acts for: the token is checked against each as it is read, so
+    # a token for another user is refused before megabytes of messages are parsed or validated.
+    request = parse_body(app, InjectionRequest, max_bytes=MAX_INJECT_BODY_BYTES, checks=_ACTING_FOR)
     user = current_user(app, request.user_id)
     if request.project_id:
         authorize(app, "projects", request.project_id)

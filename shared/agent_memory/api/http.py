@@ -13,6 +13,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEventV2
 from pydantic import BaseModel, ValidationError
 
+from agent_memory.api.body_members import MemberCheck, read_checking_members
 from agent_memory.api.schemas import MAX_BODY_BYTES
 from agent_memory.domain.keys import is_valid_id, is_valid_memory_key
 from agent_memory.domain.models import ScopeRef
@@ -286,12 +287,18 @@ def parse_optional_body[M: BaseModel](app: APIGatewayHttpResolver, model: type[M
     return parse_body(app, model) if _raw_body(app, MAX_BODY_BYTES).strip() else None
 
 
-def parse_body[M: BaseModel](app: APIGatewayHttpResolver, model: type[M], *, max_bytes: int = MAX_BODY_BYTES) -> M:
+def parse_body[M: BaseModel](app: APIGatewayHttpResolver, model: type[M], *, max_bytes: int = MAX_BODY_BYTES,
+                             checks: Mapping[str, MemberCheck] | None = None) -> M:
+    """`checks` name top-level members checked as soon as each is read (who the body acts for): a refusal
+    answers before the members after it are parsed or anything is validated."""
     raw = _raw_body(app, max_bytes)
     if not raw.strip():
         raise MalformedJson("a JSON object body is required", details=[{"field": "body"}])
     try:
-        data = json.loads(raw, parse_constant=_not_a_json_number)
+        if checks:
+            data = read_checking_members(raw, json.JSONDecoder(parse_constant=_not_a_json_number), checks)
+        else:
+            data = json.loads(raw, parse_constant=_not_a_json_number)
     except json.JSONDecodeError as error:
         raise MalformedJson(
             f"body is not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})",
