@@ -63,7 +63,7 @@ def load_event(name: str) -> dict:
 
 def test_every_event_file_has_an_expectation():
     assert {p.name for p in EVENTS.glob("*.json")} == {*EXPECTED, "rollup-schedule.json", "docs-page.json",
-                                                       *SQS_EVENTS}
+                                                       *SQS_EVENTS, "indexer-stream.json"}
 
 
 def test_every_http_event_names_a_route_of_its_function():
@@ -157,3 +157,24 @@ def test_given_an_access_record_with_a_forged_id_then_only_it_fails_and_nothing_
     result = api.functions.invoke("AccessStatsFunction", {"Records": [good, forged]})
 
     assert result == {"batchItemFailures": [{"itemIdentifier": "forged-1"}]}
+
+
+def test_stream_event_through_the_indexer(api, monkeypatch):
+    """The indexer's OpenSearch is an in-memory index here; the handler, its batch processing and the records'
+    reading are the deployed ones."""
+    from agent_memory.adapters.opensearch.sync import Indexer
+    from tests.integration.test_indexer import FakeIndex
+    from tests.integration.test_opensearch_index import HashEmbedder
+
+    index, embedder = FakeIndex(), HashEmbedder()
+    module = api.functions.container("IndexerFunction")
+    monkeypatch.setattr(module, "get_indexer", lambda: Indexer(index=index, embedder=embedder))  # type: ignore[arg-type]
+
+    result = api.functions.invoke("IndexerFunction", load_event("indexer-stream.json"))
+
+    # Inserted, superseded (gone), a field pointer (ignored), inserted and expired by TTL (gone): one remains,
+    # embedded on its way in.
+    assert result == {"batchItemFailures": []}
+    assert list(index.docs) == ["acme|u-123|mem_01m8e2e24kf1hbft8zek7w4gj1"]
+    current = index.docs["acme|u-123|mem_01m8e2e24kf1hbft8zek7w4gj1"]
+    assert current.content == "用户学历硕士，浙江大学" and current.embedding_model == embedder.model_id
