@@ -25,11 +25,9 @@ from agent_memory.domain.models import (
     SaveResult,
     ScopeRef,
     StoreVersions,
-    content_hash,
-    new_memory_version,
-    superseded_by,
     utcnow,
 )
+from agent_memory.domain.supersession import CurrentMemories, plan_saves
 from agent_memory.errors import AgentMemoryError, NotFound
 from agent_memory.ports import ConversationTurn
 
@@ -54,22 +52,14 @@ class InMemoryMemoryStore:
         return results
 
     def save(self, user: ScopeRef, memory: NewMemory) -> SaveResult:
-        digest = content_hash(memory.content)
         with self._lock:
-            current = [m for m in self._user_memories(user) if m.is_current]
-            for existing in current:
-                if existing.content_hash == digest:
-                    return SaveResult(outcome=SaveOutcome.DUPLICATE, memory=existing)
-            previous = next((m for m in current if memory.field and m.field == memory.field), None)
-            new = new_memory_version(user, memory, new_memory_key(), previous)
-            self._memories[(user, new.memory_key)] = new
-            superseded = None
-            if previous is not None:
-                superseded = superseded_by(previous, new)
-                self._memories[(user, previous.memory_key)] = superseded
-            self._bump(user)
-        outcome = SaveOutcome.SUPERSEDED if superseded else SaveOutcome.CREATED
-        return SaveResult(outcome=outcome, memory=new, superseded=superseded)
+            (result,) = plan_saves(user, [memory], CurrentMemories.of(self._user_memories(user)), new_memory_key)
+            if result.outcome is not SaveOutcome.DUPLICATE:
+                self._memories[(user, result.memory.memory_key)] = result.memory
+                if result.superseded is not None:
+                    self._memories[(user, result.superseded.memory_key)] = result.superseded
+                self._bump(user)
+        return result
 
     def get(self, user: ScopeRef, memory_key: str) -> Memory | None:
         return self._memories.get((user, memory_key))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 from agent_memory.domain.models import MemoryType, NewMemory, SaveOutcome
+from agent_memory.domain.supersession import CurrentMemories
 
 
 def test_given_concurrent_saves_to_one_field_then_exactly_one_is_current_and_history_is_a_chain(
@@ -48,8 +49,15 @@ def test_given_concurrent_saves_of_identical_content_then_it_is_stored_once(dyna
 def test_given_content_stored_after_a_batch_read_its_markers_then_the_batch_reports_it_as_a_duplicate(
         dynamodb_local_store, user, monkeypatch):
     earlier = dynamodb_local_store.save(user, NewMemory(memory_type=MemoryType.FACT, content="喜欢网球")).memory
-    # As if a concurrent request stored it between the batch's marker read and its write.
-    monkeypatch.setattr(dynamodb_local_store, "_content_markers", lambda *_: set())
+    # As if a concurrent request stored it between the batch's first read and its write.
+    read = dynamodb_local_store._current_memories
+    reads: list[int] = []
+
+    def stale_first(*args):
+        reads.append(1)
+        return CurrentMemories() if len(reads) == 1 else read(*args)
+
+    monkeypatch.setattr(dynamodb_local_store, "_current_memories", stale_first)
     results = dynamodb_local_store.save_many(user, [NewMemory(memory_type=MemoryType.FACT, content="喜欢游泳"),
                                                     NewMemory(memory_type=MemoryType.FACT, content="喜欢网球")])
 
@@ -57,3 +65,4 @@ def test_given_content_stored_after_a_batch_read_its_markers_then_the_batch_repo
     assert results[1].memory.memory_key == earlier.memory_key
     assert len(dynamodb_local_store.all_current(user)) == 2
     assert dynamodb_local_store.user_version(user) == 2
+    assert len(reads) == 2  # the cancelled transaction was read again and decided again

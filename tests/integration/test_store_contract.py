@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agent_memory.domain.models import MemoryType, NewMemory, SaveOutcome, ScopeRef
+from agent_memory.domain.models import Keyword, MemoryType, NewMemory, SaveOutcome, ScopeRef
 from agent_memory.errors import InvalidInput, NotFound
 from agent_memory.ports import MemoryStore
 from tests.fakes import InMemoryMemoryStore
@@ -179,3 +179,43 @@ def test_recorded_reads_move_the_access_version_not_the_content_version(store, u
     assert list(stats) == [first.memory_key]
     assert stats[first.memory_key].access_count == 2
     assert stats[first.memory_key].last_accessed_at == datetime(2026, 11, 21, tzinfo=UTC)
+
+
+def test_given_three_fields_when_a_batch_gives_each_a_new_value_then_each_retires_its_current_one(store, user):
+    old = store.save_many(user, [fact("用户32岁", "age"), fact("住在北京", "location"), fact("工程师", "jobTitle")])
+    results = store.save_many(user, [fact("用户33岁", "age"), fact("住在上海", "location"), fact("经理", "jobTitle")])
+
+    assert [r.outcome for r in results] == [SaveOutcome.SUPERSEDED] * 3
+    assert [r.superseded.memory_key for r in results] == [r.memory.memory_key for r in old]
+    assert sorted(m.content for m in store.all_current(user)) == ["住在上海", "用户33岁", "经理"]
+    for before, after in zip(old, results, strict=True):
+        retired = store.get(user, before.memory.memory_key)
+        assert retired is not None and retired.superseded_by == after.memory.memory_key and not retired.is_current
+        assert retired.superseded_at == after.memory.valid_from
+        assert after.memory.supersedes == before.memory.memory_key and after.memory.version == 2
+        assert store.get(user, after.memory.memory_key) == after.memory
+    assert store.user_version(user) == 6
+
+
+def test_given_a_field_set_again_and_back_in_one_batch_then_the_history_is_one_chain(store, user):
+    store.save(user, fact("用户32岁", "age"))
+    results = store.save_many(user, [fact("用户33岁", "age"), fact("住在上海", "location"), fact("用户32岁", "age")])
+
+    assert [r.outcome for r in results] == [SaveOutcome.SUPERSEDED, SaveOutcome.CREATED, SaveOutcome.SUPERSEDED]
+    assert sorted(m.content for m in store.all_current(user)) == ["住在上海", "用户32岁"]
+    history = store.history(user, results[2].memory)
+    assert [(m.content, m.version, m.is_current) for m in history] == [
+        ("用户32岁", 1, False), ("用户33岁", 2, False), ("用户32岁", 3, True)]
+    assert [m.superseded_by for m in history[:2]] == [m.memory_key for m in history[1:]]
+    assert store.save(user, fact("用户32岁", "age")).outcome is SaveOutcome.DUPLICATE
+    assert store.user_version(user) == 4
+
+
+def test_given_many_superseding_fields_then_a_batch_is_split_under_the_transaction_action_limit(store, user):
+    keywords = [Keyword(term=f"kw{i}") for i in range(8)]  # each save: ~20 actions; 30 of them: ~600
+    store.save_many(user, [fact(f"旧值{i}", f"slot_{i}", keywords=keywords) for i in range(30)])
+    results = store.save_many(user, [fact(f"新值{i}", f"slot_{i}", keywords=keywords) for i in range(30)])
+
+    assert [r.outcome for r in results] == [SaveOutcome.SUPERSEDED] * 30
+    assert sorted(m.content for m in store.all_current(user)) == sorted(f"新值{i}" for i in range(30))
+    assert store.user_version(user) == 60

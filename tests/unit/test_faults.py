@@ -13,7 +13,7 @@ from botocore.exceptions import ClientError
 from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
 from agent_memory.adapters.opensearch.index import OpenSearchIndex
 from agent_memory.api.http import RETRY_AFTER_SECONDS, STATUS_BY_ERROR, new_resolver
-from agent_memory.domain.models import MemoryType, NewMemory, SaveOutcome, ScopeRef
+from agent_memory.domain.models import Keyword, MemoryType, NewMemory, SaveOutcome, ScopeRef
 from agent_memory.errors import BatchInterrupted, Conflict, LlmUnavailable, SearchUnavailable, Throttled
 from agent_memory.ports import CandidateQuery
 from agent_memory.services.save import SaveService
@@ -86,9 +86,15 @@ class ThrottlingAfter(ThrottlingDynamo):
         self._client.transact_write_items(**kwargs)
 
 
+# 60 keyword items each: two such memories are more than one transaction's 100 actions, so a batch of them
+# is written a transaction per memory and a fault can fall between two of its items.
+ONE_TRANSACTION_EACH = [Keyword(term=f"kw{i}") for i in range(60)]
+
+
 def test_given_throttling_mid_batch_then_the_error_names_the_items_written_and_a_resend_stores_nothing_twice(
         dynamodb_client):
-    batch = [NewMemory(memory_type=MemoryType.FACT, content=f"事实{i}", field=f"slot_{i}") for i in range(4)]
+    batch = [NewMemory(memory_type=MemoryType.FACT, content=f"事实{i}", field=f"slot_{i}",
+                       keywords=ONE_TRANSACTION_EACH) for i in range(4)]
     interrupted = SaveService(store=DynamoMemoryStore(table_name=TABLE, client=ThrottlingAfter(dynamodb_client, 2)),
                               extractor=lambda: None)  # type: ignore[arg-type]
 

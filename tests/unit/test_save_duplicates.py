@@ -19,7 +19,7 @@ from agent_memory.services.save import SaveService
 from agent_memory.settings import Settings
 from tests.conftest import TABLE
 from tests.fakes import HashingEmbedder, InMemoryMemoryStore
-from tests.unit.test_faults import ThrottlingAfter
+from tests.unit.test_faults import ONE_TRANSACTION_EACH, ThrottlingAfter
 
 USER = ScopeRef(tenant_id="t-merge", user_id="u")
 
@@ -208,8 +208,9 @@ def test_given_the_index_shows_a_memory_superseded_meanwhile_then_nothing_merges
 def test_given_a_fault_mid_batch_then_merged_items_before_it_are_reported_written(dynamodb_client):
     store = DynamoMemoryStore(table_name=TABLE, client=ThrottlingAfter(dynamodb_client, 1))
     save = SaveService(store=store, extractor=lambda: None, embedder=HashingEmbedder)  # type: ignore[arg-type]
-    batch = [fact("Is allergic to peanuts", field="slot_0"), fact("Allergic to peanuts"),
-             fact("Lives in Shenzhen", field="slot_1"), fact("Works at Tencent", field="slot_2")]
+    batch = [fact("Is allergic to peanuts", field="slot_0", keywords=ONE_TRANSACTION_EACH),
+             fact("Allergic to peanuts"), fact("Lives in Shenzhen", field="slot_1", keywords=ONE_TRANSACTION_EACH),
+             fact("Works at Tencent", field="slot_2", keywords=ONE_TRANSACTION_EACH)]
 
     with pytest.raises(BatchInterrupted) as raised:
         save.save_batch(USER, batch)

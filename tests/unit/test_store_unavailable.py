@@ -24,6 +24,7 @@ from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.errors import BatchInterrupted, StoreUnavailable
 from agent_memory.services.save import SaveService
 from tests.conftest import TABLE
+from tests.unit.test_faults import ONE_TRANSACTION_EACH
 
 USER = ScopeRef(tenant_id="t", user_id="u")
 ENDPOINT = "http://127.0.0.1:8000"
@@ -93,7 +94,8 @@ def test_given_a_client_that_is_not_botocores_then_registering_changes_nothing()
 
 
 def test_given_the_table_gone_mid_batch_then_the_batch_answers_503_naming_what_was_written(dynamodb_client):
-    batch = [NewMemory(memory_type=MemoryType.FACT, content=f"事实{i}", field=f"slot_{i}") for i in range(4)]
+    batch = [NewMemory(memory_type=MemoryType.FACT, content=f"事实{i}", field=f"slot_{i}",
+                       keywords=ONE_TRANSACTION_EACH) for i in range(4)]
     service = SaveService(
         store=DynamoMemoryStore(table_name=TABLE, client=failing_client("EndpointConnectionError", after=2)),
         extractor=lambda: None,  # type: ignore[arg-type,return-value]

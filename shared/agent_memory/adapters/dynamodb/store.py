@@ -10,7 +10,8 @@ Items in a partition:
   ``HASH#<digest>``   marker of current content, so identical content is stored once
   ``KW#<keyword>#<key>``  the keyword index: one item per keyword of a current memory
 
-A save is one TransactWriteItems whose conditions make concurrent saves safe: the field
+The domain decides what a save supersedes (domain/supersession.py); the store writes it, one
+TransactWriteItems for several saves, whose conditions make concurrent saves safe: the field
 pointer must still point where we read it, and the content marker must not exist.
 """
 
@@ -27,18 +28,20 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from agent_memory.adapters.dynamodb.batch import read_all
-from agent_memory.adapters.dynamodb.items import (
-    from_item,
-    memory_from_item,
-    memory_to_item,
-    raise_domain_error,
-    to_item,
+from agent_memory.adapters.dynamodb.items import from_item, memory_from_item, raise_domain_error, to_item
+from agent_memory.adapters.dynamodb.memory_writes import (
+    MAX_TRANSACTION_ACTIONS,
+    MAX_TRANSACTION_BYTES,
+    bump_version,
+    delete_if_points_to,
+    keyword_deletes,
+    save_writes,
+    touched_items,
+    written_bytes,
 )
 from agent_memory.domain.keys import is_valid_memory_key, new_memory_key, partition_key
-from agent_memory.domain.keywords import normalize_keyword
 from agent_memory.domain.models import (
     AccessStats,
-    Keyword,
     Memory,
     MemoryPage,
     MemoryType,
@@ -49,23 +52,9 @@ from agent_memory.domain.models import (
     ScopeRef,
     StoreVersions,
     content_hash,
-    new_memory_version,
-    superseded_by,
-    utcnow,
 )
+from agent_memory.domain.supersession import CurrentMemories, plan_saves
 from agent_memory.errors import AgentMemoryError, Conflict, InvalidInput, NotFound, Throttled
-
-
-def _keyword_sk(term: str, memory_key: str) -> str:
-    return f"KW#{normalize_keyword(term)}#{memory_key}"
-
-
-def _unique_keywords(memory: Memory) -> list[Keyword]:
-    """One keyword item per distinct normalised term (a transaction may not touch an item twice)."""
-    seen: dict[str, Keyword] = {}
-    for keyword in memory.keywords:
-        seen.setdefault(normalize_keyword(keyword.term), keyword)
-    return list(seen.values())
 
 
 def _encode_cursor(memory_key: str) -> str:
@@ -82,16 +71,6 @@ def _decode_cursor(cursor: str) -> str:
     return memory_key
 
 
-# DynamoDB's limits on one TransactWriteItems: 100 actions and 4 MB (kept well under, for the item overhead).
-_MAX_TRANSACTION_ACTIONS = 100
-_MAX_GROUP_BYTES = 2_000_000
-
-
-def _transaction_cost(memory: Memory) -> tuple[int, int]:
-    """What creating `memory` adds to a transaction: actions (item, content marker, keywords) and bytes."""
-    return 2 + len(_unique_keywords(memory)), len(memory.model_dump_json()) + len(memory.embedding or b"")
-
-
 def _backoff(attempt: int) -> None:
     """Full-jitter backoff between optimistic retries, so racing writers spread out."""
     time.sleep(random.uniform(0, min(0.2, 0.01 * 2**attempt)))
@@ -106,97 +85,94 @@ class DynamoMemoryStore:
     # ---- writes -------------------------------------------------------------------------
 
     def save(self, user: ScopeRef, memory: NewMemory) -> SaveResult:
-        digest = content_hash(memory.content)
-        for attempt in range(self._max_attempts):
-            if attempt:
-                _backoff(attempt)
-            existing_key, current_key = self._read_slots(user, digest, memory.field)
-            if existing_key is not None:
-                existing = self.get(user, existing_key)
-                if existing is not None:
-                    return SaveResult(outcome=SaveOutcome.DUPLICATE, memory=existing)
-                continue  # marker without memory: a concurrent delete is in flight; read again
-            previous = self.get(user, current_key) if current_key else None
-            if current_key and previous is None:
-                continue  # pointer raced with a delete; read again
-            new = new_memory_version(user, memory, new_memory_key(), previous)
-            try:
-                self._client.transact_write_items(TransactItems=self._save_actions(user, new, previous))
-            except ClientError as error:
-                if error.response.get("Error", {}).get("Code") != "TransactionCanceledException":
-                    raise_domain_error(error)
-                reasons = [r.get("Code") for r in error.response.get("CancellationReasons", [])]
-                if reasons and reasons[1:2] == ["ConditionalCheckFailed"]:
-                    continue  # someone stored this content meanwhile: report it as a duplicate
-                if "ThrottlingError" in reasons or "ProvisionedThroughputExceeded" in reasons:
-                    raise Throttled("the memory store is busy, retry shortly") from error
-                continue  # the field moved under us: re-read and try again
-            if previous is None:
-                return SaveResult(outcome=SaveOutcome.CREATED, memory=new)
-            return SaveResult(outcome=SaveOutcome.SUPERSEDED, memory=new, superseded=superseded_by(previous, new))
-        raise Conflict("too many concurrent writes to this memory field, retry", details=[{"field": "field"}])
+        return self._save_all(user, [memory], [])[0]
 
     def save_many(self, user: ScopeRef, memories: list[NewMemory]) -> list[SaveResult]:
-        """Saves in order, with the results saving one by one would give, in far fewer round trips.
-
-        One consistent BatchGetItem reads every content marker the batch touches. Runs of memories that
-        can only be created (no field, content stored nowhere and not repeated in the batch) are written
-        together, several to a transaction with one version bump; the rest, and any group whose
-        transaction is cancelled by a concurrent write, go through `save`, which handles every race.
-        """
+        """Saves in order, with the results saving one by one would give, in as few round trips as
+        DynamoDB's transactions allow: two consistent batch reads of what the batch touches, then the
+        domain's decisions written several to a transaction."""
         results: list[SaveResult] = []
         try:
-            self._save_in_groups(user, memories, results)
+            self._save_all(user, memories, results)
         except AgentMemoryError as error:
             raise PartialSave(results, error) from error
         return results
 
-    def _save_in_groups(self, user: ScopeRef, memories: list[NewMemory], results: list[SaveResult]) -> None:
-        """Appends each item's result to `results` once it is stored, so a fault leaves the list true."""
-        digests = [content_hash(m.content) for m in memories]
-        stored = self._content_markers(user, set(digests))
-        group: list[tuple[NewMemory, Memory]] = []
-        actions, size = 1, 0  # the group's transaction so far: its version bump, and what its memories add
-        seen: set[str] = set()
-        for memory, digest in zip(memories, digests, strict=True):
-            creatable = not memory.field and digest not in stored and digest not in seen
-            seen.add(digest)
-            stored_form = new_memory_version(user, memory, new_memory_key(), None) if creatable else None
-            more_actions, more_bytes = _transaction_cost(stored_form) if stored_form else (0, 0)
-            if stored_form is None or actions + more_actions > _MAX_TRANSACTION_ACTIONS \
-                    or size + more_bytes > _MAX_GROUP_BYTES:
-                self._create_group(user, group, results)
-                group, actions, size = [], 1, 0
-            if stored_form is None:
-                results.append(self.save(user, memory))
-            else:
-                group.append((memory, stored_form))
-                actions, size = actions + more_actions, size + more_bytes
-        self._create_group(user, group, results)
+    def _save_all(self, user: ScopeRef, memories: list[NewMemory], results: list[SaveResult]) -> list[SaveResult]:
+        """Appends each item's result to `results` once it is stored, so a fault leaves the list true. A
+        transaction cancelled by a concurrent write is read again and decided again from its first item on."""
+        attempt, progress = 0, -1
+        while len(results) < len(memories):
+            if len(results) > progress:
+                attempt, progress = 0, len(results)
+            elif attempt == self._max_attempts:
+                raise Conflict("too many concurrent writes to this memory field, retry",
+                               details=[{"field": "field"}])
+            if attempt:
+                _backoff(attempt)
+            attempt += 1
+            remaining = memories[len(results):]
+            current = self._current_memories(user, remaining)
+            if current is not None:  # None: a marker or pointer names a memory deleted meanwhile; read again
+                self._write_in_transactions(user, plan_saves(user, remaining, current, new_memory_key), results)
+        return results
 
-    def _create_group(self, user: ScopeRef, group: list[tuple[NewMemory, Memory]], results: list[SaveResult]
-                      ) -> None:
-        if not group:
-            return
-        actions = [action for _, memory in group for action in self._save_actions(user, memory, None)[:-1]]
-        actions.append(self._bump_version(user, by=len(group)))  # one item, once per transaction
-        try:
-            self._client.transact_write_items(TransactItems=actions)
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") != "TransactionCanceledException":
-                raise_domain_error(error)
-            # Something of the group was stored meanwhile: one by one, each outcome is decided alone.
-            for proposed, _ in group:
-                results.append(self.save(user, proposed))
-            return
-        results.extend(SaveResult(outcome=SaveOutcome.CREATED, memory=memory) for _, memory in group)
-
-    def _content_markers(self, user: ScopeRef, digests: set[str]) -> set[str]:
-        """Which of these contents the user's memories hold now (strongly consistent)."""
+    def _current_memories(self, user: ScopeRef, memories: list[NewMemory]) -> CurrentMemories | None:
+        """The current memories holding these contents or fields: one consistent batch read of the content
+        markers and field pointers, one of the memories they name."""
         pk = partition_key(user)
-        keys = [to_item({"pk": pk, "sk": f"HASH#{digest}"}) for digest in sorted(digests)]
-        items = read_all(self._client, self._table, keys, attempts=self._max_attempts, projection="sk")
-        return {str(from_item(item)["sk"]).removeprefix("HASH#") for item in items}
+        slots = [f"HASH#{digest}" for digest in sorted({content_hash(m.content) for m in memories})]
+        slots += [f"FIELD#{field}" for field in sorted({m.field for m in memories if m.field})]
+        found = read_all(self._client, self._table, [to_item({"pk": pk, "sk": sk}) for sk in slots],
+                         attempts=self._max_attempts, projection="sk, memory_key")
+        pointers = {str(values["sk"]): str(values["memory_key"]) for values in map(from_item, found)}
+        keys = [to_item({"pk": pk, "sk": f"MEM#{key}"}) for key in sorted(set(pointers.values()))]
+        stored = {m.memory_key: m for m in map(memory_from_item, read_all(
+            self._client, self._table, keys, attempts=self._max_attempts))} if keys else {}
+        if any(key not in stored for key in pointers.values()):
+            return None
+        return CurrentMemories(
+            by_content={sk.removeprefix("HASH#"): stored[k] for sk, k in pointers.items() if sk.startswith("HASH#")},
+            by_field={sk.removeprefix("FIELD#"): stored[k] for sk, k in pointers.items() if sk.startswith("FIELD#")})
+
+    def _write_in_transactions(self, user: ScopeRef, planned: list[SaveResult], results: list[SaveResult]) -> None:
+        """The decided saves, in order, as few transactions as their size, action count and the rule of one
+        action per item allow; stops at the first transaction a concurrent write cancels."""
+        group: list[SaveResult] = []
+        actions: list[dict[str, Any]] = []
+        touched: set[str] = set()
+        size = 0
+        for result in planned:
+            writes = save_writes(self._table, result)
+            items, more_bytes = touched_items(writes), written_bytes(result)
+            if writes and (len(actions) + len(writes) + 1 > MAX_TRANSACTION_ACTIONS  # +1: the version bump
+                           or size + more_bytes > MAX_TRANSACTION_BYTES or items & touched):
+                if not self._commit(user, group, actions, results):
+                    return
+                group, actions, touched, size = [], [], set(), 0
+            group.append(result)
+            actions += writes
+            touched |= items
+            size += more_bytes
+        self._commit(user, group, actions, results)
+
+    def _commit(self, user: ScopeRef, group: list[SaveResult], actions: list[dict[str, Any]],
+                results: list[SaveResult]) -> bool:
+        """One transaction for the group (one version bump per memory written); False if it was cancelled."""
+        written = sum(r.outcome is not SaveOutcome.DUPLICATE for r in group)
+        if written:
+            try:
+                self._client.transact_write_items(
+                    TransactItems=[*actions, bump_version(self._table, user, by=written)])
+            except ClientError as error:
+                if error.response.get("Error", {}).get("Code") != "TransactionCanceledException":
+                    raise_domain_error(error)
+                reasons = [r.get("Code") for r in error.response.get("CancellationReasons", [])]
+                if "ThrottlingError" in reasons or "ProvisionedThroughputExceeded" in reasons:
+                    raise Throttled("the memory store is busy, retry shortly") from error
+                return False
+        results.extend(group)
+        return True
 
     def delete(self, user: ScopeRef, memory_key: str) -> Memory:
         memory = self.get(user, memory_key)
@@ -206,15 +182,16 @@ class DynamoMemoryStore:
         actions: list[dict[str, Any]] = [
             {"Delete": {"TableName": self._table, "Key": to_item({"pk": pk, "sk": f"MEM#{memory_key}"}),
                         "ConditionExpression": "attribute_exists(pk)"}},
-            self._bump_version(user),
+            bump_version(self._table, user),
         ]
         if memory.is_current:
-            actions.append(self._delete_if_points_to(pk, f"HASH#{memory.content_hash}", memory_key))
-            actions.extend(self._keyword_deletes(pk, memory))
+            actions.append(delete_if_points_to(self._table, pk, f"HASH#{memory.content_hash}", memory_key))
+            actions.extend(keyword_deletes(self._table, pk, memory))
             if memory.field:
                 # A memory stored under a former field name is read under the current one, whose pointer
                 # it never had: no pointer is nothing to delete.
-                actions.append(self._delete_if_points_to(pk, f"FIELD#{memory.field}", memory_key, or_absent=True))
+                actions.append(delete_if_points_to(self._table, pk, f"FIELD#{memory.field}", memory_key,
+                                                   or_absent=True))
         try:
             self._client.transact_write_items(TransactItems=actions)
         except ClientError as error:
@@ -357,85 +334,3 @@ class DynamoMemoryStore:
             if "LastEvaluatedKey" not in response:
                 return
             params["ExclusiveStartKey"] = response["LastEvaluatedKey"]
-
-    def _read_slots(self, user: ScopeRef, digest: str, field: str | None) -> tuple[str | None, str | None]:
-        """One consistent round trip: who holds this content now, and which memory is the field's current."""
-        pk = partition_key(user)
-        gets = [{"Get": {"TableName": self._table, "Key": to_item({"pk": pk, "sk": f"HASH#{digest}"})}}]
-        if field:
-            gets.append({"Get": {"TableName": self._table, "Key": to_item({"pk": pk, "sk": f"FIELD#{field}"})}})
-        try:
-            responses = self._client.transact_get_items(TransactItems=gets)["Responses"]
-        except ClientError as error:
-            raise_domain_error(error)
-        found = [(from_item(r["Item"]).get("memory_key") if r.get("Item") else None) for r in responses]
-        return found[0], (found[1] if field else None)
-
-    def _save_actions(self, user: ScopeRef, new: Memory, previous: Memory | None) -> list[dict[str, Any]]:
-        pk = partition_key(user)
-        now = new.updated_at.isoformat()
-        # Order matters: CancellationReasons are read by position (index 1 = content marker).
-        actions: list[dict[str, Any]] = [
-            {"Put": {"TableName": self._table, "Item": memory_to_item(new),
-                     "ConditionExpression": "attribute_not_exists(pk)"}},
-            {"Put": {"TableName": self._table,
-                     "Item": to_item({"pk": pk, "sk": f"HASH#{new.content_hash}", "kind": "content",
-                                       "memory_key": new.memory_key}),
-                     "ConditionExpression": "attribute_not_exists(pk)"}},
-        ]
-        if new.field:
-            pointer = {"Put": {"TableName": self._table,
-                               "Item": to_item({"pk": pk, "sk": f"FIELD#{new.field}", "kind": "field",
-                                                 "memory_key": new.memory_key, "updated_at": now})}}
-            if previous is None:
-                pointer["Put"]["ConditionExpression"] = "attribute_not_exists(pk)"
-            else:
-                pointer["Put"]["ConditionExpression"] = "memory_key = :previous"
-                pointer["Put"]["ExpressionAttributeValues"] = to_item({":previous": previous.memory_key})
-            actions.append(pointer)
-        if previous is not None:
-            actions.append({"Update": {
-                "TableName": self._table,
-                "Key": to_item({"pk": pk, "sk": f"MEM#{previous.memory_key}"}),
-                "UpdateExpression": "SET superseded_at = :at, superseded_by = :by, updated_at = :at",
-                "ConditionExpression": "attribute_exists(pk) AND attribute_not_exists(superseded_at)",
-                "ExpressionAttributeValues": to_item({":at": new.valid_from.isoformat(),
-                                                       ":by": new.memory_key}),
-            }})
-            actions.append(self._delete_if_points_to(pk, f"HASH#{previous.content_hash}", previous.memory_key))
-            actions.extend(self._keyword_deletes(pk, previous))
-        actions.extend(
-            {"Put": {"TableName": self._table, "Item": to_item({
-                "pk": pk, "sk": _keyword_sk(keyword.term, new.memory_key), "kind": "keyword",
-                "memory_key": new.memory_key, "keyword": keyword.term, "weight": f"{keyword.weight:.4f}",
-                "extraction_source": new.metadata.get("keyword_source", "system"),
-            })}}
-            for keyword in _unique_keywords(new)
-        )
-        actions.append(self._bump_version(user))
-        return actions
-
-    def _keyword_deletes(self, pk: str, memory: Memory) -> list[dict[str, Any]]:
-        return [
-            {"Delete": {"TableName": self._table,
-                        "Key": to_item({"pk": pk, "sk": _keyword_sk(k.term, memory.memory_key)})}}
-            for k in _unique_keywords(memory)
-        ]
-
-    def _delete_if_points_to(self, pk: str, sk: str, memory_key: str, *, or_absent: bool = False
-                             ) -> dict[str, Any]:
-        condition = "attribute_not_exists(pk) OR memory_key = :key" if or_absent else "memory_key = :key"
-        return {"Delete": {"TableName": self._table, "Key": to_item({"pk": pk, "sk": sk}),
-                           "ConditionExpression": condition,
-                           "ExpressionAttributeValues": to_item({":key": memory_key})}}
-
-    def _bump_version(self, user: ScopeRef, by: int = 1) -> dict[str, Any]:
-        return {"Update": {
-            "TableName": self._table,
-            "Key": to_item({"pk": partition_key(user), "sk": "META"}),
-            "UpdateExpression": "ADD version :by SET updated_at = :now, kind = :kind",
-            "ExpressionAttributeValues": to_item({":by": by, ":now": utcnow().isoformat(), ":kind": "meta"}),
-        }}
-
-
-
