@@ -23,6 +23,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
 
+from local.memory_trim import start_trimming
 from local.runtime import LocalFunctions, http_api_event, match_route, response_parts
 
 MAX_REQUEST_BYTES = 10 * 1024 * 1024  # API Gateway HTTP API's own payload limit
@@ -162,6 +163,7 @@ def main() -> None:
     args = parser.parse_args()
     settings = LocalSettings()
     server, app = serve(LocalFunctions(settings.containers_per_function), args.port)
+    start_trimming(settings.memory_trim_seconds)
 
     def stop(*_: object) -> None:  # stop accepting; requests in flight still finish
         threading.Thread(target=server.shutdown, daemon=True).start()

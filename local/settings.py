@@ -28,6 +28,9 @@ class LocalSettings(BaseSettings):
     # DynamoDB Local exiting on its own is restarted (same port, same data) at most this many times; then
     # the stack stops, saying so (0: stop at the first exit).
     dynamodb_max_restarts: int = Field(default=3, ge=0, le=100, validation_alias="LOCAL_DYNAMODB_MAX_RESTARTS")
+    # The API and workers processes hand the memory their allocator keeps after it was freed back this often
+    # (local/memory_trim.py); 0 = never.
+    memory_trim_seconds: float = Field(default=30.0, ge=0, validation_alias="LOCAL_MEMORY_TRIM_SECONDS")
     llm_provider: str = Field(default="", validation_alias="LLM_PROVIDER")
     # The search tier: `opensearch` starts a real OpenSearch node (data under the data dir's opensearch/) unless
     # OPENSEARCH_ENDPOINT names one already running.

@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from local.memory_trim import start_trimming
 from local.runtime import LocalFunctions, table_names
 from local.settings import LocalSettings
 from local.streams import StreamPoller
@@ -186,6 +187,7 @@ def main() -> None:
         streams = (boto3.client("dynamodb"),
                    boto3.client("dynamodbstreams", endpoint_url=settings.dynamodb_endpoint or None))
     workers = Workers(settings, settings.queue_urls, boto3.client("sqs"), dynamodb=streams).start()
+    start_trimming(settings.memory_trim_seconds)
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
