@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -46,6 +47,15 @@ class Stack:
         self.process.terminate()
         self.process.wait(timeout=120)
         return self.printed()
+
+
+def wait_for(check: Any, timeout: float = 60.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        found = check()
+        if found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.5)
 
 
 def free_port() -> int:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -14,7 +13,7 @@ from typing import Any
 import pytest
 from agent_memory_client import MemoryClient, NotFoundError, ValidationError
 
-from tests.e2e.stack import ROOT, Stack, running_stack, start_stack
+from tests.e2e.stack import ROOT, Stack, running_stack, start_stack, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -144,15 +143,6 @@ def test_the_readme_layers_walkthrough_logs_rolls_up_searches_and_injects(stack)
     assert injected["injected_contexts"][0] == "hot_memory"
     context = injected["messages"][0]["content"]
     assert '- name: "高血压III期临床研究"' in context and "<intent_context>" in context
-
-
-def wait_for(check: Any, timeout: float = 60.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        found = check()
-        if found or time.monotonic() > deadline:
-            return found
-        time.sleep(0.5)
 
 
 def test_given_a_stopped_stack_when_it_starts_again_then_every_kind_of_data_is_there(tmp_path):

@@ -11,7 +11,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from tests.e2e.stack import Stack, start_stack
+from tests.e2e.stack import Stack, start_stack, wait_for
 
 
 def http(stack: Stack, method: str, path: str, body: Any = None) -> tuple[int, dict[str, str], Any]:
@@ -29,7 +29,7 @@ def http(stack: Stack, method: str, path: str, body: Any = None) -> tuple[int, d
 def kill_store(stack: Stack) -> None:
     """SIGKILL DynamoDB Local (as the OOM killer would) and wait until it is gone."""
     state_file = stack.data_dir / "stack.json"  # written just after the API first answers
-    assert wait_until(state_file.exists, timeout=30)
+    assert wait_for(state_file.exists, timeout=30)
     state = json.loads(state_file.read_text(encoding="utf-8"))
     pid = state["processes"]["dynamodb-local"]
     os.kill(pid, signal.SIGKILL)
@@ -44,15 +44,6 @@ def _state(pid: int) -> str:
             return stat.read().rsplit(")", 1)[1].split()[0]
     except OSError:
         return "gone"
-
-
-def wait_until(check: Any, timeout: float = 240) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        found = check()
-        if found or time.monotonic() > deadline:
-            return found
-        time.sleep(0.5)
 
 
 def test_given_dynamodb_local_killed_then_requests_answer_503_and_the_stack_restarts_it_losing_nothing(tmp_path):
@@ -73,7 +64,7 @@ def test_given_dynamodb_local_killed_then_requests_answer_503_and_the_stack_rest
             status, _, body = answers[-1]
             return [m["content"] for m in body["items"]] if status == 200 else []
 
-        assert wait_until(listed) == ["我住在杭州"], (
+        assert wait_for(listed, timeout=240) == ["我住在杭州"], (
             answers[-1],
             "\n".join(line for line in stack.stop().splitlines() if not line.startswith(("{", "127.0.0.1"))),
         )

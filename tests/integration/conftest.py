@@ -65,3 +65,12 @@ def lambda_env(monkeypatch: pytest.MonkeyPatch, dynamodb_client: Any) -> Iterato
 @pytest.fixture
 def api(lambda_env: Any) -> LambdaApi:
     return LambdaApi(LocalFunctions())
+
+
+@pytest.fixture
+def end_user_tokens(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Tokens are end users' (TOKEN_KIND=end_user): each reaches its own user only."""
+    monkeypatch.setenv("TOKEN_KIND", "end_user")
+    reset_containers()
+    yield
+    reset_containers()

@@ -137,16 +137,6 @@ def as_token(api, monkeypatch, claims, method, path, body=None, headers=None):
     return result["statusCode"], _json.loads(result.get("body") or "null")
 
 
-@pytest.fixture
-def end_user_tokens(monkeypatch):
-    from tests.integration.conftest import reset_containers
-
-    monkeypatch.setenv("TOKEN_KIND", "end_user")
-    reset_containers()
-    yield
-    reset_containers()
-
-
 def test_given_end_user_tokens_then_a_token_reaches_its_own_user_only(api, monkeypatch, end_user_tokens):
     alice = {"sub": "alice", "tenant_id": "acme"}
     saved, _ = as_token(api, monkeypatch, alice, "POST", "/v1/users/alice/memories",

@@ -6,10 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import pytest
-
 from local.runtime import http_api_event, match_route
-from tests.integration.conftest import reset_containers
 
 ALICE = {"sub": "alice", "tenant_id": "acme"}
 INJECT = "/v1/context/inject"
@@ -36,14 +33,6 @@ def messages_refused_by_validation() -> str:
     """About 4 MB of messages the request model refuses (no such role): read and validated, they are a 422."""
     turn = json.dumps({"role": "robot", "content": "x" * 4000})
     return "[" + ", ".join([turn] * (FOUR_MB // len(turn))) + "]"
-
-
-@pytest.fixture
-def end_user_tokens(monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.setenv("TOKEN_KIND", "end_user")
-    reset_containers()
-    yield
-    reset_containers()
 
 
 def test_given_alices_token_when_a_4mb_body_that_would_fail_validation_names_bob_then_403_not_422(api, end_user_tokens):

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from local.runtime import http_api_event, match_route
-from tests.integration.conftest import reset_containers
 
 ALICE = {"sub": "alice", "tenant_id": "acme"}
 BOB = {"sub": "bob", "tenant_id": "acme"}
@@ -49,14 +48,6 @@ def stored_synonyms(dynamodb_client: Any) -> list[dict[str, Any]]:
         KeyConditionExpression="pk = :pk",
         ExpressionAttributeValues={":pk": {"S": "T#acme#SYN"}},
     )["Items"]
-
-
-@pytest.fixture
-def end_user_tokens(monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.setenv("TOKEN_KIND", "end_user")
-    reset_containers()
-    yield
-    reset_containers()
 
 
 @pytest.fixture
