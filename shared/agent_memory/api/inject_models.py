@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_vali
 from agent_memory.domain.caller_state import AgentExecutionRecord, ConsultingState, DeviceInfo
 from agent_memory.domain.context_placement import Placement
 from agent_memory.domain.conversation import Message
+from agent_memory.domain.current_message import user_texts
 from agent_memory.domain.keys import Id
 from agent_memory.domain.requests import RequestModel
 from agent_memory.services.memory_layers import Intent
@@ -97,11 +98,9 @@ class InjectionRequest(RequestModel):
 
 
 def _text_of(content: str | list[dict[str, Any]]) -> str:
-    """A message's words: its text, or its text blocks' (tool results and images have none)."""
-    if isinstance(content, str):
-        return content.strip()
-    return "\n".join(block["text"].strip() for block in content
-                     if block.get("type") == "text" and isinstance(block.get("text"), str)).strip()
+    """A user message's words: its text, or its text blocks' (tool results and images have none)."""
+    texts = user_texts([{"role": "user", "content": content}])
+    return "\n".join(text.strip() for text in texts if isinstance(text, str)).strip()
 
 
 class InjectedBlock(BaseModel):
