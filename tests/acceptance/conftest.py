@@ -24,7 +24,7 @@ from moto.dynamodb import models as moto_dynamodb
 from agent_memory.adapters.embeddings.local import LocalE5Embedder, OpenMpThreads
 from local.runtime import LocalFunctions, create_local_resources, table_names
 from local.template import create_tables
-from tests.acceptance import helpers
+from tests.fakes import api_calls
 from tests.integration.conftest import ApiResponse, LambdaApi, deployed_environment, reset_containers
 
 _TRANSACTIONS = threading.Lock()
@@ -94,7 +94,7 @@ def lambda_env(monkeypatch: pytest.MonkeyPatch, aws_stack: tuple[Any, Any, dict[
     for name, value in deployed_environment(queues).items():
         monkeypatch.setenv(name, value)
     yield dynamodb
-    if helpers.settings_changed():
+    if api_calls.settings_changed():
         reset_containers()
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from agent_memory.domain.conversation import validate_messages
-from tests.acceptance.helpers import (
+from tests.fakes.api_calls import (
     block_body,
     block_info,
     configure,
@@ -25,7 +25,7 @@ from tests.acceptance.helpers import (
     save,
     save_many,
 )
-from tests.retriever_service import RetrieverService
+from tests.fakes.retriever_service import RetrieverService
 
 PRIORITIES = {"user_memory": "P0", "collected_info": "P0", "assessment_result": "P0", "conversation_stats": "P1",
               "relevant_knowledge": "P1", "active_agents_history": "P1", "similar_experiences": "P2",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.acceptance.helpers import (
+from tests.fakes.api_calls import (
     current_memories,
     extract,
     is_chinese,

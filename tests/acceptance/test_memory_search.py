@@ -11,7 +11,7 @@ import boto3
 
 from agent_memory.services.search import DEFAULT_MIN_RELEVANCE
 from agent_memory.settings import get_settings
-from tests.acceptance.helpers import (
+from tests.fakes.api_calls import (
     configure,
     current_memories,
     days_ago,

@@ -11,7 +11,7 @@ import pytest
 
 from agent_memory.domain.layers import previous_week
 from agent_memory.domain.models import utcnow
-from tests.acceptance.helpers import (
+from tests.fakes.api_calls import (
     at,
     block_body,
     block_info,
@@ -23,7 +23,7 @@ from tests.acceptance.helpers import (
     ok,
     run_weekly_rollup,
 )
-from tests.retriever_service import RetrieverService
+from tests.fakes.retriever_service import RetrieverService
 
 PROJECT = "/v1/projects/study-42"
 

@@ -21,7 +21,7 @@ from agent_memory.ports import IndexSnapshotStore
 from agent_memory.services.search import SearchRequest
 from agent_memory.settings import Settings
 from tests.conftest import TABLE
-from tests.snapshot_fakes import InMemoryIndexSnapshotStore
+from tests.fakes.index_snapshots import InMemoryIndexSnapshotStore
 
 BIG = os.urandom(CHUNK_BYTES * 3 + 1234)  # four chunks
 

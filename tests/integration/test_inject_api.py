@@ -14,7 +14,7 @@ from agent_memory.domain.conversation import validate_messages
 from agent_memory.domain.keys import cache_partition_key
 from agent_memory.domain.models import ScopeRef
 from agent_memory.settings import Settings, get_settings
-from tests.retriever_service import RetrieverService
+from tests.fakes.retriever_service import RetrieverService
 
 USER = "/v1/users/u-inject"
 INJECT = "/v1/context/inject"

@@ -87,7 +87,7 @@ def test_given_a_protocol_question_then_inject_adds_the_answer_from_the_protocol
 
 
 def test_given_a_knowledge_service_url_then_it_wins_over_the_folder(folders, monkeypatch):
-    from tests.retriever_service import RetrieverService
+    from tests.fakes.retriever_service import RetrieverService
 
     with RetrieverService(lambda path, body: [{"content": "SOP from the service", "source": "kb"}]) as service:
         monkeypatch.setenv("CONTEXT_SOP_URL", f"{service.url}/sop")

@@ -27,8 +27,8 @@ from agent_memory.services.memory_tool import MemoryToolService
 from agent_memory.services.search import SearchRequest
 from agent_memory.settings import Settings
 from tests.conftest import TABLE
-from tests.memory_file_fakes import FakeMemoryFileStore
-from tests.memory_tool_session import SESSION, on_this_disk, reference_answer
+from tests.fakes.memory_files import FakeMemoryFileStore
+from tests.fakes.memory_tool_session import SESSION, on_this_disk, reference_answer
 
 NOW = datetime(2026, 3, 1, 9, 30, tzinfo=UTC)
 

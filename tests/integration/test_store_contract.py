@@ -10,7 +10,7 @@ import pytest
 from agent_memory.domain.models import MemoryType, NewMemory, SaveOutcome, ScopeRef
 from agent_memory.errors import InvalidInput, NotFound
 from agent_memory.ports import MemoryStore
-from tests.fakes import InMemoryMemoryStore
+from tests.fakes.store import InMemoryMemoryStore
 
 
 @pytest.fixture(params=["moto", "dynamodb-local", "fake"])

@@ -227,7 +227,7 @@ def test_madial_loader_on_hand_made_files(tmp_path):
 def test_import_maps_duplicates_to_the_existing_memory():
     from agent_memory.domain.models import ScopeRef
     from agent_memory.services.save import SaveService
-    from tests.fakes import InMemoryMemoryStore
+    from tests.fakes.store import InMemoryMemoryStore
 
     services = SimpleNamespace(save=SaveService(store=InMemoryMemoryStore(), extractor=lambda: None))
     when = datetime(2023, 5, 8, tzinfo=UTC)
@@ -242,7 +242,7 @@ def test_run_dataset_scores_what_search_returns():
     pytest.importorskip("agent_memory.services.search")
     from agent_memory.services.save import SaveService
     from benchmarks.retrieval import run_dataset
-    from tests.fakes import InMemoryMemoryStore
+    from tests.fakes.store import InMemoryMemoryStore
 
     store = InMemoryMemoryStore()
 

@@ -29,7 +29,7 @@ from agent_memory.domain.summary import (
     SUMMARY_HEADER_ZH,
     extractive_summary,
 )
-from tests.unit.conversations import assistant, chat, count_tokens, tool_call, tool_results, user
+from tests.fakes.conversations import assistant, chat, count_tokens, tool_call, tool_results, user
 
 # --------------------------------------------------------------------------------------------- #
 # Step 1: compact_tool_results

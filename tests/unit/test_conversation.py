@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent_memory.domain.conversation import is_valid, turn_starts, validate_messages
-from tests.unit.conversations import assistant, tool_call, tool_results, user
+from tests.fakes.conversations import assistant, tool_call, tool_results, user
 
 # --------------------------------------------------------------------------------------------- #
 # validate_messages

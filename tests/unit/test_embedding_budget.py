@@ -8,7 +8,7 @@ from agent_memory.domain.embedding_budget import PASSAGE_TOKEN_CAP, check_embedd
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.errors import PayloadTooLarge
 from agent_memory.services.save import SaveService
-from tests.fakes import InMemoryMemoryStore
+from tests.fakes.store import InMemoryMemoryStore
 
 USER = ScopeRef(tenant_id="t", user_id="u")
 

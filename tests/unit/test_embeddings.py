@@ -17,7 +17,7 @@ from agent_memory.domain.vectors import decode_vector, encode_vector
 from agent_memory.errors import EmbeddingUnavailable
 from agent_memory.ports import CandidateQuery
 from agent_memory.settings import Settings
-from tests.fakes import InMemoryMemoryStore
+from tests.fakes.store import InMemoryMemoryStore
 
 USER = ScopeRef(tenant_id="t", user_id="u")
 

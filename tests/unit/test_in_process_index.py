@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 from agent_memory.adapters.in_process_index import InProcessIndex
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
-from tests.fakes import InMemoryMemoryStore
+from tests.fakes.store import InMemoryMemoryStore
 
 USER = ScopeRef(tenant_id="t", user_id="u")
 

@@ -14,8 +14,8 @@ from agent_memory.domain.models import Memory, MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.text import tokenize
 from agent_memory.domain.vectors import encode_vector
 from agent_memory.ports import CandidateQuery
-from tests.fakes import InMemoryMemoryStore
-from tests.snapshot_fakes import InMemoryIndexSnapshotStore
+from tests.fakes.index_snapshots import InMemoryIndexSnapshotStore
+from tests.fakes.store import InMemoryMemoryStore
 
 USER = ScopeRef(tenant_id="t", user_id="u")
 DIMENSION = 8

@@ -22,7 +22,7 @@ from agent_memory.errors import InvalidInput
 from agent_memory.services.blocks.base import BlockCache, FetchContext
 from agent_memory.services.inject import InjectLimits, InjectService
 from agent_memory.settings import Settings
-from tests.fakes import InMemoryMemoryStore
+from tests.fakes.store import InMemoryMemoryStore
 from tests.unit.test_compaction import _conversation
 
 NOW = 1_795_309_200.0  # 2026-11-22T01:00:00Z

@@ -8,7 +8,7 @@ import re
 
 from agent_memory.domain.duplicates import DuplicateRule, restates
 from agent_memory.domain.models import MemoryType
-from tests.fakes import InMemoryMemoryStore
+from tests.fakes.store import InMemoryMemoryStore
 from tests.unit.test_user_memory_block import FILLER, Block, remember, who
 
 RESTATED = ["Is allergic to peanuts", "Allergic to peanuts", "I'm allergic to peanuts."]

@@ -19,8 +19,8 @@ from agent_memory.domain.vectors import encode_vector
 from agent_memory.services.blocks.registry import default_sources
 from agent_memory.services.inject import InjectService
 from agent_memory.settings import Settings
-from tests import fakes
-from tests.fakes import InMemoryMemoryStore
+from tests.fakes import store as fakes
+from tests.fakes.store import InMemoryMemoryStore
 
 USER = ScopeRef(tenant_id="t-overlap", user_id="u")
 START = datetime(2026, 1, 1, tzinfo=UTC)

@@ -15,7 +15,7 @@ from agent_memory.adapters.retrievers import build_retriever
 from agent_memory.domain.knowledge import KnowledgeChunk, KnowledgeIndex, chunk_document
 from agent_memory.domain.models import ScopeRef
 from agent_memory.settings import Settings
-from tests import fakes
+from tests.fakes import store as fakes
 
 ROOT = Path(__file__).resolve().parents[2]
 WHO = ScopeRef(tenant_id="t-knowledge", user_id="u-knowledge")

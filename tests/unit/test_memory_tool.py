@@ -21,8 +21,8 @@ from agent_memory.domain.memory_files import (
 from agent_memory.domain.models import ScopeRef
 from agent_memory.errors import Throttled
 from agent_memory.services.memory_tool import MemoryToolResult, MemoryToolService
-from tests.memory_file_fakes import FakeMemoryFileStore
-from tests.memory_tool_session import (
+from tests.fakes.memory_files import FakeMemoryFileStore
+from tests.fakes.memory_tool_session import (
     NOTES,
     SESSION,
     create,

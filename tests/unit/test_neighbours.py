@@ -9,7 +9,7 @@ from agent_memory.domain.models import Memory, MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.neighbours import previous_turns, with_neighbours
 from agent_memory.domain.text import tokenize
 from agent_memory.ports import CandidateQuery
-from tests.fakes import InMemoryMemoryStore
+from tests.fakes.store import InMemoryMemoryStore
 
 USER = ScopeRef(tenant_id="t", user_id="u")
 

@@ -10,7 +10,7 @@ import pytest
 
 from agent_memory.adapters.pinned_versions import VersionPinningStore, pinned_versions
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef, StoreVersions
-from tests.fakes import InMemoryMemoryStore
+from tests.fakes.store import InMemoryMemoryStore
 
 ALICE = ScopeRef(tenant_id="t-pins", user_id="alice")
 BOB = ScopeRef(tenant_id="t-pins", user_id="bob")

@@ -113,7 +113,7 @@ def test_prefetch_starts_the_text_the_search_embeds_and_nothing_for_a_keyword_se
     from agent_memory.bootstrap import build_services
     from agent_memory.services.search import SearchRequest
     from agent_memory.settings import Settings
-    from tests.fakes import InMemoryMemoryStore
+    from tests.fakes.store import InMemoryMemoryStore
 
     class Embedder:
         model_id, dimension = "recording", 2
@@ -142,7 +142,7 @@ def test_a_search_starts_its_query_embedding_before_the_index_reads_and_waits_fo
     from agent_memory.domain.vectors import encode_vector
     from agent_memory.services.search import SearchRequest
     from agent_memory.settings import Settings
-    from tests.fakes import InMemoryMemoryStore
+    from tests.fakes.store import InMemoryMemoryStore
 
     events: list[str] = []
 

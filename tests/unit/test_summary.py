@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent_memory.domain.compaction import summarize_early_turns
 from agent_memory.domain.summary import extractive_summary
-from tests.unit.conversations import assistant, chat, user
+from tests.fakes.conversations import assistant, chat, user
 
 # --------------------------------------------------------------------------------------------- #
 # extractive_summary

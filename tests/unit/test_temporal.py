@@ -11,7 +11,7 @@ from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.temporal import AFTERWARDS, time_cue
 from agent_memory.services.search import SearchRequest, SearchService
 from agent_memory.settings import Settings
-from tests.fakes import InMemoryMemoryStore
+from tests.fakes.store import InMemoryMemoryStore
 
 NOW = datetime(2026, 11, 23, 15, 0, tzinfo=UTC)
 USER = ScopeRef(tenant_id="t", user_id="u")

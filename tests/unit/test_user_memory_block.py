@@ -15,7 +15,7 @@ from agent_memory.domain.tokens import estimate_tokens
 from agent_memory.services.blocks.user_memory import UserMemorySource
 from agent_memory.services.inject import InjectLimits, InjectService
 from agent_memory.settings import Settings
-from tests.fakes import InMemoryMemoryStore
+from tests.fakes.store import InMemoryMemoryStore
 
 NOW = 1_795_309_200.0
 START = datetime(2026, 1, 1, tzinfo=UTC)
