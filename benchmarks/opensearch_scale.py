@@ -7,8 +7,9 @@ index; both are stopped at the end, on error and on Ctrl-C.
   ingest (stream path)     the sizes up to --table-max are saved to the table (the save service's `enrich`, the
                            store's `save_many`, 100 a call, vectors given, as in benchmarks/scale.py); the table's
                            stream reaches the node as it does in `make run SEARCH=opensearch`: local/streams.py's
-                           StreamPoller invokes the real IndexerFunction handler (functions/indexer/app.py, through
-                           local.runtime.LocalFunctions, its environment pointing get_indexer() at the node).
+                           StreamPoller invokes the real IndexerFunction handler
+                           (functions/indexer/indexer_handler.py, through local.runtime.LocalFunctions, its
+                           environment pointing get_indexer() at the node).
                            memories/s: from the first save until the index's count of the user's documents
                            reaches the number stored; nothing calls refresh, the node's 1 s refresh interval
                            applies. The indexer's own time per memory is summed around its invocations

@@ -12,8 +12,8 @@ Per size, in the service layer, against a table in AWS's DynamoDB Local (--backe
                              message per call, so user_memory searches; cold = fresh services, with the snapshot
   RSS                        the process's resident set once the size's warm index is built, and what the
                              build added (one long-lived container serving the three users in turn)
-  import, load / inject handler   a cold start's import of the handler module (functions/<name>/app.py): the
-                             median of --import-runs fresh `python -c "import app"` processes (after one that
+  import, load / inject handler   a cold start's import of the handler module (functions/<name>/<name>_handler.py,
+                             the module _HANDLER names): the median of --import-runs fresh processes (after one that
                              writes the bytecode, as the layer ships it) with the environment Lambda gives the
                              function: template.yaml's variables, LAMBDA_TASK_ROOT, tracing on (X-Ray daemon
                              address, no POWERTOOLS_TRACE_DISABLED); target on the median, not p95
@@ -57,7 +57,9 @@ SCENARIOS = ("search warm", "search cold (no snapshot)", "search cold (snapshot)
 # Import rows: the handler each imports, by the function's logical id; the target is on the median (ms).
 IMPORTS = {"import, load handler": "LoadFunction", "import, inject handler": "InjectFunction"}
 IMPORT_TARGET_MS = 300.0
-IMPORT_PROBE = ("import time\nstarted = time.perf_counter()\nimport app\n"
+# The module Lambda's runtime imports: the one _HANDLER names (`load_handler` of `load_handler.handler`).
+IMPORT_PROBE = ("import importlib, os, time\nmodule = os.environ['_HANDLER'].rsplit('.', 1)[0]\n"
+                "started = time.perf_counter()\nimportlib.import_module(module)\n"
                 "print((time.perf_counter() - started) * 1000)")
 
 

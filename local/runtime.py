@@ -1,5 +1,5 @@
 """A Lambda-like runtime for the local stack and the tests: env from template.yaml, handlers
-loaded from functions/<name>/app.py, API Gateway HTTP API (payload 2.0) events.
+loaded from functions/<name>/<name>_handler.py, API Gateway HTTP API (payload 2.0) events.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from local.metrics import keep_metrics_per_thread
-from local.template import ROOT, FunctionDef, Route, functions, resolve_environment, routes
+from local.template import FunctionDef, Route, functions, resolve_environment, routes
 
 LOCAL_TABLE_PREFIX = "agent-memory-local"
 
@@ -108,9 +108,7 @@ class LocalFunctions:
 
     def _load(self, logical_id: str, number: int) -> ModuleType:
         definition = self._defs[logical_id]
-        module_file, _ = definition.handler.rsplit(".", 1)
-        path = ROOT / definition.code_uri / f"{module_file}.py"
-        spec = importlib.util.spec_from_file_location(f"lambda_{logical_id}_{number}", path)
+        spec = importlib.util.spec_from_file_location(f"lambda_{logical_id}_{number}", definition.handler_file)
         assert spec and spec.loader
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)

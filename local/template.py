@@ -75,6 +75,15 @@ class FunctionDef:
     environment: dict[str, Any] = field(default_factory=dict)
     timeout: int = 3  # seconds, as Lambda's default
 
+    @property
+    def module(self) -> str:
+        """The handler's module: `save_handler` of `save_handler.handler`."""
+        return self.handler.rsplit(".", 1)[0]
+
+    @property
+    def handler_file(self) -> Path:
+        return ROOT / self.code_uri / f"{self.module}.py"
+
 
 def resources(template: dict[str, Any] | None = None) -> dict[str, Any]:
     return (template or load_template())["Resources"]

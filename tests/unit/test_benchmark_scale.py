@@ -52,7 +52,8 @@ def test_the_import_rows_environment_is_lambdas_with_tracing_on():
     for logical_id in IMPORTS.values():
         env, task_root = lambda_environment(logical_id)
 
-        assert env["LAMBDA_TASK_ROOT"] == str(task_root) and (task_root / "app.py").is_file()
+        module = env["_HANDLER"].rsplit(".", 1)[0]
+        assert env["LAMBDA_TASK_ROOT"] == str(task_root) and (task_root / f"{module}.py").is_file()
         assert env["PYTHONPATH"].split(":")[0] == str(task_root)
         assert "POWERTOOLS_TRACE_DISABLED" not in env and env["AWS_XRAY_DAEMON_ADDRESS"]
         assert env["MEMORY_TABLE_NAME"] and env["POWERTOOLS_SERVICE_NAME"] == "agent-memory"

@@ -13,10 +13,11 @@ from benchmarks.scale import IMPORTS, lambda_environment
 
 DEFERRED = ("aws_xray_sdk.core", "numpy", "agent_memory.bootstrap", "agent_memory.services.search",
             "agent_memory.services.memory_layers", "botocore.client", "httpx")
+# The module Lambda's runtime imports: the one _HANDLER names (`load_handler` of `load_handler.handler`).
 PROBE = f"""
-import sys
-import app
-assert callable(app.handler)
+import importlib, os, sys
+module = importlib.import_module(os.environ["_HANDLER"].rsplit(".", 1)[0])
+assert callable(module.handler)
 print(",".join(m for m in {DEFERRED!r} if m in sys.modules))
 """
 

@@ -20,7 +20,7 @@ EVENT = json.loads((ROOT / "events" / "docs-page.json").read_text(encoding="utf-
 
 @pytest.fixture(scope="module")
 def docs() -> Any:
-    spec = importlib.util.spec_from_file_location("docs_app_under_test", DOCS / "app.py")
+    spec = importlib.util.spec_from_file_location("docs_app_under_test", DOCS / "docs_handler.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -80,7 +80,8 @@ def test_behind_a_named_stage_the_page_links_its_assets_and_the_api_under_the_st
 
 
 @pytest.mark.parametrize("path", [
-    "/ui/missing.js", "/ui/index.html", "/ui/app.py", "/ui/inspector.css.map", "/ui/users", "/ui/users/u1/a/b",
+    "/ui/missing.js", "/ui/index.html", "/ui/docs_handler.py", "/ui/inspector.css.map", "/ui/users",
+    "/ui/users/u1/a/b",
     "/ui/groups/g1", "/ui/users/u1/Search",
 ])
 def test_unknown_assets_and_paths_are_a_json_404(docs, path):
@@ -91,8 +92,9 @@ def test_unknown_assets_and_paths_are_a_json_404(docs, path):
 
 
 @pytest.mark.parametrize("path", [
-    "/ui/../app.py", "/ui/..%2Fapp.py", "/ui/%2e%2e/app.py", "/ui/./app.py", "/ui//etc/passwd",
-    "/ui/ui/../requirements.txt", "/ui/users/../../app.py", "/ui/..\\app.py", "/ui/%2e%2e%2fapp.py",
+    "/ui/../docs_handler.py", "/ui/..%2Fdocs_handler.py", "/ui/%2e%2e/docs_handler.py", "/ui/./docs_handler.py",
+    "/ui//etc/passwd", "/ui/ui/../requirements.txt", "/ui/users/../../docs_handler.py", "/ui/..\\docs_handler.py",
+    "/ui/%2e%2e%2fdocs_handler.py",
 ])
 def test_no_path_reaches_a_file_outside_the_whitelist(docs, path):
     response = get(docs, path)
@@ -102,8 +104,9 @@ def test_no_path_reaches_a_file_outside_the_whitelist(docs, path):
 
 
 def test_an_encoded_traversal_in_an_id_is_only_an_id(docs):
-    # "..%2F..%2Fapp.py" is a (strange) user id to the router: the page is served, no file is read by that name.
-    response = get(docs, "/ui/users/..%2F..%2Fapp.py")
+    # "..%2F..%2Fdocs_handler.py" is a (strange) user id to the router: the page is served, no file is read by
+    # that name.
+    response = get(docs, "/ui/users/..%2F..%2Fdocs_handler.py")
 
     assert response["statusCode"] == 200
     assert response["body"] == get(docs, "/ui")["body"]

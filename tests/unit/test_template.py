@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from local.template import ROOT, functions, load_template, resources, routes
+from local.template import functions, load_template, resources, routes
 
 READ_ACTIONS = {"dynamodb:GetItem", "dynamodb:Query"}
 
@@ -41,7 +41,7 @@ def test_functions_run_python312_on_one_shared_layer():
 def test_functions_that_build_the_services_get_the_opensearch_layer_only_with_the_opensearch_tier():
     # With OpenSearchEndpoint set, building the services opens the index client (opensearch-py); the docs never do.
     builders = {logical_id for logical_id, function in functions().items()
-                if "agent_memory.bootstrap import" in (ROOT / function.code_uri / "app.py").read_text(encoding="utf-8")}
+                if "agent_memory.bootstrap import" in function.handler_file.read_text(encoding="utf-8")}
     assert builders == set(functions()) - {"DocsFunction"}
     assert resources()["OpenSearchLayer"]["Condition"] == "UseOpenSearch"
     on_condition = {"Fn::If": ["UseOpenSearch", {"Ref": "OpenSearchLayer"}, {"Ref": "AWS::NoValue"}]}
