@@ -13,15 +13,19 @@ from agent_memory.ports import CachedContext, ContextCache
 # Shared writes waiting on the writer beyond this are skipped (a slow table must not pile them up in memory):
 # a skipped write costs another container one miss.
 MAX_PENDING_WRITES = 64
+# Expired entries are dropped at most this often (a walk over the LRU): most blocks live 30-300 s while the LRU
+# holds thousands, so without the sweep a busy container kept megabytes of dead blocks until LRU order reached them.
+SWEEP_INTERVAL_SECONDS = 60.0
 
 
 class LocalContextCache:
-    """A bounded LRU of fresh entries, for one container."""
+    """A bounded LRU of fresh entries, for one container; expired ones are swept out as time passes."""
 
     def __init__(self, *, max_entries: int = 4096) -> None:
         self._max_entries = max_entries
         self._entries: OrderedDict[tuple[str, str, str], CachedContext] = OrderedDict()
         self._lock = threading.Lock()
+        self._next_sweep = 0.0
 
     def get(self, user: ScopeRef, key: str, *, now: float) -> CachedContext | None:
         slot = (user.tenant_id, user.user_id, key)
@@ -43,6 +47,16 @@ class LocalContextCache:
             self._entries.move_to_end((user.tenant_id, user.user_id, key))
             while len(self._entries) > self._max_entries:
                 self._entries.popitem(last=False)
+            if entry.created_at >= self._next_sweep:
+                self._sweep(now=entry.created_at)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def _sweep(self, *, now: float) -> None:
+        for slot in [slot for slot, entry in self._entries.items() if entry.expires_at <= now]:
+            del self._entries[slot]
+        self._next_sweep = now + SWEEP_INTERVAL_SECONDS
 
 
 class LayeredContextCache:
