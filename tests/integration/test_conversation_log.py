@@ -17,7 +17,8 @@ from agent_memory.domain.models import ExtractedMemory, MemoryType, ScopeRef, ut
 from agent_memory.services.conversation_log import LogExtractionWorker
 from agent_memory.services.save import SaveService
 from agent_memory.settings import get_settings
-from tests.fakes.store import FakeExtractor, InMemoryMemoryStore
+from tests.fakes.extractor import FakeExtractor
+from tests.fakes.store import InMemoryMemoryStore
 from tests.integration.conftest import reset_containers
 
 PROJECT = "/v1/projects/study-42"

@@ -17,7 +17,7 @@ from agent_memory.domain.models import ScopeRef
 from agent_memory.errors import NotFound
 from agent_memory.ports import LayerStore
 from tests.conftest import TABLE
-from tests.fakes.store import FakeLayerStore
+from tests.fakes.layer_store import FakeLayerStore
 
 NOW = datetime.now(UTC).replace(microsecond=0)
 

@@ -23,7 +23,7 @@ from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.services.search import SearchRequest
 from agent_memory.settings import Settings
 from tests.conftest import TABLE
-from tests.fakes.store import HashingEmbedder
+from tests.fakes.embedders import HashingEmbedder
 from tests.integration.test_opensearch_index import legacy_index
 
 ALICE = ScopeRef(tenant_id="acme", user_id="alice")

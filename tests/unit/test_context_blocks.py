@@ -20,7 +20,8 @@ from agent_memory.services.blocks.request import ConversationStatsSource
 from agent_memory.services.conversation_log import ConversationLogService
 from agent_memory.services.inject import InjectLimits, InjectService
 from agent_memory.services.memory_layers import MemoryLayersService
-from tests.fakes.store import FakeLayerStore, InMemoryMemoryStore
+from tests.fakes.layer_store import FakeLayerStore
+from tests.fakes.store import InMemoryMemoryStore
 
 NOW = 1_795_309_200.0  # 2026-11-22T01:00:00Z
 PACKAGE = Path(__file__).resolve().parents[2] / "shared" / "agent_memory"

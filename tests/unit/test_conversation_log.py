@@ -22,7 +22,8 @@ from agent_memory.services.conversation_log import (
     ExtractionJob,
     LogSearchRequest,
 )
-from tests.fakes.store import FakeLayerStore, FakeSqs
+from tests.fakes.layer_store import FakeLayerStore
+from tests.fakes.sqs import FakeSqs
 
 NOW = datetime(2026, 2, 4, 12, 0, tzinfo=UTC)  # a Wednesday
 SCOPE = ScopeRef(tenant_id="acme", user_id="project/p-1")

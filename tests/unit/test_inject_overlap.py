@@ -19,7 +19,7 @@ from agent_memory.domain.vectors import encode_vector
 from agent_memory.services.blocks.registry import default_sources
 from agent_memory.services.inject import InjectService
 from agent_memory.settings import Settings
-from tests.fakes import store as fakes
+from tests.fakes import embedders
 from tests.fakes.store import InMemoryMemoryStore
 
 USER = ScopeRef(tenant_id="t-overlap", user_id="u")
@@ -28,7 +28,7 @@ TOPICS = ["applying for the TTPS visa", "a flat in Kowloon", "schools for two ch
           "learning Cantonese", "moving the family in spring", "the QMAS points test", "a savings plan"]
 
 
-class HashingEmbedder(fakes.HashingEmbedder):
+class HashingEmbedder(embedders.HashingEmbedder):
     """The shared bag-of-words fake at 32 dimensions."""
 
     def __init__(self) -> None:

@@ -16,7 +16,7 @@ from agent_memory.domain.requests import MAX_JSON_DEPTH, json_depth
 from agent_memory.services.conversation_log import ConversationLogService
 from agent_memory.services.memory_layers import IntentContextRequest, MemoryLayersService, PutHotMemoryRequest
 from agent_memory.services.tools import ToolUseBlock
-from tests.fakes.store import FakeLayerStore
+from tests.fakes.layer_store import FakeLayerStore
 
 SCOPE = ScopeRef(tenant_id="t", user_id="u-1")
 MOMENT = datetime(2026, 11, 20, tzinfo=UTC)

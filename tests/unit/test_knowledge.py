@@ -15,7 +15,7 @@ from agent_memory.adapters.retrievers import build_retriever
 from agent_memory.domain.knowledge import KnowledgeChunk, KnowledgeIndex, chunk_document
 from agent_memory.domain.models import ScopeRef
 from agent_memory.settings import Settings
-from tests.fakes import store as fakes
+from tests.fakes import embedders
 
 ROOT = Path(__file__).resolve().parents[2]
 WHO = ScopeRef(tenant_id="t-knowledge", user_id="u-knowledge")
@@ -51,7 +51,7 @@ A second reviewer signs off the file before submission.
 """
 
 
-class CountingEmbedder(fakes.HashingEmbedder):
+class CountingEmbedder(embedders.HashingEmbedder):
     """Records every text it embeds as a document."""
 
     def __init__(self) -> None:

@@ -10,7 +10,7 @@ from agent_memory.domain.layers import LogMessage, WeeklyReport
 from agent_memory.domain.models import ScopeRef, utcnow
 from agent_memory.services.conversation_log import ConversationLogService
 from agent_memory.services.memory_layers import IntentContextRequest, MemoryLayersService
-from tests.fakes.store import FakeLayerStore
+from tests.fakes.layer_store import FakeLayerStore
 
 SCOPE = ScopeRef(tenant_id="t", user_id="project/p-1")
 MOMENT = datetime(2026, 11, 20, tzinfo=UTC)

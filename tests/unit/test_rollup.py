@@ -13,7 +13,7 @@ from agent_memory.domain.models import is_cjk_text
 from agent_memory.domain.reports import REPORT_MAX_CHARS, ExtractiveReportWriter, WeekLog, rollup_week, week_metrics
 from agent_memory.errors import QueueUnavailable
 from agent_memory.services.rollup import ScheduleRequest, ScopeTask, ShardTask, parse_task
-from tests.fakes.store import FakeSqs
+from tests.fakes.sqs import FakeSqs
 
 WEEK = date(2026, 11, 16)  # a Monday
 

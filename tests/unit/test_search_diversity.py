@@ -12,7 +12,8 @@ from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.vectors import encode_vector
 from agent_memory.services.search import SearchRequest
 from agent_memory.settings import Settings
-from tests.fakes.store import HashingEmbedder, InMemoryMemoryStore
+from tests.fakes.embedders import HashingEmbedder
+from tests.fakes.store import InMemoryMemoryStore
 
 USER = ScopeRef(tenant_id="t", user_id="u")
 START = datetime(2026, 3, 1, tzinfo=UTC)

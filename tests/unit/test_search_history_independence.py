@@ -15,7 +15,8 @@ from agent_memory.bootstrap import ranking_weights
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.services.search import SearchRequest, SearchService
 from agent_memory.settings import Settings
-from tests.fakes.store import HashingEmbedder, InMemoryMemoryStore
+from tests.fakes.embedders import HashingEmbedder
+from tests.fakes.store import InMemoryMemoryStore
 
 USER = ScopeRef(tenant_id="t-history", user_id="u-1")
 START = datetime(2025, 3, 1, tzinfo=UTC)

@@ -12,7 +12,8 @@ from agent_memory.ports import ConversationTurn
 from agent_memory.services.load import LoadService, profile_summary
 from agent_memory.services.save import SaveService
 from agent_memory.settings import Settings
-from tests.fakes.store import FakeExtractor, InMemoryMemoryStore
+from tests.fakes.extractor import FakeExtractor
+from tests.fakes.store import InMemoryMemoryStore
 
 USER = ScopeRef(tenant_id="t", user_id="u")
 

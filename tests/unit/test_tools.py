@@ -13,7 +13,8 @@ from agent_memory.domain.models import ScopeRef
 from agent_memory.domain.tools import CORE_TOOLS, EXTENDED_TOOLS, LANGUAGES
 from agent_memory.services.tools import ToolExecutor, ToolUseBlock, system_prompt, tool_definitions
 from agent_memory.settings import Settings
-from tests.fakes.store import FakeExtractor, InMemoryMemoryStore
+from tests.fakes.extractor import FakeExtractor
+from tests.fakes.store import InMemoryMemoryStore
 
 USER = ScopeRef(tenant_id="t", user_id="tool-user")
 SNAKE_CASE = re.compile(r"^[a-z][a-z0-9_]*$")
