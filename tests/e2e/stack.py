@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -106,3 +107,15 @@ def running_stack(data_dir: Path) -> Iterator[Stack]:
     finally:
         if running.process.poll() is None:
             running.stop()
+
+
+def http(stack: Stack, method: str, path: str, body: Any = None, raw: bytes | None = None) -> tuple[int, Any]:
+    """Raw HTTP, for what a client never sends (broken JSON) and the local-only invoke route."""
+    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+    request = urllib.request.Request(stack.url + path, data=data, method=method,
+                                     headers={"content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")

@@ -5,15 +5,13 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from agent_memory_client import MemoryClient, NotFoundError, ValidationError
 
-from tests.e2e.stack import ROOT, Stack, running_stack, start_stack, wait_for
+from tests.e2e.quickstart import assert_quickstart_answers, quickstart_calls, run_calls
+from tests.e2e.stack import ROOT, Stack, http, running_stack, start_stack, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -28,18 +26,6 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
 
 def client(stack: Stack, tenant: str | None = None) -> MemoryClient:
     return MemoryClient(stack.url, tenant_id=tenant, max_retries=0)
-
-
-def http(stack: Stack, method: str, path: str, body: Any = None, raw: bytes | None = None) -> tuple[int, Any]:
-    """Raw HTTP, for what a client never sends (broken JSON) and the local-only invoke route."""
-    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-    request = urllib.request.Request(stack.url + path, data=data, method=method,
-                                     headers={"content-type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null")
 
 
 def test_extract_supersede_load_and_isolate_tenants_over_http(stack):
@@ -178,41 +164,6 @@ def test_given_a_stopped_stack_when_it_starts_again_then_every_kind_of_data_is_t
         assert len(memory.list_reports("projects", "p1")["reports"]) == 1
     finally:
         second.stop()
-
-
-def quickstart_calls(stack: Stack, user: str) -> list[str]:
-    """The README's five calls, verbatim but for the port and the user, as five shell commands."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    script = readme.split("<!-- quickstart:begin -->", 1)[1].split("<!-- quickstart:end -->", 1)[0]
-    script = script.split("```bash", 1)[1].rsplit("```", 1)[0].replace("localhost:3000", stack.url.removeprefix(
-        "http://")).replace("/users/u1/", f"/users/{user}/").replace('"user_id":"u1"', f'"user_id":"{user}"')
-    calls, current = [], ""
-    for line in script.splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        current += line + "\n"
-        if line.rstrip().endswith("'"):  # a call's last line closes its JSON body
-            calls.append(current)
-            current = ""
-    return calls
-
-
-def run_calls(calls: list[str]) -> list[Any]:
-    """Each call's JSON answer."""
-    answers = []
-    for call in calls:
-        run = subprocess.run(["bash", "-euo", "pipefail", "-c", call], capture_output=True, text=True, timeout=120,
-                             check=True)
-        answers.append(json.loads(run.stdout))
-    return answers
-
-
-def assert_quickstart_answers(answers: list[Any]) -> None:
-    first, second, saved, found, injected = answers
-    assert first["extracted_info"]["age"] == 32 and second["extracted_info"]["age"] == 33
-    assert saved["outcome"] == "created"
-    assert found["results"][0]["content_preview"] == "Prefers short answers by email"
-    assert "user_memory" in injected["injected_contexts"] and "33" in injected["messages"][0]["content"]
 
 
 def test_the_readme_quickstart_calls_answer_as_it_says(stack):

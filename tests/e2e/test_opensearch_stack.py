@@ -19,8 +19,8 @@ import pytest
 
 from local.opensearch_node import OpenSearchNode, free_port
 from tests.conftest import skip_or_fail
-from tests.e2e.stack import Stack, start_stack, wait_for
-from tests.e2e.test_local_stack import assert_quickstart_answers, http, quickstart_calls, run_calls
+from tests.e2e.quickstart import assert_quickstart_answers, quickstart_calls, run_calls
+from tests.e2e.stack import Stack, http, start_stack, wait_for
 
 pytestmark = pytest.mark.e2e
 

@@ -30,3 +30,25 @@ class HashingEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         self.queries.append(text)
         return self._vector(text)
+
+
+class HashEmbedder:
+    """Deterministic stand-in for the Embedder port: same text, same unit vector."""
+
+    model_id = "test-hash-v1"
+    dimension = 8
+
+    def __init__(self) -> None:
+        self.embedded: list[str] = []
+
+    def _vector(self, text: str) -> np.ndarray:
+        seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "little")
+        vector = np.random.default_rng(seed).normal(size=self.dimension).astype(np.float32)
+        return vector / np.linalg.norm(vector)
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        self.embedded.extend(texts)
+        return np.stack([self._vector(t) for t in texts]) if texts else np.zeros((0, self.dimension), np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._vector(text)

@@ -163,8 +163,8 @@ def test_stream_event_through_the_indexer(api, monkeypatch):
     """The indexer's OpenSearch is an in-memory index here; the handler, its batch processing and the records'
     reading are the deployed ones."""
     from agent_memory.adapters.opensearch.sync import Indexer
-    from tests.integration.test_indexer import FakeIndex
-    from tests.integration.test_opensearch_index import HashEmbedder
+    from tests.fakes.embedders import HashEmbedder
+    from tests.fakes.index import FakeIndex
 
     index, embedder = FakeIndex(), HashEmbedder()
     module = api.functions.container("IndexerFunction")

@@ -16,26 +16,8 @@ from agent_memory.domain.models import Memory, MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.vectors import decode_vector, encode_vector
 from local.runtime import LocalFunctions
 from tests.conftest import TABLE
-from tests.integration.test_opensearch_index import HashEmbedder
-
-
-class FakeIndex:
-    """In-memory stand-in for OpenSearchIndex's write side; `fail_on` makes one memory's writes fail."""
-
-    def __init__(self, fail_on: str | None = None) -> None:
-        self.docs: dict[str, Memory] = {}
-        self.fail_on = fail_on
-
-    def upsert(self, memory: Memory) -> None:
-        if memory.memory_key == self.fail_on:
-            raise ConnectionError("index unreachable")
-        self.docs[f"{memory.tenant_id}|{memory.user_id}|{memory.memory_key}"] = memory
-
-    def delete(self, tenant_id: str, user_id: str, memory_key: str) -> None:
-        if memory_key == self.fail_on:
-            raise ConnectionError("index unreachable")
-        self.docs.pop(f"{tenant_id}|{user_id}|{memory_key}", None)
-
+from tests.fakes.embedders import HashEmbedder
+from tests.fakes.index import FakeIndex
 
 # ---- realistic stream records -------------------------------------------------------------
 

@@ -7,7 +7,6 @@ k-NN query format; on the real engine it runs for real.
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -28,44 +27,13 @@ from agent_memory.domain.vectors import encode_vector
 from agent_memory.errors import SearchIndexMismatch
 from agent_memory.ports import CandidateQuery
 from tests.conftest import TABLE
+from tests.fakes.embedders import HashEmbedder
+from tests.fakes.opensearch import legacy_index
 
-DIM = 8
-
-
-class HashEmbedder:
-    """Deterministic stand-in for the Embedder port: same text, same unit vector."""
-
-    model_id = "test-hash-v1"
-    dimension = DIM
-
-    def __init__(self) -> None:
-        self.embedded: list[str] = []
-
-    def _vector(self, text: str) -> np.ndarray:
-        seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "little")
-        vector = np.random.default_rng(seed).normal(size=DIM).astype(np.float32)
-        return vector / np.linalg.norm(vector)
-
-    def embed_documents(self, texts: list[str]) -> np.ndarray:
-        self.embedded.extend(texts)
-        return np.stack([self._vector(t) for t in texts]) if texts else np.zeros((0, DIM), np.float32)
-
-    def embed_query(self, text: str) -> np.ndarray:
-        return self._vector(text)
+DIM = HashEmbedder.dimension
 
 
 # ---- backends -----------------------------------------------------------------------------
-
-
-def legacy_index(client: Any, alias: str, dimension: int | None) -> str:
-    """A physical index as ensure_index made it before the `text` field and its analyser, behind `alias`: the
-    adapter searches its older fields. osmem-server runs only this kind (it has no custom analysers)."""
-    body = index_body(dimension)
-    del body["mappings"]["properties"]["text"]
-    del body["settings"]["analysis"]
-    client.indices.create(index=f"{alias}-v0", body=body)
-    client.indices.put_alias(index=f"{alias}-v0", name=alias)
-    return f"{alias}-v0"
 
 
 @pytest.fixture(params=["osmem", "opensearch"])

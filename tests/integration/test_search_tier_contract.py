@@ -24,7 +24,7 @@ from agent_memory.services.search import SearchRequest
 from agent_memory.settings import Settings
 from tests.conftest import TABLE
 from tests.fakes.embedders import HashingEmbedder
-from tests.integration.test_opensearch_index import legacy_index
+from tests.fakes.opensearch import legacy_index
 
 ALICE = ScopeRef(tenant_id="acme", user_id="alice")
 MALLORY = ScopeRef(tenant_id="evil", user_id="alice")

@@ -14,6 +14,7 @@ from agent_memory.domain.models import MemoryType
 from agent_memory.errors import LlmUnavailable
 from agent_memory.ports import ConversationTurn
 from agent_memory.settings import Settings
+from tests.fakes.claude import Recorder, overloaded
 
 TURN = ConversationTurn(
     user_message="我今年32岁，浙大计算机硕士毕业的，现在在杭州做前端开发",
@@ -41,25 +42,10 @@ def message_response(*tool_inputs: dict, text: str | None = None) -> dict:
     }
 
 
-class Recorder:
-    def __init__(self, responses: list[httpx2.Response]) -> None:
-        self.responses = responses
-        self.requests: list[httpx2.Request] = []
-
-    def __call__(self, request: httpx2.Request) -> httpx2.Response:
-        self.requests.append(request)
-        return self.responses[min(len(self.requests), len(self.responses)) - 1]
-
-
 def extractor_with(handler: Callable, **settings: object):
     config = Settings(**{"llm_provider": "anthropic", "anthropic_api_key": "sk-ant-test", "llm_max_retries": 2,
                          **settings})
     return build_extractor(config, http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
-
-
-def overloaded() -> httpx2.Response:
-    return httpx2.Response(529, headers={"retry-after-ms": "1"},
-                           json={"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
 
 
 def test_given_tool_calls_then_each_becomes_a_memory_in_the_users_language():

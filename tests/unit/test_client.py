@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -33,40 +30,8 @@ from agent_memory_client import (
 )
 
 from agent_memory.api.operations import OPERATIONS
-
-BASE = "http://memory.test/prod"
-RECENT = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=1)
-HOT_KEY = "签证类型"  # Chinese keys travel as percent-encoded UTF-8
-HOT_KEY_ENCODED = "%E7%AD%BE%E8%AF%81%E7%B1%BB%E5%9E%8B"
-KEY = "mem_01J0000000000000000000000A"
-
-
-@dataclass
-class Server:
-    """A scripted API: answers queued responses (the last one repeats) and records every request."""
-
-    answers: list[httpx.Response | Exception] = field(default_factory=list)
-    requests: list[httpx.Request] = field(default_factory=list)
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        answer = self.answers.pop(0) if len(self.answers) > 1 else (self.answers or [ok()])[0]
-        if isinstance(answer, Exception):
-            raise answer
-        return answer
-
-    def bodies(self) -> list[Any]:
-        return [json.loads(r.content) if r.content else None for r in self.requests]
-
-
-def ok(payload: Any = None, status: int = 200, headers: dict[str, str] | None = None) -> httpx.Response:
-    return httpx.Response(status, json={} if payload is None else payload, headers=headers)
-
-
-def api_error(status: int, code: str = "some_code", message: str = "it failed", details: Any = None,
-              headers: dict[str, str] | None = None) -> httpx.Response:
-    return httpx.Response(status, json={"error": {"code": code, "message": message, "details": details}},
-                          headers=headers)
+from tests.fakes.client_routes import CASES, HOT_KEY, HOT_KEY_ENCODED, LOGGED, TOOL_USE, assert_request
+from tests.fakes.memory_api import BASE, Server, api_error, batch_answer, budget_refusal, memory, ok, pages
 
 
 def sync_client(*answers: httpx.Response | Exception, **options: Any) -> tuple[MemoryClient, Server, list[float]]:
@@ -78,123 +43,6 @@ def sync_client(*answers: httpx.Response | Exception, **options: Any) -> tuple[M
 
 
 # --------------------------------------------------------------------------------------- every route, once
-
-
-@dataclass(frozen=True)
-class Case:
-    """A method call, and the request it must make. `template` is the route as the OpenAPI document names it."""
-
-    name: str
-    call: Callable[[Any], Any]  # works on MemoryClient and (awaited) on AsyncMemoryClient
-    method: str
-    template: str
-    path: str  # as sent, percent-encoded, after the base URL's path
-    body: Any = None
-    params: dict[str, str] = field(default_factory=dict)
-
-
-LOGGED = {"role": "user", "content": "你好，我想了解香港身份", "message_id": "m-1", "created_at": RECENT.isoformat()}
-TOOL_USE = {"type": "tool_use", "id": "toolu_01", "name": "search_memories", "input": {"query": "年龄"}}
-
-CASES = [
-    Case("save", lambda c: c.save(
-        "u-1", memory_type="FACT", content="用户32岁，在杭州做前端开发", category="basic", field="age", importance=80,
-        keywords=["年龄", {"term": "age", "weight": 0.5}], metadata={"origin": "import"}, created_at=RECENT,
-        context="你多大了？"),
-        "POST", "/v1/users/{user_id}/memories", "/v1/users/u-1/memories",
-        {"memory_type": "FACT", "content": "用户32岁，在杭州做前端开发", "category": "basic", "field": "age",
-         "importance": 80, "keywords": [{"term": "年龄"}, {"term": "age", "weight": 0.5}],
-         "metadata": {"origin": "import"}, "created_at": RECENT.isoformat(), "context": "你多大了？"}),
-    Case("save_batch", lambda c: c.save_batch("u-1", [
-        {"memory_type": "FACT", "content": "住在杭州", "keywords": ["杭州"]},
-        {"memory_type": "PREFERENCE", "content": "Prefers email", "conversation_id": "c-1"}]),
-        "POST", "/v1/users/{user_id}/memories/batch", "/v1/users/u-1/memories/batch",
-        {"memories": [{"memory_type": "FACT", "content": "住在杭州", "keywords": [{"term": "杭州"}]},
-                      {"memory_type": "PREFERENCE", "content": "Prefers email", "conversation_id": "c-1"}]}),
-    Case("extract", lambda c: c.extract("u-1", "我今年35岁", "好的，记下了", existing_info={"age": 34},
-                                        conversation_id="c-1"),
-         "POST", "/v1/users/{user_id}/memories/extract", "/v1/users/u-1/memories/extract",
-         {"user_message": "我今年35岁", "assistant_message": "好的，记下了", "existing_info": {"age": 34},
-          "conversation_id": "c-1"}),
-    Case("delete_memory", lambda c: c.delete_memory("u-1", KEY),
-         "DELETE", "/v1/users/{user_id}/memories/{memory_key}", f"/v1/users/u-1/memories/{KEY}"),
-    Case("get_memory", lambda c: c.get_memory("u-1", KEY),
-         "GET", "/v1/users/{user_id}/memories/{memory_key}", f"/v1/users/u-1/memories/{KEY}"),
-    Case("list_memories", lambda c: c.list_memories("u-1", memory_type="FACT", limit=10, cursor="abc"),
-         "GET", "/v1/users/{user_id}/memories", "/v1/users/u-1/memories",
-         params={"memory_type": "FACT", "limit": "10", "cursor": "abc"}),
-    Case("search", lambda c: c.search(
-        "u-1", "年龄", search_mode="hybrid", keywords=["age"], memory_types=["FACT", "PREFERENCE"],
-        time_range=(RECENT - timedelta(days=7), RECENT.isoformat()), limit=5, min_relevance_score=0.5),
-        "POST", "/v1/users/{user_id}/memories/search", "/v1/users/u-1/memories/search",
-        {"query": "年龄", "search_mode": "hybrid", "keywords": ["age"], "memory_types": ["FACT", "PREFERENCE"],
-         "time_range": [(RECENT - timedelta(days=7)).isoformat(), RECENT.isoformat()], "limit": 5,
-         "min_relevance_score": 0.5}),
-    Case("recall", lambda c: c.recall("u-1", "我适合高才通吗？", context_type="command", history=["你好"], limit=3,
-                                      min_relevance_score=0.6),
-         "POST", "/v1/users/{user_id}/memories/recall", "/v1/users/u-1/memories/recall",
-         {"message": "我适合高才通吗？", "context_type": "command", "history": ["你好"], "limit": 3,
-          "min_relevance_score": 0.6}),
-    Case("resolve_placeholders", lambda c: c.resolve_placeholders("u-1", "年龄: [memory:mem_1:meta:age]"),
-         "POST", "/v1/users/{user_id}/memories/resolve", "/v1/users/u-1/memories/resolve",
-         {"text": "年龄: [memory:mem_1:meta:age]"}),
-    Case("load_context", lambda c: c.load_context("u-1", "签证", limit=10),
-         "POST", "/v1/users/{user_id}/context/load", "/v1/users/u-1/context/load", {"query": "签证", "limit": 10}),
-    Case("summarize", lambda c: c.summarize("u-1"),
-         "POST", "/v1/users/{user_id}/profile/summarize", "/v1/users/u-1/profile/summarize"),
-    Case("inject", lambda c: c.inject({"user_id": "u-1", "conversation_id": "c-1", "max_context_tokens": 8000},
-                                      messages=[{"role": "user", "content": "你好"}], max_context_tokens=32000),
-         "POST", "/v1/context/inject", "/v1/context/inject",
-         {"user_id": "u-1", "conversation_id": "c-1", "max_context_tokens": 32000,
-          "messages": [{"role": "user", "content": "你好"}]}),
-    Case("log", lambda c: c.log("users", "u-1", "c-1", [LOGGED], extract=True),
-         "POST", "/v1/{scope_type}/{scope_id}/conversations/{conversation_id}/messages",
-         "/v1/users/u-1/conversations/c-1/messages", {"messages": [LOGGED], "extract": True}),
-    Case("search_conversations", lambda c: c.search_conversations(
-        "projects", "p-1", "签证进度", conversation_id="c-1", role="user", intent="QA_QUERY",
-        time_range=(RECENT - timedelta(days=1), RECENT), limit=3),
-        "POST", "/v1/{scope_type}/{scope_id}/conversations/search", "/v1/projects/p-1/conversations/search",
-        {"query": "签证进度", "conversation_id": "c-1", "role": "user", "intent": "QA_QUERY",
-         "time_range": [(RECENT - timedelta(days=1)).isoformat(), RECENT.isoformat()], "limit": 3}),
-    Case("get_hot_memory", lambda c: c.get_hot_memory("projects", "p-1"),
-         "GET", "/v1/{scope_type}/{scope_id}/hot-memory", "/v1/projects/p-1/hot-memory"),
-    Case("set_hot_memory", lambda c: c.set_hot_memory("users", "u-1", "decision", HOT_KEY, {"选择": "高才通"},
-                                                      priority=10),
-         "PUT", "/v1/{scope_type}/{scope_id}/hot-memory/{memory_type}/{key}",
-         f"/v1/users/u-1/hot-memory/decision/{HOT_KEY_ENCODED}", {"value": {"选择": "高才通"}, "priority": 10}),
-    Case("delete_hot_memory", lambda c: c.delete_hot_memory("users", "u-1", "decision", HOT_KEY),
-         "DELETE", "/v1/{scope_type}/{scope_id}/hot-memory/{memory_type}/{key}",
-         f"/v1/users/u-1/hot-memory/decision/{HOT_KEY_ENCODED}"),
-    Case("refresh_hot_memory", lambda c: c.refresh_hot_memory("projects", "p-1"),
-         "POST", "/v1/{scope_type}/{scope_id}/hot-memory/refresh", "/v1/projects/p-1/hot-memory/refresh"),
-    Case("list_reports", lambda c: c.list_reports("users", "u-1"),
-         "GET", "/v1/{scope_type}/{scope_id}/reports", "/v1/users/u-1/reports"),
-    Case("search_reports", lambda c: c.search_reports("projects", "p-1", "进度", limit=2),
-         "POST", "/v1/{scope_type}/{scope_id}/reports/search", "/v1/projects/p-1/reports/search",
-         {"query": "进度", "limit": 2}),
-    Case("intent_context", lambda c: c.intent_context("projects", "p-1", "QA_QUERY", query="签证进度", max_tokens=500),
-         "POST", "/v1/{scope_type}/{scope_id}/context/intent", "/v1/projects/p-1/context/intent",
-         {"intent": {"type": "QA_QUERY", "query": "签证进度"}, "max_tokens": 500}),
-    Case("add_synonyms", lambda c: c.add_synonyms("TTPS", ["高才通", "top talent pass scheme"], similarity_score=0.9),
-         "POST", "/v1/synonyms", "/v1/synonyms",
-         {"keyword": "TTPS", "synonyms": ["高才通", "top talent pass scheme"], "similarity_score": 0.9}),
-    Case("get_synonyms", lambda c: c.get_synonyms("高才通"),
-         "GET", "/v1/synonyms", "/v1/synonyms", params={"keyword": "高才通"}),
-    Case("tools", lambda c: c.tools(lang="zh", include="all"),
-         "GET", "/v1/tools", "/v1/tools", params={"lang": "zh", "include": "all"}),
-    Case("execute_tool", lambda c: c.execute_tool("u-1", TOOL_USE),
-         "POST", "/v1/users/{user_id}/tools/execute", "/v1/users/u-1/tools/execute", TOOL_USE),
-    Case("memory_tool", lambda c: c.memory_tool("u-1", {"command": "view", "path": "/memories"}),
-         "POST", "/v1/users/{user_id}/memory-tool", "/v1/users/u-1/memory-tool",
-         {"command": "view", "path": "/memories"}),
-]
-
-
-def assert_request(request: httpx.Request, case: Case) -> None:
-    assert request.method == case.method
-    assert request.url.raw_path.decode().split("?")[0] == "/prod" + case.path
-    assert dict(request.url.params) == case.params
-    assert (json.loads(request.content) if request.content else None) == case.body
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
@@ -573,16 +421,6 @@ def test_given_an_interrupted_batch_then_the_error_says_what_was_written():
 # ---------------------------------------------------------------------------------------------- pagination
 
 
-def memory(key: str) -> dict[str, Any]:
-    return {"memory_key": key, "content": key}
-
-
-def pages(*keys: Iterable[str]) -> list[httpx.Response]:
-    groups = [list(k) for k in keys]
-    return [ok({"items": [memory(k) for k in group], "next_cursor": f"cur-{i + 1}" if i + 1 < len(groups) else None})
-            for i, group in enumerate(groups)]
-
-
 def test_given_three_pages_then_iter_memories_yields_them_all_following_the_cursors():
     client, server, _ = sync_client(*pages(["a", "b"], ["c", "d"], ["e"]))
 
@@ -717,22 +555,10 @@ def test_given_the_tool_runner_then_an_error_result_reaches_claude_as_is_error()
     assert "does not exist" in json.dumps(result["content"], ensure_ascii=False)
 
 
-def _budget_refusal(item_tokens: list[int], limit: int) -> httpx.Response:
-    return api_error(413, "payload_too_large", "over the embedding budget", [
-        {"field": "memories", "type": "embedding_budget", "limit": limit, "tokens": sum(item_tokens),
-         "item_tokens": item_tokens}])
-
-
-def _batch_answer(keys: list[str]) -> httpx.Response:
-    return ok({"saved_count": len(keys), "memory_keys": keys,
-               "results": [{"index": i, "memory_key": k, "outcome": "created", "superseded_key": None}
-                           for i, k in enumerate(keys)]}, status=201)
-
-
 def test_given_a_batch_over_the_embedding_budget_then_it_is_sent_in_consecutive_parts_that_fit():
     memories = [{"memory_type": "FACT", "content": f"fact {i}"} for i in range(5)]
-    client, server, _ = sync_client(_budget_refusal([400, 400, 300, 500, 100], limit=800),
-                                    _batch_answer(["k0", "k1"]), _batch_answer(["k2", "k3"]), _batch_answer(["k4"]))
+    client, server, _ = sync_client(budget_refusal([400, 400, 300, 500, 100], limit=800),
+                                    batch_answer(["k0", "k1"]), batch_answer(["k2", "k3"]), batch_answer(["k4"]))
 
     answer = client.save_batch("u-1", memories)
 
@@ -742,7 +568,7 @@ def test_given_a_batch_over_the_embedding_budget_then_it_is_sent_in_consecutive_
     assert [r["index"] for r in answer["results"]] == [0, 1, 2, 3, 4]
 
 
-@pytest.mark.parametrize("refusal", [_budget_refusal([900, 100], limit=800),  # one item alone is over it
+@pytest.mark.parametrize("refusal", [budget_refusal([900, 100], limit=800),  # one item alone is over it
                                      api_error(413, "payload_too_large", "body is 300000 bytes",
                                                [{"field": "body"}])])
 def test_given_a_413_no_split_can_help_then_it_is_raised_and_nothing_more_is_sent(refusal):

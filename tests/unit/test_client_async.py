@@ -11,7 +11,8 @@ import httpx
 import pytest
 from agent_memory_client import AsyncMemoryClient, MemoryConnectionError, RateLimitError, ValidationError
 
-from tests.unit.test_client import BASE, CASES, Case, Server, api_error, assert_request, ok, pages
+from tests.fakes.client_routes import CASES, Case, assert_request
+from tests.fakes.memory_api import BASE, Server, api_error, batch_answer, budget_refusal, ok, pages
 
 
 def run(coroutine: Coroutine[Any, Any, Any]) -> Any:
@@ -115,10 +116,8 @@ def test_the_async_remote_memory_tool_forwards_and_maps_errors():
 
 
 def test_given_a_batch_over_the_embedding_budget_then_the_async_client_sends_it_in_parts_that_fit():
-    from tests.unit.test_client import _batch_answer, _budget_refusal
-
-    client, server, _ = async_client(_budget_refusal([500, 500], limit=600), _batch_answer(["k0"]),
-                                     _batch_answer(["k1"]))
+    client, server, _ = async_client(budget_refusal([500, 500], limit=600), batch_answer(["k0"]),
+                                     batch_answer(["k1"]))
 
     answer = run(client.save_batch("u-1", [{"memory_type": "FACT", "content": "a"},
                                            {"memory_type": "FACT", "content": "b"}]))

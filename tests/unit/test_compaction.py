@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -29,7 +28,15 @@ from agent_memory.domain.summary import (
     SUMMARY_HEADER_ZH,
     extractive_summary,
 )
-from tests.fakes.conversations import assistant, chat, count_tokens, tool_call, tool_results, user
+from tests.fakes.conversations import (
+    assistant,
+    chat,
+    conversations_with_prefix,
+    count_tokens,
+    tool_call,
+    tool_results,
+    user,
+)
 
 # --------------------------------------------------------------------------------------------- #
 # Step 1: compact_tool_results
@@ -306,74 +313,10 @@ def test_given_a_protected_prefix_when_auto_compacting_then_the_prefix_and_curre
 # Property: the output is always a valid Messages array
 # --------------------------------------------------------------------------------------------- #
 
-_TEXTS = st.sampled_from([
-    "ok",
-    "I live in Sha Tin and earn 48000 HKD a month.",
-    "我在香港大学读硕士，明年毕业。",
-    "Tell me about QMAS.",
-    "好的",
-])
-
-
-@st.composite
-def _text(draw: st.DrawFn) -> str:
-    base = draw(_TEXTS)
-    return base * draw(st.sampled_from([1, 1, 1, 30, 120]))
-
-
-@st.composite
-def _content(draw: st.DrawFn) -> str | list[dict[str, Any]]:
-    text = draw(_text())
-    if draw(st.booleans()):
-        return text
-    blocks: list[dict[str, Any]] = [{"type": "text", "text": text}]
-    if draw(st.integers(0, 4)) == 0:
-        blocks.append({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "QUJD" * 50}})
-    return blocks
-
-
-@st.composite
-def _conversation(draw: st.DrawFn) -> tuple[list[Message], int]:
-    ids = iter(range(10_000))
-    messages: list[Message] = []
-    prefix = 0
-    if draw(st.booleans()):
-        messages += [user("[context] " + draw(_text())), assistant("Understood.")]
-        prefix = 2
-    turns = draw(st.integers(1, 16))
-    for n in range(turns):
-        last_turn = n == turns - 1
-        messages.append({"role": "user", "content": draw(_content())})
-        rounds = draw(st.integers(0, 2))
-        if last_turn and rounds == 0:
-            break
-        for r in range(rounds):
-            tool_ids = [f"toolu_{next(ids)}" for _ in range(draw(st.integers(1, 3)))]
-            blocks: list[dict[str, Any]] = []
-            if draw(st.booleans()):
-                blocks.append({"type": "text", "text": draw(_text())})
-            blocks += [{"type": "tool_use", "id": t, "name": "search", "input": {"q": draw(_TEXTS)}} for t in tool_ids]
-            messages.append({"role": "assistant", "content": blocks})
-            results: list[dict[str, Any]] = []
-            for t in tool_ids:
-                result: dict[str, Any] = {"type": "tool_result", "tool_use_id": t,
-                                          "content": draw(_content())}
-                if draw(st.booleans()):
-                    result["is_error"] = draw(st.booleans())
-                results.append(result)
-            if draw(st.integers(0, 3)) == 0:
-                results.append({"type": "text", "text": draw(_text())})
-            messages.append({"role": "user", "content": results})
-            if last_turn and r == rounds - 1:
-                break
-        else:
-            if not last_turn:
-                messages.append({"role": "assistant", "content": draw(_content())})
-    return messages, prefix
-
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(conversation=_conversation(), fraction=st.floats(0.02, 1.5), keep_turns=st.sampled_from([1, 2, 3, 10]))
+@given(conversation=conversations_with_prefix(), fraction=st.floats(0.02, 1.5),
+       keep_turns=st.sampled_from([1, 2, 3, 10]))
 def test_property_auto_compact_always_returns_a_valid_array_and_never_touches_the_ends(
     conversation: tuple[list[Message], int], fraction: float, keep_turns: int
 ):

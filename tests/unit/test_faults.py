@@ -8,16 +8,16 @@ from typing import Any
 
 import opensearchpy
 import pytest
-from botocore.exceptions import ClientError
 
 from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
 from agent_memory.adapters.opensearch.index import OpenSearchIndex
 from agent_memory.api.http import RETRY_AFTER_SECONDS, STATUS_BY_ERROR, new_resolver
-from agent_memory.domain.models import Keyword, MemoryType, NewMemory, SaveOutcome, ScopeRef
+from agent_memory.domain.models import MemoryType, NewMemory, SaveOutcome, ScopeRef
 from agent_memory.errors import BatchInterrupted, Conflict, LlmUnavailable, SearchUnavailable, Throttled
 from agent_memory.ports import CandidateQuery
 from agent_memory.services.save import SaveService
 from tests.conftest import TABLE
+from tests.fakes.dynamodb_faults import ONE_TRANSACTION_EACH, ThrottlingAfter, ThrottlingDynamo
 
 USER = ScopeRef(tenant_id="t", user_id="u")
 
@@ -49,20 +49,6 @@ def test_given_opensearch_down_or_throttling_then_search_is_a_clear_domain_error
         index.candidates(USER, CandidateQuery(text="高才通", terms=["高才"], vector=None))
 
 
-class ThrottlingDynamo:
-    """A DynamoDB client whose writes are throttled; reads pass through to the real (moto) client."""
-
-    def __init__(self, client: Any) -> None:
-        self._client = client
-
-    def transact_write_items(self, **_: Any) -> None:
-        raise ClientError({"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "slow down"}},
-                          "TransactWriteItems")
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._client, name)
-
-
 def test_given_dynamodb_throttling_then_a_save_is_throttled_and_nothing_is_written(dynamodb_client):
     store = DynamoMemoryStore(table_name=TABLE, client=ThrottlingDynamo(dynamodb_client))
 
@@ -70,25 +56,6 @@ def test_given_dynamodb_throttling_then_a_save_is_throttled_and_nothing_is_writt
         store.save(USER, NewMemory(memory_type=MemoryType.FACT, content="用户32岁", field="age"))
 
     assert DynamoMemoryStore(table_name=TABLE, client=dynamodb_client).all_current(USER) == []
-
-
-class ThrottlingAfter(ThrottlingDynamo):
-    """Lets the first `allowed` transactions through, then throttles every write."""
-
-    def __init__(self, client: Any, allowed: int) -> None:
-        super().__init__(client)
-        self.allowed = allowed
-
-    def transact_write_items(self, **kwargs: Any) -> None:
-        if self.allowed <= 0:
-            super().transact_write_items(**kwargs)
-        self.allowed -= 1
-        self._client.transact_write_items(**kwargs)
-
-
-# 60 keyword items each: two such memories are more than one transaction's 100 actions, so a batch of them
-# is written a transaction per memory and a fault can fall between two of its items.
-ONE_TRANSACTION_EACH = [Keyword(term=f"kw{i}") for i in range(60)]
 
 
 def test_given_throttling_mid_batch_then_the_error_names_the_items_written_and_a_resend_stores_nothing_twice(

@@ -12,7 +12,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
-from agent_memory.api.inject_models import InjectionRequest
 from agent_memory.bootstrap import build_services
 from agent_memory.domain.context import ContextType, Priority, frame_overhead_tokens, neutralize
 from agent_memory.domain.conversation import validate_messages
@@ -22,10 +21,9 @@ from agent_memory.errors import InvalidInput
 from agent_memory.services.blocks.base import BlockCache, FetchContext
 from agent_memory.services.inject import InjectLimits, InjectService
 from agent_memory.settings import Settings
+from tests.fakes.conversations import conversations_with_prefix
+from tests.fakes.inject import NOW, NoHistory, context_text, request
 from tests.fakes.store import InMemoryMemoryStore
-from tests.unit.test_compaction import _conversation
-
-NOW = 1_795_309_200.0  # 2026-11-22T01:00:00Z
 
 
 def user(name: str) -> ScopeRef:
@@ -38,19 +36,9 @@ def build(store: InMemoryMemoryStore | None = None, **settings: Any):
     return services
 
 
-def request(**fields: Any) -> InjectionRequest:
-    fields.setdefault("user_id", "u")
-    fields.setdefault("conversation_id", "c-1")
-    return InjectionRequest.model_validate(fields)
-
-
 def remember(store: InMemoryMemoryStore, who: ScopeRef, content: str, importance: int = 80,
              memory_type: MemoryType = MemoryType.FACT) -> None:
     store.save(who, NewMemory(memory_type=memory_type, content=content, importance=importance))
-
-
-def context_text(result: Any) -> str:
-    return result.messages[0]["content"] if result.injected_contexts else ""
 
 
 # ---- blocks --------------------------------------------------------------------------------------
@@ -491,7 +479,7 @@ _PROPERTY_SERVICES = build()
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(conversation=_conversation(), current=st.sampled_from(["", "next question?", "下一个问题是什么？"]),
+@given(conversation=conversations_with_prefix(), current=st.sampled_from(["", "next question?", "下一个问题是什么？"]),
        max_tokens=st.integers(14_500, 40_000), placement=st.sampled_from(["pair", "system"]))
 def test_property_any_history_under_any_budget_comes_out_a_valid_messages_array(
         conversation, current, max_tokens, placement):
@@ -563,15 +551,6 @@ def test_knowledge_and_experience_conditions_hold_for_caller_supplied_items_too(
     assert "similar_experiences" not in closing.injected_contexts
 
 
-class _NoHistory:
-    """The memory layers with nothing logged and no reports."""
-
-    def context_for_prompt(self, scope: ScopeRef, request: Any, *, hot_memory: bool = True) -> Any:
-        from types import SimpleNamespace
-
-        return SimpleNamespace(parts=[])
-
-
 class _Retriever:
     def __init__(self, items: list[dict[str, Any]]) -> None:
         self.items = items
@@ -587,7 +566,7 @@ def test_a_qc_task_gets_the_sops_and_a_protocol_question_the_protocol_knowledge_
 
     sop = _Retriever([{"content": "SAE须在24小时内上报", "source": "SOP-07"}])
     protocol = _Retriever([{"content": "访视窗口为±3天", "source": "方案v2.1 §6.2"}])
-    service = InjectService(sources=[IntentContextSource(layers=_NoHistory(), retrievers={"sop": sop,
+    service = InjectService(sources=[IntentContextSource(layers=NoHistory(), retrievers={"sop": sop,
                                                                                              "protocol": protocol})],
                             cache=LayeredContextCache(local=LocalContextCache(), shared=None),
                             executor=ThreadPoolExecutor(2), summarizer=lambda: extractive_summary,
@@ -613,7 +592,7 @@ def test_given_the_same_intent_without_a_query_then_a_new_message_is_retrieved_f
             return [{"content": f"answer to {query}"}]
 
     protocol = ByQuery([])
-    service = InjectService(sources=[IntentContextSource(layers=_NoHistory(), retrievers={"protocol": protocol})],
+    service = InjectService(sources=[IntentContextSource(layers=NoHistory(), retrievers={"protocol": protocol})],
                             cache=LayeredContextCache(local=LocalContextCache(), shared=None),
                             executor=ThreadPoolExecutor(2), summarizer=lambda: extractive_summary,
                             limits=InjectLimits(), clock=lambda: NOW)

@@ -9,7 +9,7 @@ import re
 from agent_memory.domain.duplicates import DuplicateRule, restates
 from agent_memory.domain.models import MemoryType
 from tests.fakes.store import InMemoryMemoryStore
-from tests.unit.test_user_memory_block import FILLER, Block, remember, who
+from tests.fakes.user_memory_block import FILLER, Block, remember, who
 
 RESTATED = ["Is allergic to peanuts", "Allergic to peanuts", "I'm allergic to peanuts."]
 RESTATED_ZH = ["用户对花生过敏", "我对花生过敏呢"]

@@ -245,16 +245,16 @@ def intent_service(retrievers: dict[str, Any], limit: int = 1) -> Any:
     from agent_memory.domain.summary import extractive_summary
     from agent_memory.services.blocks.layers import IntentContextSource
     from agent_memory.services.inject import InjectLimits, InjectService
-    from tests.unit.test_inject import NOW, _NoHistory
+    from tests.fakes.inject import NOW, NoHistory
 
-    source = IntentContextSource(layers=_NoHistory(), retrievers=retrievers, limit=limit)  # type: ignore[arg-type]
+    source = IntentContextSource(layers=NoHistory(), retrievers=retrievers, limit=limit)  # type: ignore[arg-type]
     return InjectService(sources=[source], cache=LayeredContextCache(local=LocalContextCache(), shared=None),
                          executor=ThreadPoolExecutor(1), summarizer=lambda: extractive_summary,
                          limits=InjectLimits(), clock=lambda: NOW)
 
 
 def test_given_a_qc_task_then_the_intent_block_lists_the_folder_chunk_with_its_lines_kept(tmp_path):
-    from tests.unit.test_inject import context_text, request
+    from tests.fakes.inject import context_text, request
 
     write(tmp_path / "qc.md", QC_CHECKLIST)
     service = intent_service({"sop": FolderRetriever(tmp_path, max_bytes=100_000)})

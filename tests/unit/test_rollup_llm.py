@@ -13,7 +13,7 @@ from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogMessage
 from agent_memory.domain.reports import ExtractiveReportWriter, WeekLog, week_metrics
 from agent_memory.errors import LlmUnavailable
 from agent_memory.settings import Settings
-from tests.unit.test_claude_extractor import Recorder, overloaded
+from tests.fakes.claude import Recorder, overloaded
 
 NOW = datetime(2026, 11, 23, 1, tzinfo=UTC)
 

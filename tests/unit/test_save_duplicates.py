@@ -18,9 +18,9 @@ from agent_memory.ports import ConversationTurn
 from agent_memory.services.save import SaveService
 from agent_memory.settings import Settings
 from tests.conftest import TABLE
+from tests.fakes.dynamodb_faults import ONE_TRANSACTION_EACH, ThrottlingAfter
 from tests.fakes.embedders import HashingEmbedder
 from tests.fakes.store import InMemoryMemoryStore
-from tests.unit.test_faults import ONE_TRANSACTION_EACH, ThrottlingAfter
 
 USER = ScopeRef(tenant_id="t-merge", user_id="u")
 

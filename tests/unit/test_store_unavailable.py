@@ -24,7 +24,7 @@ from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.errors import BatchInterrupted, StoreUnavailable
 from agent_memory.services.save import SaveService
 from tests.conftest import TABLE
-from tests.unit.test_faults import ONE_TRANSACTION_EACH
+from tests.fakes.dynamodb_faults import ONE_TRANSACTION_EACH
 
 USER = ScopeRef(tenant_id="t", user_id="u")
 ENDPOINT = "http://127.0.0.1:8000"

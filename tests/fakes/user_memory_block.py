@@ -1,0 +1,55 @@
+"""A user_memory block behind an inject service, over the store's keyword search, and the memories it is
+fed."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
+from agent_memory.api.inject_models import InjectionRequest, InjectionResult
+from agent_memory.bootstrap import build_services
+from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
+from agent_memory.domain.summary import extractive_summary
+from agent_memory.services.blocks.user_memory import UserMemorySource
+from agent_memory.services.inject import InjectLimits, InjectService
+from agent_memory.settings import Settings
+from tests.fakes.inject import NOW
+from tests.fakes.store import InMemoryMemoryStore
+
+START = datetime(2026, 1, 1, tzinfo=UTC)
+FILLER = ["went hiking on the weekend", "bought a new bicycle", "likes jazz concerts", "visited the museum",
+          "cooked pasta for friends", "watched a documentary about whales", "painted a lake at sunset",
+          "adopted a cat named Luna", "ran a half marathon", "planted tomatoes in the garden"]
+
+
+def who(name: str) -> ScopeRef:
+    return ScopeRef(tenant_id="t-user-memory", user_id=name)
+
+
+def remember(store: InMemoryMemoryStore, user: ScopeRef, content: str, importance: int = 70, day: int = 0,
+             memory_type: MemoryType = MemoryType.FACT) -> None:
+    store.save(user, NewMemory(memory_type=memory_type, content=content, importance=importance,
+                               created_at=START + timedelta(days=day)))
+
+
+class Block:
+    """One user_memory source behind an inject service, over the store's keyword search."""
+
+    def __init__(self, store: InMemoryMemoryStore, cache: LayeredContextCache | None = None, **options: Any) -> None:
+        search = build_services(Settings(), store=store, embedder=None, synonyms=None).search
+        self.source = UserMemorySource(store=store, search=search, **options)
+        self.cache = cache or LayeredContextCache(local=LocalContextCache(), shared=None)
+        self.service = InjectService(sources=[self.source], cache=self.cache, executor=ThreadPoolExecutor(2),
+                                     summarizer=lambda: extractive_summary, limits=InjectLimits(),
+                                     clock=lambda: NOW)
+
+    def inject(self, user: ScopeRef, message: str) -> InjectionResult:
+        return self.service.inject(user, InjectionRequest.model_validate(
+            {"user_id": user.user_id, "conversation_id": "c-1", "current_user_message": message}))
+
+    def lines(self, user: ScopeRef, message: str) -> list[str]:
+        context = self.inject(user, message).messages[0]["content"]
+        body = context.split("<user_memory>\n", 1)[1].split("\n</user_memory>", 1)[0]
+        return [line for line in body.splitlines() if line.startswith("- [")]
