@@ -119,7 +119,7 @@ invoke: $(VENV)/.installed
 	$(PY) -m local.invoke $(FN) $(EVENT)
 
 lint: $(VENV)/.installed
-	$(VENV)/bin/ruff check shared functions local tests benchmarks clients
+	$(VENV)/bin/ruff check conftest.py shared functions local layers tests benchmarks clients
 
 typecheck: $(VENV)/.installed
 	$(VENV)/bin/mypy
@@ -143,7 +143,7 @@ layer-size: $(VENV)/.installed
 	$(PY) -m local.layer_size .aws-sam/build --max SharedLayer=$(SHARED_LAYER_MAX_MIB)
 
 test-unit: $(VENV)/.installed
-	$(PY) -m pytest tests/unit -q
+	$(PY) -m pytest tests/unit benchmarks/tests clients/python/tests local/tests layers/tests -q
 
 test-integration: $(VENV)/.installed $(DDB_LOCAL)/.installed $(OS_NODE)/.built
 	$(PY) -m pytest tests/integration -q

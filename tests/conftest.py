@@ -19,18 +19,6 @@ from local.template import create_tables
 TABLE = "agent-memory-test"
 
 
-@pytest.fixture(autouse=True)
-def _offline_aws(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test may reach AWS: fake credentials, a fixed region, no endpoint from the developer's shell."""
-    for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "ANTHROPIC_API_KEY", "LLM_PROVIDER"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    monkeypatch.setenv("AWS_REGION", "us-east-1")
-    monkeypatch.setenv("POWERTOOLS_TRACE_DISABLED", "true")
-
-
 @pytest.fixture
 def dynamodb_client() -> Iterator[object]:
     with mock_aws():
@@ -47,10 +35,6 @@ def dynamo_store(dynamodb_client: object) -> DynamoMemoryStore:
 @pytest.fixture
 def user() -> ScopeRef:
     return ScopeRef(tenant_id=f"t-{uuid.uuid4().hex[:8]}", user_id=f"u-{uuid.uuid4().hex[:8]}")
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
 
 
 @pytest.fixture(scope="session")

@@ -56,7 +56,7 @@ def test_no_file_in_the_layer_grows_past_the_line_bound():
 # repo does not have. PRD is matched as written; the phrases in any case. "seeded", `seed_memories`
 # and random seeds do not match.
 OUTSIDE_DOCUMENTS = re.compile(r"\b(?:PRD|(?i:the seed|seed's|seeds?/|the guide|guide's))\b")
-SOURCE_DIRS = ("shared", "functions", "local", "benchmarks", "tests")
+SOURCE_DIRS = ("shared", "functions", "local", "layers", "benchmarks", "clients/python/tests", "tests")
 
 
 def test_no_source_file_points_to_documents_outside_the_repo():

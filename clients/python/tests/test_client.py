@@ -10,6 +10,10 @@ from typing import Any
 
 import httpx
 import pytest
+from tests.fakes.client_routes import CASES, HOT_KEY, HOT_KEY_ENCODED, LOGGED, TOOL_USE, assert_request
+from tests.fakes.memory_api import BASE, Server, api_error, batch_answer, budget_refusal, memory, ok, pages
+
+from agent_memory.api.operations import OPERATIONS
 from agent_memory_client import (
     AsyncMemoryClient,
     AuthenticationError,
@@ -28,10 +32,6 @@ from agent_memory_client import (
     ServiceUnavailableError,
     ValidationError,
 )
-
-from agent_memory.api.operations import OPERATIONS
-from tests.fakes.client_routes import CASES, HOT_KEY, HOT_KEY_ENCODED, LOGGED, TOOL_USE, assert_request
-from tests.fakes.memory_api import BASE, Server, api_error, batch_answer, budget_refusal, memory, ok, pages
 
 
 def sync_client(*answers: httpx.Response | Exception, **options: Any) -> tuple[MemoryClient, Server, list[float]]:
@@ -493,8 +493,9 @@ def test_the_remote_memory_tool_forwards_each_command_and_returns_the_content():
 
 
 def test_given_an_error_result_then_the_memory_tool_raises_the_sdks_tool_error():
-    from agent_memory_client.memory_tool import RemoteMemoryTool
     from anthropic.lib.tools import ToolError
+
+    from agent_memory_client.memory_tool import RemoteMemoryTool
 
     client, _, _ = sync_client(ok({"content": "The path /memories/x.md does not exist", "is_error": True}))
 
@@ -505,8 +506,9 @@ def test_given_an_error_result_then_the_memory_tool_raises_the_sdks_tool_error()
 
 
 def test_given_a_422_then_the_memory_tool_reports_it_to_the_model_and_a_503_raises():
-    from agent_memory_client.memory_tool import RemoteMemoryTool
     from anthropic.lib.tools import ToolError
+
+    from agent_memory_client.memory_tool import RemoteMemoryTool
 
     client, _, _ = sync_client(api_error(422, "validation_error", "path: must start with /memories"))
     with pytest.raises(ToolError, match="must start with /memories"):
@@ -521,8 +523,9 @@ def test_given_the_tool_runner_then_an_error_result_reaches_claude_as_is_error()
     """The whole loop: Claude (a mock Messages API) asks to view a file, the service answers is_error, and the
     runner's next request carries the tool_result with is_error true."""
     httpx2 = pytest.importorskip("httpx2")
-    from agent_memory_client.memory_tool import RemoteMemoryTool
     from anthropic import Anthropic
+
+    from agent_memory_client.memory_tool import RemoteMemoryTool
 
     sent: list[dict[str, Any]] = []
 

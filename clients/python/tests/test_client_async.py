@@ -9,10 +9,10 @@ from typing import Any
 
 import httpx
 import pytest
-from agent_memory_client import AsyncMemoryClient, MemoryConnectionError, RateLimitError, ValidationError
-
 from tests.fakes.client_routes import CASES, Case, assert_request
 from tests.fakes.memory_api import BASE, Server, api_error, batch_answer, budget_refusal, ok, pages
+
+from agent_memory_client import AsyncMemoryClient, MemoryConnectionError, RateLimitError, ValidationError
 
 
 def run(coroutine: Coroutine[Any, Any, Any]) -> Any:
@@ -101,8 +101,9 @@ def test_as_a_context_manager_it_closes_its_own_http_client():
 
 
 def test_the_async_remote_memory_tool_forwards_and_maps_errors():
-    from agent_memory_client.memory_tool import AsyncRemoteMemoryTool
     from anthropic.lib.tools import ToolError
+
+    from agent_memory_client.memory_tool import AsyncRemoteMemoryTool
 
     client, server, _ = async_client(ok({"content": "File created successfully at: /memories/a.md", "is_error": False}),
                                      ok({"content": "File /memories/a.md already exists", "is_error": True}))

@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 import pytest
+
 from agent_memory_client import MemoryClient
 from agent_memory_client._http import RetryPolicy
 
