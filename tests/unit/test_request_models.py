@@ -1,0 +1,37 @@
+"""The API's request models: snake and camel case, the content limit in bytes, import timestamps, the batch limit."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from pydantic import ValidationError
+
+from agent_memory.api.schemas import BatchRequest, CreateMemoryRequest, ExtractRequest
+from agent_memory.domain.models import MemoryType
+
+
+def test_requests_accept_snake_and_camel_case():
+    a = CreateMemoryRequest.model_validate({"memoryType": "FACT", "content": "x", "conversationId": "c"})
+    b = CreateMemoryRequest.model_validate({"memory_type": "FACT", "content": "x", "conversation_id": "c"})
+    assert a == b
+    assert ExtractRequest.model_validate({"userMessage": "hi", "existingInfo": {"age": 3}}).existing_info == {"age": 3}
+
+
+def test_content_limit_is_in_utf8_bytes():
+    CreateMemoryRequest(memory_type=MemoryType.FACT, content="长" * 2730)  # 8,190 bytes
+    with pytest.raises(ValidationError, match="8192 bytes"):
+        CreateMemoryRequest(memory_type=MemoryType.FACT, content="长" * 2731)
+
+
+def test_import_timestamps_must_have_a_timezone_and_are_stored_in_utc():
+    request = CreateMemoryRequest.model_validate({"memoryType": "FACT", "content": "x",
+                                                 "createdAt": "2026-02-05T18:00:00+08:00"})
+    assert request.created_at == datetime(2026, 2, 5, 10, 0, tzinfo=UTC)
+
+
+def test_batch_limit():
+    item = {"memoryType": "FACT", "content": "x"}
+    assert len(BatchRequest.model_validate({"memories": [item] * 100}).memories) == 100
+    with pytest.raises(ValidationError):
+        BatchRequest.model_validate({"memories": [item] * 101})
