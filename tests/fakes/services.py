@@ -1,0 +1,31 @@
+"""The save and load services built over the in-memory fakes, for one user."""
+
+from __future__ import annotations
+
+from agent_memory.bootstrap import build_services, read_fields
+from agent_memory.domain.models import ExtractedMemory, MemoryType, ScopeRef
+from agent_memory.extraction import OfflineExtractor
+from agent_memory.services.load import LoadService
+from agent_memory.services.save import SaveService
+from agent_memory.settings import Settings
+from tests.fakes.extractor import FakeExtractor
+from tests.fakes.store import InMemoryMemoryStore
+
+USER = ScopeRef(tenant_id="t", user_id="u")
+
+
+def extracted(field: str | None, content: str, value: object = None, memory_type: str = "FACT") -> ExtractedMemory:
+    return ExtractedMemory(memory_type=MemoryType(memory_type), content=content, field=field, value=value)
+
+
+def services(memories: list[ExtractedMemory]) -> tuple[SaveService, LoadService, InMemoryMemoryStore, FakeExtractor]:
+    """Save and load over one store, with an extractor that returns `memories`."""
+    store, extractor = InMemoryMemoryStore(), FakeExtractor(memories)
+    built = build_services(Settings(), store=store, extractor=extractor, embedder=None, synonyms=None)
+    return built.save, built.load, store, extractor
+
+
+def inferring(store: InMemoryMemoryStore, extractor: object = None) -> SaveService:
+    """A save service that reads a field from what a memory says when the caller names none."""
+    return SaveService(store=store, extractor=lambda: extractor or OfflineExtractor(),  # type: ignore[arg-type,return-value]
+                       field_reader=read_fields)
