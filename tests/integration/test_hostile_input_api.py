@@ -120,68 +120,6 @@ def test_given_a_log_batch_of_100_messages_then_it_is_stored(api):
     assert response.status == 201 and response.body["stored_count"] == 100
 
 
-# ---- who may act for whom -------------------------------------------------------------------------------
-
-def as_token(api, monkeypatch, claims, method, path, body=None, headers=None):
-    """A request carrying exactly these JWT claims (and headers), through the deployed handlers."""
-    import json as _json
-
-    from local.runtime import http_api_event, match_route
-
-    route, params = match_route(method, path)
-    event = http_api_event(route=route, path_parameters=params, method=method, path=path, query="",
-                           headers={"content-type": "application/json", **(headers or {})},
-                           body=_json.dumps(body).encode() if body is not None else None)
-    event["requestContext"]["authorizer"] = {"jwt": {"claims": claims}}
-    result = api.functions.invoke(route.function, event)
-    return result["statusCode"], _json.loads(result.get("body") or "null")
-
-
-def test_given_end_user_tokens_then_a_token_reaches_its_own_user_only(api, monkeypatch, end_user_tokens):
-    alice = {"sub": "alice", "tenant_id": "acme"}
-    saved, _ = as_token(api, monkeypatch, alice, "POST", "/v1/users/alice/memories",
-                        {"memoryType": "FACT", "content": "用户32岁"})
-    own, _ = as_token(api, monkeypatch, alice, "GET", "/v1/users/alice/memories")
-    other, error = as_token(api, monkeypatch, alice, "GET", "/v1/users/bob/memories")
-    deleted, _ = as_token(api, monkeypatch, alice, "DELETE", "/v1/users/bob/memories/mem_01jd0000000000000000000000")
-    project, _ = as_token(api, monkeypatch, alice, "GET", "/v1/projects/p-1/hot-memory")
-    injected, _ = as_token(api, monkeypatch, alice, "POST", "/v1/context/inject",
-                           {"user_id": "bob", "conversation_id": "c1", "current_user_message": "hi"})
-
-    assert (saved, own) == (201, 200)
-    assert (other, deleted, project, injected) == (403, 403, 403, 403)
-    assert error["error"]["code"] == "forbidden" and error["error"]["details"][0]["field"] == "user_id"
-
-
-def test_given_end_user_tokens_then_the_service_scope_acts_for_any_user_and_project(api, monkeypatch,
-                                                                                      end_user_tokens):
-    backend = {"sub": "svc-1", "tenant_id": "acme", "scope": "openid memory:any-user"}
-
-    user, _ = as_token(api, monkeypatch, backend, "GET", "/v1/users/bob/memories")
-    project, _ = as_token(api, monkeypatch, backend, "GET", "/v1/projects/p-1/hot-memory")
-
-    assert (user, project) == (200, 200)
-
-
-def test_given_service_tokens_then_any_user_of_the_tenant_is_reachable(api, monkeypatch):
-    status, _ = as_token(api, monkeypatch, {"sub": "svc", "tenant_id": "acme"}, "GET", "/v1/users/bob/memories")
-    assert status == 200
-
-
-def test_the_tenant_comes_only_from_the_token_never_from_a_header_or_the_body(api, monkeypatch):
-    claims = {"sub": "svc", "tenant_id": "acme"}
-    as_token(api, monkeypatch, claims, "POST", "/v1/users/u-t/memories",
-             {"memoryType": "FACT", "content": "只属于acme"}, headers={"x-tenant-id": "evil"})
-
-    in_acme, body = as_token(api, monkeypatch, claims, "GET", "/v1/users/u-t/memories")
-    in_evil, other = as_token(api, monkeypatch, {"sub": "svc", "tenant_id": "evil"}, "GET", "/v1/users/u-t/memories")
-    no_tenant, _ = as_token(api, monkeypatch, {"sub": "svc"}, "GET", "/v1/users/u-t/memories",
-                            headers={"x-tenant-id": "acme"})
-
-    assert [m["content"] for m in body["items"]] == ["只属于acme"] and other["items"] == []
-    assert (in_acme, in_evil, no_tenant) == (200, 200, 401)
-
-
 # ---- JSON nested too deep ------------------------------------------------------------------------------
 
 def nested(levels):
@@ -307,7 +245,7 @@ def test_given_a_look_alike_path_then_the_memory_tool_refuses_it_and_creates_not
     assert listing.body["content"].count("\n") == 1  # the directory itself, nothing in it
 
 
-# ---- smaller edges: tool ids, bounded tool errors, an optional body, headers ---------------------------
+# ---- smaller edges: tool ids, bounded tool errors, an optional body ------------------------------------
 
 @pytest.mark.parametrize("tool_use_id", ["a\x00b", "a\r\nSet-Cookie: x", "toolu 1", "<tool_result>"])
 def test_given_a_tool_use_id_with_control_or_other_characters_then_422_names_id(api, tool_use_id):
@@ -344,28 +282,6 @@ def test_given_a_malformed_hot_memory_refresh_body_then_a_4xx_names_the_problem(
 def test_given_no_body_or_an_empty_object_then_the_hot_memory_refresh_runs(api, raw):
     response = api.call("POST", f"{USER}/hot-memory/refresh", raw_body=raw)
     assert response.status == 200 and response.body["status"] == "skipped"  # no LLM in tests
-
-
-@pytest.mark.parametrize(("method", "path", "body"), [
-    ("GET", f"{USER}/memories", None),
-    ("POST", f"{USER}/memories", {"memory_type": "FACT"}),
-    ("GET", "/v1/tools", None),
-    ("POST", "/v1/context/inject", {}),
-])
-def test_every_json_answer_says_nosniff(api, method, path, body):
-    assert api.call(method, path, body).headers["x-content-type-options"] == "nosniff"
-
-
-def test_the_docs_page_carries_a_content_security_policy_and_may_not_be_framed(api):
-    from local.runtime import http_api_event, match_route
-
-    route, params = match_route("GET", "/docs")
-    event = http_api_event(route=route, path_parameters=params, method="GET", path="/docs", query="", headers={},
-                           body=None)
-    headers = {k.lower(): v for k, v in api.functions.invoke(route.function, event)["headers"].items()}
-
-    assert "frame-ancestors 'none'" in headers["content-security-policy"]
-    assert headers["x-frame-options"] == "DENY" and headers["x-content-type-options"] == "nosniff"
 
 
 def test_a_batch_whose_embedding_would_pass_the_timeout_is_a_413_naming_memories_and_stores_nothing(api):
