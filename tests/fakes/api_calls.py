@@ -1,4 +1,4 @@
-"""Small helpers shared by the acceptance tests: HTTP calls in the API's own vocabulary."""
+"""Small helpers shared by the acceptance and integration tests: HTTP calls in the API's own vocabulary."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from agent_memory.settings import get_settings
 from tests.integration.conftest import reset_containers
 
 INJECT = "/v1/context/inject"
+# A first turn that states eight profile fields.
+SELF_INTRODUCTION = "我今年32岁，浙大计算机硕士毕业的，现在在杭州做前端开发，工作8年了，年薪大概80万"
 
 
 def user_path(user: str) -> str:
@@ -53,6 +55,12 @@ def save_many(api: Any, user: str, memories: list[dict[str, Any]]) -> list[str]:
 
 def current_memories(api: Any, user: str) -> list[dict[str, Any]]:
     return ok(api.call("GET", f"{user_path(user)}/memories", query="limit=100"))["items"]  # type: ignore[no-any-return]
+
+
+def memories_of(api, tenant: str = "acme", user: str = "u-1001") -> list[dict[str, Any]]:
+    response = api.call("GET", f"/v1/users/{user}/memories", tenant=tenant, query="limit=100")
+    assert response.status == 200
+    return response.body["items"]
 
 
 def load(api: Any, user: str, query: str, limit: int = 20) -> dict[str, Any]:

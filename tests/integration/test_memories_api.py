@@ -1,25 +1,11 @@
-"""The HTTP API through the real handlers and the DynamoDB store (moto)."""
+"""The memories API through the real handlers and the DynamoDB store (moto): extract, supersede, save, batch,
+delete, list, and the profile summarised from them."""
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from tests.fakes.api_calls import SELF_INTRODUCTION, memories_of
 
-import pytest
-
-from agent_memory.bootstrap import build_services
-from agent_memory.errors import LlmUnavailable
-from agent_memory.ports import ConversationTurn
-from agent_memory.settings import get_settings
-
-SELF_INTRODUCTION = "我今年32岁，浙大计算机硕士毕业的，现在在杭州做前端开发，工作8年了，年薪大概80万"
 USER = "/v1/users/u-1001"
-
-
-def memories_of(api, tenant: str = "acme", user: str = "u-1001") -> list[dict[str, Any]]:
-    response = api.call("GET", f"/v1/users/{user}/memories", tenant=tenant, query="limit=100")
-    assert response.status == 200
-    return response.body["items"]
 
 
 def test_extract_a_self_introduction_then_supersede_age(api):
@@ -162,22 +148,6 @@ def test_batch_saves_in_order_with_import_timestamps(api):
     assert current["希望尽快办理"]["created_at"] == "2026-02-05T02:01:00Z"
 
 
-@pytest.mark.parametrize("path", ["/v1/users/u-1001/reports?limit=-1", "/v1/users/u-1001/hot-memory?bogus=1",
-                                  "/v1/users/u-1001/memories/mem_x?full=1"])
-def test_a_route_that_takes_no_query_parameters_refuses_them_by_name(api, path):
-    route, _, query = path.partition("?")
-    response = api.call("GET", route, query=query)
-    assert response.status == 422
-    assert response.body["error"]["details"][0]["field"] == query.split("=")[0]
-
-
-def test_a_get_of_a_post_only_route_under_memories_says_to_post(api):
-    response = api.call("GET", f"{USER}/memories/search")
-    assert response.status == 422
-    assert response.body["error"]["details"][0]["field"] == "memory_key"
-    assert "takes POST" in response.body["error"]["details"][0]["message"]
-
-
 def test_delete_removes_the_memory_and_bumps_nothing_else(api):
     key = api.call("POST", f"{USER}/memories", {"memoryType": "FACT", "content": "已婚", "field": "maritalStatus"}
                    ).body["memory"]["memory_key"]
@@ -202,96 +172,6 @@ def test_list_paginates_and_filters_by_type(api):
     assert seen == ["memory 8", "memory 6", "memory 4", "memory 2", "memory 0"]
 
 
-def test_another_tenant_with_the_same_user_id_sees_and_changes_nothing(api):
-    key = api.call("POST", f"{USER}/memories", {"memoryType": "FACT", "content": "用户32岁", "field": "age"}
-                   ).body["memory"]["memory_key"]
-
-    assert memories_of(api, tenant="other-co") == []
-    assert api.call("GET", f"{USER}/memories/{key}", tenant="other-co").status == 404
-    assert api.call("DELETE", f"{USER}/memories/{key}", tenant="other-co").status == 404
-    loaded = api.call("POST", f"{USER}/context/load", {"query": "年龄"}, tenant="other-co")
-    assert loaded.body["total_memories"] == 0 and loaded.body["memories"] == []
-    assert len(memories_of(api)) == 1
-
-
-def test_tenant_comes_from_the_token_never_from_the_body(api):
-    response = api.call("POST", f"{USER}/memories", {"memoryType": "FACT", "content": "x", "tenantId": "victim"})
-    assert response.status == 422 and response.body["error"]["details"][0]["field"] == "tenantId"
-
-
-def test_a_request_without_a_tenant_claim_is_unauthorized(api):
-    response = api.call("GET", f"{USER}/memories", tenant=None)
-    assert response.status == 401 and response.body["error"]["code"] == "unauthorized"
-
-
-BIG = "长" * 3000  # 9,000 UTF-8 bytes
-
-
-@pytest.mark.parametrize(
-    ("path", "body", "raw", "status", "field"),
-    [
-        ("/memories", None, b"{not json", 400, "body"),
-        ("/memories", None, b"", 400, "body"),
-        ("/memories", None, b"[1, 2]", 422, "body"),
-        ("/memories", {"memoryType": "FACT", "content": 42}, None, 422, "content"),
-        ("/memories", {"memoryType": "OPINION", "content": "x"}, None, 422, "memoryType"),
-        ("/memories", {"memoryType": "FACT", "content": "   "}, None, 422, "content"),
-        ("/memories", {"memoryType": "FACT", "content": BIG}, None, 422, "content"),
-        ("/memories", {"memoryType": "FACT"}, None, 422, "content"),
-        ("/memories", {"memoryType": "FACT", "content": "x", "importance": 101}, None, 422, "importance"),
-        ("/memories", {"memoryType": "FACT", "content": "x", "field": "bad field!"}, None, 422, "field"),
-        ("/memories", {"memoryType": "FACT", "content": "x", "createdAt": "2026-02-05T10:00:00"}, None, 422,
-         "createdAt"),
-        ("/memories", {"memoryType": "FACT", "content": "x", "unknown": 1}, None, 422, "unknown"),
-        ("/memories", None, json.dumps({"memoryType": "FACT", "content": "x" * 300_000}).encode(), 413, "body"),
-        ("/memories/batch", {"memories": []}, None, 422, "memories"),
-        ("/memories/batch", {"memories": [{"memoryType": "FACT", "content": f"m{i}"} for i in range(101)]}, None,
-         422, "memories"),
-        ("/memories/batch", {"memories": [{"memoryType": "FACT", "content": "good"},
-                                          {"memoryType": "FACT", "content": ""}]}, None, 422, "memories.1.content"),
-        ("/memories/extract", {"userMessage": ""}, None, 422, "userMessage"),
-        ("/memories/extract", {"assistant_message": "hi"}, None, 422, "userMessage"),
-        ("/memories/extract", {"user_message": "x", "existing_info": "age=32"}, None, 422, "existing_info"),
-        ("/context/load", {"query": "x", "limit": 0}, None, 422, "limit"),
-    ],
-)
-def test_bad_input_gets_a_4xx_naming_the_field_and_writes_nothing(api, path, body, raw, status, field):
-    response = api.call("POST", f"{USER}{path}", body, raw_body=raw)
-
-    assert response.status == status
-    error = response.body["error"]
-    assert set(error) == {"code", "message", "details"}
-    assert field in [d["field"] for d in error["details"]]
-    assert field in error["message"] or status in (400, 413)
-    assert memories_of(api) == []
-
-
-@pytest.mark.parametrize(
-    ("method", "path", "field"),
-    [
-        ("GET", "/v1/users/bad%20user/memories", "user_id"),
-        ("GET", f"/v1/users/{'u' * 129}/memories", "user_id"),
-        ("GET", "/v1/users/u-1001/memories/not-a-key", "memory_key"),
-        ("DELETE", "/v1/users/u-1001/memories/mem_x", "memory_key"),
-    ],
-)
-def test_bad_path_parameters_are_rejected(api, method, path, field):
-    response = api.call(method, path)
-    assert response.status == 422
-    assert response.body["error"]["details"][0]["field"] == field
-
-
-def test_bad_query_parameters_are_rejected(api):
-    assert api.call("GET", f"{USER}/memories", query="limit=1000").body["error"]["details"][0]["field"] == "limit"
-    assert api.call("GET", f"{USER}/memories", query="cursor=zzz").status == 422
-    assert api.call("GET", f"{USER}/memories", query="memory_type=NOPE").status == 422
-
-
-def test_unknown_routes_get_a_json_404(api):
-    response = api.call("GET", "/v1/nothing/here")
-    assert response.status == 404 and response.body["error"]["code"] == "route_not_found"
-
-
 def test_summarize_builds_the_profile_from_a_self_introduction(api):
     api.call("POST", f"{USER}/memories/extract", {"user_message": SELF_INTRODUCTION})
     api.call("POST", f"{USER}/memories/extract", {"user_message": "我对高才通B类非常感兴趣，希望尽快办理"})
@@ -314,40 +194,3 @@ def test_summarize_builds_the_profile_from_a_self_introduction(api):
     assert completeness["score"] == round(100 * filled / (filled + missing))
     assert "32岁" in body["narrative_summary"] and "杭州" in body["narrative_summary"]
     assert api.call("POST", f"{USER}/profile/summarize", raw_body=b"{bad").status == 400
-
-
-class _DownExtractor:
-    def extract(self, turn: ConversationTurn):
-        raise LlmUnavailable("the LLM is unavailable; nothing was stored, retry this turn")
-
-
-class _BrokenStore:
-    def __getattr__(self, name: str):
-        def fail(*args: object, **kwargs: object):
-            raise RuntimeError("disk on fire: secret detail")
-        return fail
-
-
-def test_llm_down_gives_503_with_retry_after_and_stores_nothing(api, monkeypatch, lambda_env):
-    services = build_services(get_settings(), extractor=_DownExtractor(), dynamodb_client=lambda_env)
-    monkeypatch.setattr("agent_memory.bootstrap.get_services", lambda: services)
-    monkeypatch.setitem(api.functions.container("SaveFunction").__dict__, "get_services", lambda: services)
-
-    response = api.call("POST", f"{USER}/memories/extract", {"user_message": SELF_INTRODUCTION})
-
-    assert response.status == 503
-    assert response.body["error"]["code"] == "llm_unavailable"
-    assert response.headers["retry-after"] == "5"
-    assert memories_of(api) == []
-
-
-def test_unexpected_failure_is_a_500_with_request_id_and_no_details(api, monkeypatch, lambda_env):
-    services = build_services(get_settings(), store=_BrokenStore())
-    monkeypatch.setitem(api.functions.container("LoadFunction").__dict__, "get_services", lambda: services)
-
-    response = api.call("GET", f"{USER}/memories")
-
-    assert response.status == 500
-    assert response.body["error"]["code"] == "internal_error"
-    assert response.body["error"]["details"]["request_id"]
-    assert "disk on fire" not in json.dumps(response.body)
