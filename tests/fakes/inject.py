@@ -1,14 +1,39 @@
-"""Helpers for the inject service's tests: a fixed clock, requests, the injected context's text and memory
-layers with nothing in them."""
+"""Helpers for the inject service's tests: a fixed clock, users, the services over the in-memory store, requests,
+the injected context's text and memory layers with nothing in them."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from agent_memory.api.inject_models import InjectionRequest
-from agent_memory.domain.models import ScopeRef
+from agent_memory.bootstrap import build_services
+from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
+from agent_memory.settings import Settings
+from tests.fakes.store import InMemoryMemoryStore
 
 NOW = 1_795_309_200.0  # 2026-11-22T01:00:00Z
+
+
+def user(name: str) -> ScopeRef:
+    """A user of the inject tests' own tenant."""
+    return ScopeRef(tenant_id="t-inject", user_id=name)
+
+
+def build(store: InMemoryMemoryStore | None = None, **settings: Any):
+    """The services over the in-memory store, without embedder or synonyms."""
+    services = build_services(Settings(**settings), store=store or InMemoryMemoryStore(), embedder=None,
+                              synonyms=None)
+    return services
+
+
+def remember(store: InMemoryMemoryStore, who: ScopeRef, content: str, importance: int = 80,
+             memory_type: MemoryType = MemoryType.FACT) -> None:
+    store.save(who, NewMemory(memory_type=memory_type, content=content, importance=importance))
+
+
+def big_state() -> dict[str, Any]:
+    """A consulting state of twenty long fields: a P0 block big enough to press on a budget."""
+    return {"collectedInfo": {f"field{i}": "value " * 20 for i in range(20)}, "currentStageId": "info_collection"}
 
 
 def request(**fields: Any) -> InjectionRequest:
