@@ -1,8 +1,10 @@
-"""Reading text: language detection, tokens (CJK bigrams, English stop words), keywords and built-in synonyms."""
+"""Reading text: language detection, tokens (CJK bigrams, English stop words), keywords, BM25 and built-in
+synonyms."""
 
 from __future__ import annotations
 
 from agent_memory.domain.bm25 import Bm25Index
+from agent_memory.domain.keywords import extract_keywords
 from agent_memory.domain.models import is_cjk_text
 from agent_memory.domain.text import tokenize
 
@@ -39,3 +41,17 @@ def test_built_in_abbreviations_are_symmetric_synonyms():
     table = builtin_synonyms()
     assert "configuration" in table["config"] and "config" in table["configuration"]
     assert "db" in table["database"] and "database" in table["db"]
+
+
+def test_keywords_are_whole_units_with_weights():
+    terms = {k.term: k.weight for k in extract_keywords("对高才通B类非常感兴趣")}
+    assert "高才通b类" in terms and max(terms.values()) == 1.0
+    assert [k.term for k in extract_keywords("the and of")] == []
+
+
+def test_bm25_prefers_rarer_terms_and_shorter_documents():
+    index = Bm25Index(["caroline went to the support group", "melanie painted a lake",
+                       "caroline painted", "a very long text about painting lakes and lakes and more lakes"])
+    scores = index.scores(tokenize("support group"))
+    assert scores.argmax() == 0 and scores[1] == 0
+    assert index.scores(tokenize("painted"))[2] > index.scores(tokenize("painted"))[3]
