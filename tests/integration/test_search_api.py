@@ -1,4 +1,5 @@
-"""Search, detail, placeholders, recall, synonyms and tools through the real handlers (moto)."""
+"""Search through the real handlers (moto): result fields, modes, synonyms, filters and floors, caching, and the
+detail, placeholders and recall over the same seeded memories."""
 
 from __future__ import annotations
 
@@ -157,13 +158,6 @@ def test_detail_resolve_and_recall(api, seeded):
     assert recall["decision"]["urgency"] == "medium" and recall["decision"]["is_complex_query"] is False
     chat = api.call("POST", f"{USER}/memories/recall", {"message": "今天天气不错"}).body
     assert chat["decision"]["needs_recall"] is False and chat["memories"] == []
-
-
-def test_tools_are_served_with_the_system_prompt(api):
-    body = api.call("GET", "/v1/tools").body
-    assert [t["name"] for t in body["tools"]] == ["search_memories", "get_memory_detail", "save_user_memory",
-                                                  "get_user_context"]
-    assert "search_memories" in body["system_prompt"]
 
 
 @pytest.mark.parametrize(("memory", "query"), [

@@ -28,6 +28,13 @@ def test_the_catalogue_in_english_by_default_in_chinese_on_request_and_extended_
     assert len(chinese["tools"]) == 9
 
 
+def test_tools_are_served_with_the_system_prompt(api):
+    body = api.call("GET", "/v1/tools").body
+    assert [t["name"] for t in body["tools"]] == ["search_memories", "get_memory_detail", "save_user_memory",
+                                                  "get_user_context"]
+    assert "search_memories" in body["system_prompt"]
+
+
 def test_given_an_unknown_language_then_422_naming_it(api):
     response = api.call("GET", "/v1/tools", query="lang=fr")
     assert response.status == 422 and response.body["error"]["details"][0]["field"] == "lang"
