@@ -1,5 +1,6 @@
-"""The layer's dependency rule, read from the imports themselves: domain imports only domain; ports
-import only domain; adapters never import services (so a service can be built from any adapter)."""
+"""The layer's dependency rule, read from the imports themselves: domain imports only domain (never the API);
+ports import only domain; adapters never import services (so a service can be built from any adapter); block
+sources never import the inject service."""
 
 from __future__ import annotations
 
@@ -44,6 +45,13 @@ def test_each_layer_imports_only_what_is_below_it(layer):
                  for path in files_of(layer) for module in sorted(imported_modules(path))
                  if module.startswith(FORBIDDEN[layer])]
     assert crossings == []
+
+
+def test_block_sources_never_import_the_inject_service_and_the_domain_never_imports_the_api():
+    sources = sorted((PACKAGE / "services" / "blocks").glob("*.py"))
+    assert sources and all("agent_memory.services.inject" not in imported_modules(p) for p in sources)
+    domain = sorted((PACKAGE / "domain").rglob("*.py"))
+    assert [p.name for p in domain if any(m.startswith("agent_memory.api") for m in imported_modules(p))] == []
 
 
 def test_no_file_in_the_layer_grows_past_the_line_bound():
