@@ -27,14 +27,18 @@ class LambdaApi:
         self.functions = functions
 
     def call(self, method: str, path: str, body: Any = None, *, tenant: str | None = "acme", query: str = "",
-             raw_body: bytes | None = None) -> ApiResponse:
+             raw_body: bytes | None = None, claims: dict[str, str] | None = None,
+             headers: dict[str, str] | None = None) -> ApiResponse:
+        """As the service `tenant` (no token at all when None), or as a token with exactly these `claims`."""
         route, params = match_route(method, path)
         payload = raw_body if raw_body is not None else (
             json.dumps(body, ensure_ascii=False).encode() if body is not None else None)
         event = http_api_event(route=route, path_parameters=params, method=method, path=path, query=query,
-                               headers={"content-type": "application/json"}, body=payload)
-        if tenant is not None:
-            event["requestContext"]["authorizer"] = {"jwt": {"claims": {"sub": "svc", "tenant_id": tenant}}}
+                               headers={"content-type": "application/json", **(headers or {})}, body=payload)
+        if claims is None and tenant is not None:
+            claims = {"sub": "svc", "tenant_id": tenant}
+        if claims is not None:
+            event["requestContext"]["authorizer"] = {"jwt": {"claims": claims}}
         result = self.functions.invoke(route.function, event)
         headers = {k.lower(): v for k, v in (result.get("headers") or {}).items()}
         text = result.get("body") or ""

@@ -6,27 +6,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from local.runtime import http_api_event, match_route
-
 ALICE = {"sub": "alice", "tenant_id": "acme"}
 INJECT = "/v1/context/inject"
 FOUR_MB = 4 * 1024 * 1024
 
 
 def post_inject(api: Any, claims: dict[str, str], body: str) -> tuple[int, Any]:
-    route, params = match_route("POST", INJECT)
-    event = http_api_event(
-        route=route,
-        path_parameters=params,
-        method="POST",
-        path=INJECT,
-        query="",
-        headers={"content-type": "application/json"},
-        body=body.encode(),
-    )
-    event["requestContext"]["authorizer"] = {"jwt": {"claims": claims}}
-    result = api.functions.invoke(route.function, event)
-    return result["statusCode"], json.loads(result["body"])
+    response = api.call("POST", INJECT, raw_body=body.encode(), claims=claims)
+    return response.status, response.body
 
 
 def messages_refused_by_validation() -> str:

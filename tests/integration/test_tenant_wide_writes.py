@@ -3,12 +3,9 @@ tokens only a token holding the service scope makes them; a user's own token can
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
-
-from local.runtime import http_api_event, match_route
 
 ALICE = {"sub": "alice", "tenant_id": "acme"}
 BOB = {"sub": "bob", "tenant_id": "acme"}
@@ -19,19 +16,8 @@ PLANT = {"keyword": "coffee", "synonyms": ["casino"], "similarity_score": 0.99}
 def call(
     api: Any, claims: dict[str, str], method: str, path: str, body: Any = None, query: str = ""
 ) -> tuple[int, Any]:
-    route, params = match_route(method, path)
-    event = http_api_event(
-        route=route,
-        path_parameters=params,
-        method=method,
-        path=path,
-        query=query,
-        headers={"content-type": "application/json"},
-        body=json.dumps(body).encode() if body is not None else None,
-    )
-    event["requestContext"]["authorizer"] = {"jwt": {"claims": claims}}
-    result = api.functions.invoke(route.function, event)
-    return result["statusCode"], json.loads(result.get("body") or "null")
+    response = api.call(method, path, body, claims=claims, query=query)
+    return response.status, response.body
 
 
 def bobs_search(api: Any) -> dict[str, Any]:

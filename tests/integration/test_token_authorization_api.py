@@ -6,17 +6,8 @@ from __future__ import annotations
 
 def as_token(api, monkeypatch, claims, method, path, body=None, headers=None):
     """A request carrying exactly these JWT claims (and headers), through the deployed handlers."""
-    import json as _json
-
-    from local.runtime import http_api_event, match_route
-
-    route, params = match_route(method, path)
-    event = http_api_event(route=route, path_parameters=params, method=method, path=path, query="",
-                           headers={"content-type": "application/json", **(headers or {})},
-                           body=_json.dumps(body).encode() if body is not None else None)
-    event["requestContext"]["authorizer"] = {"jwt": {"claims": claims}}
-    result = api.functions.invoke(route.function, event)
-    return result["statusCode"], _json.loads(result.get("body") or "null")
+    response = api.call(method, path, body, claims=claims, headers=headers)
+    return response.status, response.body
 
 
 def test_given_end_user_tokens_then_a_token_reaches_its_own_user_only(api, monkeypatch, end_user_tokens):
