@@ -15,8 +15,10 @@ import gc
 import sys
 import threading
 from collections.abc import Callable
+from functools import cache
 
 
+@cache  # each ctypes.CDLL builds its function-pointer classes anew: one per trim grew the heap
 def _libc_trim() -> Callable[[int], int] | None:
     if not sys.platform.startswith("linux"):
         return None

@@ -32,3 +32,19 @@ def test_the_timer_trims_until_stopped_and_zero_turns_it_off():
     stop = start_trimming(0.01)
     assert stop is not None
     stop.set()
+
+
+def test_the_c_library_is_loaded_once_however_often_it_trims():
+    import tracemalloc
+
+    trim_now()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.take_snapshot()
+        for _ in range(50):
+            trim_now()
+        grown = sum(stat.size_diff for stat in tracemalloc.take_snapshot().compare_to(before, "filename")
+                    if stat.traceback[0].filename.endswith("ctypes/__init__.py"))
+    finally:
+        tracemalloc.stop()
+    assert grown < 1_000  # a CDLL per call left ~250 bytes of classes behind each time
