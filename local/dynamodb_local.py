@@ -70,7 +70,10 @@ class DynamoDBLocal:
             storage = ["-dbPath", str(self.db_path), "-sharedDb"]
         else:
             storage = ["-inMemory"]
-        heap = [f"-Xmx{self.heap_mb}m"] if self.heap_mb else []
+        # A bounded heap is committed and touched at start: G1 cycles its young regions through the whole heap,
+        # so under load the JVM's RSS climbed to the heap's size over ~20 minutes anyway (a slow rise that looks
+        # like a leak); touched at once, the footprint is what it will be from the first request.
+        heap = [f"-Xms{self.heap_mb}m", f"-Xmx{self.heap_mb}m", "-XX:+AlwaysPreTouch"] if self.heap_mb else []
         self._process = subprocess.Popen(
             ["java", *heap, f"-Djava.library.path={directory / 'DynamoDBLocal_lib'}", "-jar",
              str(directory / "DynamoDBLocal.jar"), *storage, "-port", str(self.port)],

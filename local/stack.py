@@ -142,6 +142,10 @@ class Stack:
         # and each arena keeps the free memory it once held: under a mixed load the API's arenas grew from
         # 61 to 174 MiB in 8 minutes while 30-50 MiB of them were in use. Two arenas keep that small.
         env.setdefault("MALLOC_ARENA_MAX", "2")
+        # A fixed mmap threshold: glibc raises it each time a large mmapped block is freed (up to 32 MiB), after
+        # which request-sized buffers (bodies, JSON, embedding matrices) come from the arenas and fragment them;
+        # fixed at its initial 128 KiB, they are mapped and handed back whole.
+        env.setdefault("MALLOC_MMAP_THRESHOLD_", "131072")
         for name, folder in SAMPLE_KNOWLEDGE.items():  # the caller's own folder (or "" for none) wins
             env.setdefault(name, str(folder))
         return env
