@@ -242,11 +242,11 @@ class CachingEmbedder:
 def seed_memories(client: Any, table: str, user: Any, memories: Sequence[Any], enricher: Any) -> int:
     """Write NewMemory objects as the store would (MEM# items + META version), identical content once.
     `enricher` is a SaveService: its enrich adds keywords, conversation context and embeddings."""
+    from agent_memory.adapters.dynamodb.items import bump_version
     from agent_memory.adapters.dynamodb.items import memory_to_item as _memory_to_item
-    from agent_memory.adapters.dynamodb.items import to_item as _to_item
     from agent_memory.domain.keys import new_memory_key
     from agent_memory.domain.keys import partition_key as _partition
-    from agent_memory.domain.models import content_hash, new_memory_version, utcnow
+    from agent_memory.domain.models import content_hash, new_memory_version
 
     items, seen = [], set()
     for memory in enricher.enrich(list(memories)):
@@ -259,10 +259,7 @@ def seed_memories(client: Any, table: str, user: Any, memories: Sequence[Any], e
         pending: dict[str, Any] = {table: [{"PutRequest": {"Item": item}} for item in items[start:start + SEED_BATCH]]}
         while pending:
             pending = client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
-    client.update_item(TableName=table, Key=_to_item({"pk": _partition(user), "sk": "META"}),
-                       UpdateExpression="ADD version :n SET updated_at = :now, kind = :kind",
-                       ExpressionAttributeValues=_to_item({":n": len(items), ":now": utcnow().isoformat(),
-                                                           ":kind": "meta"}))
+    client.update_item(**bump_version(table, _partition(user), by=len(items))["Update"])
     return len(items)
 
 

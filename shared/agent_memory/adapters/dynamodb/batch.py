@@ -8,7 +8,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from agent_memory.adapters.dynamodb.items import raise_domain_error
+from agent_memory.adapters.dynamodb.items import BUSY, raise_domain_error
 from agent_memory.errors import Throttled
 
 MAX_BATCH = 25
@@ -51,5 +51,5 @@ def read_all(client: Any, table: str, keys: list[dict[str, Any]], *, attempts: i
             if not pending:
                 break
         else:
-            raise Throttled("the memory store is busy, retry shortly")
+            raise Throttled(BUSY)
     return found

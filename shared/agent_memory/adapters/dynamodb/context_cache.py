@@ -12,6 +12,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from agent_memory.adapters.dynamodb.items import error_code
 from agent_memory.domain.keys import cache_partition_key
 from agent_memory.domain.models import ScopeRef
 from agent_memory.observability import logger
@@ -36,7 +37,7 @@ class DynamoContextCache:
                 TableName=self._table, Key={"pk": {"S": cache_partition_key(user)}, "sk": {"S": key}},
             ).get("Item")
         except ClientError as error:
-            logger.warning("context cache read failed", error_code=error.response["Error"]["Code"])
+            logger.warning("context cache read failed", error_code=error_code(error))
             return None
         if not item:
             return None
@@ -56,4 +57,4 @@ class DynamoContextCache:
         try:
             self._client.put_item(TableName=self._table, Item=item)
         except ClientError as error:
-            logger.warning("context cache write failed", error_code=error.response["Error"]["Code"])
+            logger.warning("context cache write failed", error_code=error_code(error))

@@ -29,6 +29,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from agent_memory.adapters.dynamodb.batch import write_all
+from agent_memory.adapters.dynamodb.items import CONDITION_FAILED, error_code
 from agent_memory.domain.keys import snapshot_partition_key
 from agent_memory.domain.models import ScopeRef
 from agent_memory.observability import logger
@@ -82,7 +83,7 @@ class DynamoIndexSnapshotStore:
             if missing:
                 chunks.update(zip(missing, self._readers().map(lambda sk: self._get(pk, sk), missing), strict=True))
         except ClientError as error:
-            logger.warning("index snapshot read failed", error_code=error.response.get("Error", {}).get("Code"))
+            logger.warning("index snapshot read failed", error_code=error_code(error))
             return None
         except (KeyError, ValueError):  # not an item this adapter wrote
             logger.warning("index snapshot unreadable", error_code="MalformedItem")
@@ -120,7 +121,7 @@ class DynamoIndexSnapshotStore:
                     ExpressionAttributeValues={":version": {"N": str(version)}},
                 )
             except ClientError as error:
-                if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                if error_code(error) != CONDITION_FAILED:
                     raise
                 self._delete_chunks(pk, version, writer, len(chunks))  # a later version's won the race
                 return False
@@ -128,7 +129,7 @@ class DynamoIndexSnapshotStore:
                 self._delete_old(pk, previous)
             return True
         except ClientError as error:
-            code = error.response.get("Error", {}).get("Code")
+            code = error_code(error)
             self._writes_denied = code == "AccessDeniedException"  # the function may only read: stop trying
             logger.warning("index snapshot write failed", error_code=code)
         except RuntimeError:  # BatchWriteItem left chunks unprocessed: HEAD was not moved

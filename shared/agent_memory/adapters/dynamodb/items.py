@@ -1,4 +1,5 @@
-"""How memories and values become DynamoDB items and back, and how SDK errors become domain errors."""
+"""The one place for DynamoDB's wire details: how values and memories become items and back, the bump of a
+scope's version counter, the code a `ClientError` carries, and how SDK errors become domain errors."""
 
 from __future__ import annotations
 
@@ -10,19 +11,28 @@ from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
 from agent_memory.domain.keys import partition_key
-from agent_memory.domain.models import Memory
+from agent_memory.domain.models import Memory, utcnow
 from agent_memory.errors import StoreUnavailable, Throttled
 
+CONDITION_FAILED = "ConditionalCheckFailedException"
+TRANSACTION_CANCELLED = "TransactionCanceledException"
 _THROTTLING_CODES = frozenset(
     {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
 )
+# The reasons a transaction's cancellation gives for an item DynamoDB pushed back on.
+_THROTTLED_ITEM_CODES = frozenset({"ThrottlingError", "ProvisionedThroughputExceeded", "RequestLimitExceeded"})
+BUSY = "the memory store is busy, retry shortly"
 
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
 
 
+def to_value(value: Any) -> dict[str, Any]:
+    return _serializer.serialize(value)
+
+
 def to_item(values: dict[str, Any]) -> dict[str, Any]:
-    return {k: _serializer.serialize(v) for k, v in values.items() if v is not None}
+    return {k: to_value(v) for k, v in values.items() if v is not None}
 
 
 def from_item(item: dict[str, Any]) -> dict[str, Any]:
@@ -50,11 +60,31 @@ def memory_from_item(item: dict[str, Any]) -> Memory:
     return Memory.model_validate(values)
 
 
+def bump_version(table: str, pk: str, by: int = 1) -> dict[str, Any]:
+    """The TransactWriteItems action that moves the scope's version counter (``META``): caches keyed on it
+    are invalidated with no call."""
+    return {"Update": {
+        "TableName": table, "Key": to_item({"pk": pk, "sk": "META"}),
+        "UpdateExpression": "ADD version :by SET updated_at = :now, kind = :kind",
+        "ExpressionAttributeValues": to_item({":by": by, ":now": utcnow().isoformat(), ":kind": "meta"}),
+    }}
+
+
+def error_code(error: ClientError) -> str:
+    """The code DynamoDB answered with ("" when the error carries none)."""
+    return str(error.response.get("Error", {}).get("Code", ""))
+
+
+def throttled_transaction(error: ClientError) -> bool:
+    """A transaction cancelled because DynamoDB pushed back on one of its items (not a failed condition)."""
+    reasons = {reason.get("Code") for reason in error.response.get("CancellationReasons", [])}
+    return error_code(error) == TRANSACTION_CANCELLED and bool(reasons & _THROTTLED_ITEM_CODES)
+
+
 def raise_domain_error(error: ClientError) -> NoReturn:
     """Translate an SDK error into a domain error, in one place."""
-    code = error.response.get("Error", {}).get("Code", "")
-    if code in _THROTTLING_CODES:
-        raise Throttled("the memory store is busy, retry shortly") from error
+    if error_code(error) in _THROTTLING_CODES:
+        raise Throttled(BUSY) from error
     raise error
 
 

@@ -25,32 +25,29 @@ from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from typing import Any
 
-from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
+from boto3.dynamodb.types import Binary
 from botocore.exceptions import ClientError
 
 from agent_memory.adapters.dynamodb.batch import read_all, write_all
-from agent_memory.adapters.dynamodb.items import raise_domain_error
+from agent_memory.adapters.dynamodb.items import (
+    CONDITION_FAILED,
+    TRANSACTION_CANCELLED,
+    bump_version,
+    error_code,
+    from_item,
+    raise_domain_error,
+    to_item,
+    to_value,
+)
 from agent_memory.domain.keys import active_shard, partition_key
 from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogKey, LogMessage, WeeklyReport
 from agent_memory.domain.models import ScopeRef, utcnow
 from agent_memory.errors import NotFound
 
-_serializer = TypeSerializer()
-_deserializer = TypeDeserializer()
 ACTIVE_SHARDS = 16
 # Active-scope markers outlive the week they mark by long enough for a late or re-run rollup.
 ACTIVE_MARKER_DAYS = 60
 MAX_TRANSACTION_ITEMS = 100
-
-
-
-
-def _item(values: dict[str, Any]) -> dict[str, Any]:
-    return {k: _serializer.serialize(v) for k, v in values.items() if v is not None}
-
-
-def _values(item: dict[str, Any]) -> dict[str, Any]:
-    return {k: _deserializer.deserialize(v) for k, v in item.items()}
 
 
 def _iso(moment: datetime) -> str:
@@ -93,7 +90,7 @@ class DynamoLayerStore:
         pk = partition_key(scope)
         marker_expiry = _epoch(utcnow()) + ACTIVE_MARKER_DAYS * 86400
         shard = active_shard(scope, self.shards)
-        markers = [{"PutRequest": {"Item": _item({
+        markers = [{"PutRequest": {"Item": to_item({
             "pk": active_partition(week, shard), "sk": pk, "kind": "active", "tenant_id": scope.tenant_id,
             "scope_id": scope.user_id, "week_start": week.isoformat(), "expires_at": marker_expiry})}}
             for week in sorted(weeks)]
@@ -107,7 +104,7 @@ class DynamoLayerStore:
 
     def logged_messages(self, scope: ScopeRef, keys: list[LogKey]) -> list[LogMessage]:
         pk = partition_key(scope)
-        wanted = [_item({"pk": pk, "sk": log_sort_key(key)}) for key in keys]
+        wanted = [to_item({"pk": pk, "sk": log_sort_key(key)}) for key in keys]
         return sorted((_log_from_item(i) for i in read_all(self._client, self._table, wanted)), key=log_sort_key)
 
     def set_log_embeddings(self, scope: ScopeRef, messages: list[LogMessage]) -> None:
@@ -117,22 +114,22 @@ class DynamoLayerStore:
                 continue
             try:
                 self._client.update_item(
-                    TableName=self._table, Key=_item({"pk": pk, "sk": log_sort_key(message)}),
+                    TableName=self._table, Key=to_item({"pk": pk, "sk": log_sort_key(message)}),
                     UpdateExpression="SET embedding = :vector, embedding_model = :model",
                     ConditionExpression="attribute_exists(pk)",  # expired or deleted meanwhile: leave it gone
-                    ExpressionAttributeValues={":vector": _serializer.serialize(Binary(message.embedding)),
+                    ExpressionAttributeValues={":vector": to_value(Binary(message.embedding)),
                                                ":model": {"S": message.embedding_model or ""}})
             except ClientError as error:
-                if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                if error_code(error) != CONDITION_FAILED:
                     raise_domain_error(error)
 
     def _log_item(self, pk: str, message: LogMessage) -> dict[str, Any]:
         values = message.model_dump(mode="json", exclude={"embedding"}, exclude_none=True)
         values["expires_at"] = _epoch(message.expires_at)  # the table's TTL attribute: epoch seconds
-        item = _item({"pk": pk, "sk": log_sort_key(message), "kind": "log",
+        item = to_item({"pk": pk, "sk": log_sort_key(message), "kind": "log",
                       **values})
         if message.embedding:
-            item["embedding"] = _serializer.serialize(Binary(message.embedding))
+            item["embedding"] = to_value(Binary(message.embedding))
         return item
 
     def log_messages(self, scope: ScopeRef, *, start: datetime | None = None, end: datetime | None = None,
@@ -144,12 +141,13 @@ class DynamoLayerStore:
         items = self._query(
             KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
             FilterExpression="expires_at > :now",
-            ExpressionAttributeValues=_item({":pk": partition_key(scope), ":low": low, ":high": high, ":now": cutoff}))
+            ExpressionAttributeValues=to_item({":pk": partition_key(scope), ":low": low, ":high": high,
+                                               ":now": cutoff}))
         return [_log_from_item(i) for i in items if i["sk"]["S"] < high]
 
     def recent_log(self, scope: ScopeRef, *, limit: int, now: datetime | None = None) -> list[LogMessage]:
         """The newest `limit` unexpired messages (a hot-memory refresh reads 50 by default), oldest first."""
-        values = _item({":pk": partition_key(scope), ":log": "LOG#", ":now": _epoch(now or utcnow())})
+        values = to_item({":pk": partition_key(scope), ":log": "LOG#", ":now": _epoch(now or utcnow())})
         pages = self._pages(
             KeyConditionExpression="pk = :pk AND begins_with(sk, :log)", FilterExpression="expires_at > :now",
             ScanIndexForward=False, Limit=max(limit, 25), ExpressionAttributeValues=values)
@@ -165,7 +163,7 @@ class DynamoLayerStore:
         expired = self._query(
             KeyConditionExpression="pk = :pk AND begins_with(sk, :log)", FilterExpression="expires_at <= :now",
             ProjectionExpression="pk, sk",
-            ExpressionAttributeValues=_item({":pk": partition_key(scope), ":log": "LOG#", ":now": _epoch(now)}))
+            ExpressionAttributeValues=to_item({":pk": partition_key(scope), ":log": "LOG#", ":now": _epoch(now)}))
         self._batch_delete([{"pk": i["pk"], "sk": i["sk"]} for i in expired])
         return len(expired)
 
@@ -176,46 +174,46 @@ class DynamoLayerStore:
         try:
             self._client.put_item(
                 TableName=self._table,
-                Item=_item({"pk": partition_key(scope), "sk": f"LOGX#{message_id}", "kind": "extraction",
+                Item=to_item({"pk": partition_key(scope), "sk": f"LOGX#{message_id}", "kind": "extraction",
                             "status": "running", "lease_until": now + lease_seconds,
                             "expires_at": now + 40 * 86400}),
                 ConditionExpression="attribute_not_exists(pk) OR (#status = :running AND lease_until < :now)",
                 ExpressionAttributeNames={"#status": "status"},
-                ExpressionAttributeValues=_item({":running": "running", ":now": now}))
+                ExpressionAttributeValues=to_item({":running": "running", ":now": now}))
         except ClientError as error:
-            if error.response["Error"]["Code"] == "ConditionalCheckFailedException":
+            if error_code(error) == CONDITION_FAILED:
                 return False
             raise_domain_error(error)
         return True
 
     def finish_extraction(self, scope: ScopeRef, message_id: str, saved: int) -> None:
         self._client.update_item(
-            TableName=self._table, Key=_item({"pk": partition_key(scope), "sk": f"LOGX#{message_id}"}),
+            TableName=self._table, Key=to_item({"pk": partition_key(scope), "sk": f"LOGX#{message_id}"}),
             UpdateExpression="SET #status = :done, saved = :saved", ExpressionAttributeNames={"#status": "status"},
-            ExpressionAttributeValues=_item({":done": "done", ":saved": saved}))
+            ExpressionAttributeValues=to_item({":done": "done", ":saved": saved}))
 
     def release_extraction(self, scope: ScopeRef, message_id: str) -> None:
         """A failed extraction lets the next delivery try again at once."""
         self._client.delete_item(TableName=self._table,
-                                 Key=_item({"pk": partition_key(scope), "sk": f"LOGX#{message_id}"}))
+                                 Key=to_item({"pk": partition_key(scope), "sk": f"LOGX#{message_id}"}))
 
     # ---- L2: hot memory ------------------------------------------------------------------------
 
     def put_hot(self, scope: ScopeRef, entry: HotMemoryEntry) -> HotMemoryEntry:
         """Upsert by (scope, type, key), keeping the first created_at; bumps the scope's version."""
         pk = partition_key(scope)
-        key = _item({"pk": pk, "sk": f"HOT#{entry.type.value}#{entry.key}"})
+        key = to_item({"pk": pk, "sk": f"HOT#{entry.type.value}#{entry.key}"})
         try:
             existing = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True).get("Item")
-            created_at = _values(existing)["created_at"] if existing else entry.created_at.isoformat()
+            created_at = from_item(existing)["created_at"] if existing else entry.created_at.isoformat()
             stored = entry.model_copy(update={"created_at": datetime.fromisoformat(created_at)})
             self._client.transact_write_items(TransactItems=[
-                {"Put": {"TableName": self._table, "Item": {**key, **_item({
+                {"Put": {"TableName": self._table, "Item": {**key, **to_item({
                     "kind": "hot", "type": stored.type.value, "key": stored.key,
                     "value_json": json.dumps(stored.value, ensure_ascii=False), "priority": stored.priority,
                     "source": stored.source, "created_at": stored.created_at.isoformat(),
                     "updated_at": stored.updated_at.isoformat()})}}},
-                self._bump_version(pk),
+                bump_version(self._table, pk),
             ])
         except ClientError as error:
             raise_domain_error(error)
@@ -224,7 +222,7 @@ class DynamoLayerStore:
     def hot_memory(self, scope: ScopeRef) -> list[HotMemoryEntry]:
         """Highest priority first, then most recently updated."""
         items = self._query(KeyConditionExpression="pk = :pk AND begins_with(sk, :hot)",
-                            ExpressionAttributeValues=_item({":pk": partition_key(scope), ":hot": "HOT#"}))
+                            ExpressionAttributeValues=to_item({":pk": partition_key(scope), ":hot": "HOT#"}))
         entries = [_hot_from_item(i) for i in items]
         return sorted(entries, key=lambda e: (-e.priority, -e.updated_at.timestamp(), e.type, e.key))
 
@@ -232,12 +230,12 @@ class DynamoLayerStore:
         pk = partition_key(scope)
         try:
             self._client.transact_write_items(TransactItems=[
-                {"Delete": {"TableName": self._table, "Key": _item({"pk": pk, "sk": f"HOT#{type_.value}#{key}"}),
+                {"Delete": {"TableName": self._table, "Key": to_item({"pk": pk, "sk": f"HOT#{type_.value}#{key}"}),
                             "ConditionExpression": "attribute_exists(pk)"}},
-                self._bump_version(pk),
+                bump_version(self._table, pk),
             ])
         except ClientError as error:
-            if error.response["Error"]["Code"] == "TransactionCanceledException":
+            if error_code(error) == TRANSACTION_CANCELLED:
                 raise NotFound(f"no hot memory {type_.value}/{key}") from error
             raise_domain_error(error)
 
@@ -256,16 +254,16 @@ class DynamoLayerStore:
     def _put_report(self, scope: ScopeRef, report: WeeklyReport, *, condition: str,
                     values: dict[str, Any] | None = None) -> bool:
         fields = report.model_dump(mode="json", exclude={"embedding", "metrics", "key_events"}, exclude_none=True)
-        item = _item({"pk": partition_key(scope), "sk": f"REPORT#{report.week_start.isoformat()}", "kind": "report",
+        item = to_item({"pk": partition_key(scope), "sk": f"REPORT#{report.week_start.isoformat()}", "kind": "report",
                       "metrics_json": json.dumps(report.metrics, ensure_ascii=False),
                       "key_events": report.key_events or None, "messages_covered": _covered(report), **fields})
         if report.embedding:
-            item["embedding"] = _serializer.serialize(Binary(report.embedding))
-        extra = {"ExpressionAttributeValues": _item(values)} if values else {}
+            item["embedding"] = to_value(Binary(report.embedding))
+        extra = {"ExpressionAttributeValues": to_item(values)} if values else {}
         try:
             self._client.put_item(TableName=self._table, Item=item, ConditionExpression=condition, **extra)
         except ClientError as error:
-            if error.response["Error"]["Code"] == "ConditionalCheckFailedException":
+            if error_code(error) == CONDITION_FAILED:
                 return False
             raise_domain_error(error)
         return True
@@ -273,7 +271,7 @@ class DynamoLayerStore:
     def report_stage(self, scope: ScopeRef, week_start: date) -> str | None:
         """None = the week has no report yet; else how far its rollup got: "written" (the report), then
         "complete" (hot memory refreshed too). A re-run or a redelivery resumes from there."""
-        key = _item({"pk": partition_key(scope), "sk": f"REPORT#{week_start.isoformat()}"})
+        key = to_item({"pk": partition_key(scope), "sk": f"REPORT#{week_start.isoformat()}"})
         try:
             item = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True,
                                          ProjectionExpression="sk, rollup_stage").get("Item")
@@ -287,16 +285,16 @@ class DynamoLayerStore:
         try:
             self._client.update_item(
                 TableName=self._table,
-                Key=_item({"pk": partition_key(scope), "sk": f"REPORT#{week_start.isoformat()}"}),
+                Key=to_item({"pk": partition_key(scope), "sk": f"REPORT#{week_start.isoformat()}"}),
                 UpdateExpression="SET rollup_stage = :stage", ConditionExpression="attribute_exists(pk)",
-                ExpressionAttributeValues=_item({":stage": stage}))
+                ExpressionAttributeValues=to_item({":stage": stage}))
         except ClientError as error:
             raise_domain_error(error)
 
     def reports(self, scope: ScopeRef) -> list[WeeklyReport]:
         """Newest week first."""
         items = self._query(KeyConditionExpression="pk = :pk AND begins_with(sk, :report)",
-                            ExpressionAttributeValues=_item({":pk": partition_key(scope), ":report": "REPORT#"}),
+                            ExpressionAttributeValues=to_item({":pk": partition_key(scope), ":report": "REPORT#"}),
                             ScanIndexForward=False)
         return [_report_from_item(i) for i in items]
 
@@ -306,7 +304,7 @@ class DynamoLayerStore:
                       limit: int = 500) -> tuple[list[ScopeRef], dict[str, Any] | None]:
         kwargs: dict[str, Any] = {
             "TableName": self._table, "KeyConditionExpression": "pk = :pk", "Limit": limit,
-            "ExpressionAttributeValues": _item({":pk": active_partition(week_start, shard)}),
+            "ExpressionAttributeValues": to_item({":pk": active_partition(week_start, shard)}),
             "ProjectionExpression": "tenant_id, scope_id",
         }
         if cursor:
@@ -316,17 +314,10 @@ class DynamoLayerStore:
         except ClientError as error:
             raise_domain_error(error)
         scopes = [ScopeRef(tenant_id=v["tenant_id"], user_id=v["scope_id"])
-                  for v in map(_values, response.get("Items", []))]
+                  for v in map(from_item, response.get("Items", []))]
         return scopes, response.get("LastEvaluatedKey")
 
     # ---- internals ----------------------------------------------------------------------------
-
-    def _bump_version(self, pk: str) -> dict[str, Any]:
-        return {"Update": {
-            "TableName": self._table, "Key": _item({"pk": pk, "sk": "META"}),
-            "UpdateExpression": "ADD version :one SET updated_at = :now, kind = :kind",
-            "ExpressionAttributeValues": _item({":one": 1, ":now": utcnow().isoformat(), ":kind": "meta"}),
-        }}
 
     def _query(self, **kwargs: Any) -> list[dict[str, Any]]:
         return list(self._pages(**kwargs))
@@ -351,7 +342,7 @@ class DynamoLayerStore:
 
 
 def _log_from_item(item: dict[str, Any]) -> LogMessage:
-    values = _values(item)
+    values = from_item(item)
     for key in ("pk", "sk", "kind"):
         values.pop(key, None)
     values["expires_at"] = datetime.fromtimestamp(int(values["expires_at"]), UTC)
@@ -361,7 +352,7 @@ def _log_from_item(item: dict[str, Any]) -> LogMessage:
 
 
 def _hot_from_item(item: dict[str, Any]) -> HotMemoryEntry:
-    values = _values(item)
+    values = from_item(item)
     return HotMemoryEntry(type=values["type"], key=values["key"], value=json.loads(values["value_json"]),
                           priority=int(values.get("priority", 0)), source=values.get("source", "api"),
                           created_at=values["created_at"], updated_at=values["updated_at"])
@@ -373,7 +364,7 @@ def _covered(report: WeeklyReport) -> int:
 
 
 def _report_from_item(item: dict[str, Any]) -> WeeklyReport:
-    values = _values(item)
+    values = from_item(item)
     for key in ("pk", "sk", "kind"):
         values.pop(key, None)
     values["metrics"] = json.loads(values.pop("metrics_json", None) or "{}")

@@ -26,7 +26,16 @@ from typing import Any, NoReturn
 from botocore.exceptions import ClientError
 
 from agent_memory.adapters.dynamodb.batch import read_all, write_all
-from agent_memory.adapters.dynamodb.items import from_item, raise_domain_error, to_item
+from agent_memory.adapters.dynamodb.items import (
+    BUSY,
+    CONDITION_FAILED,
+    TRANSACTION_CANCELLED,
+    error_code,
+    from_item,
+    raise_domain_error,
+    throttled_transaction,
+    to_item,
+)
 from agent_memory.domain.keys import partition_key
 from agent_memory.domain.memory_files import (
     MAX_RENAME_ENTRIES,
@@ -60,13 +69,9 @@ def _file_from_item(item: dict[str, Any]) -> MemoryFile:
 
 def _raise_for(error: ClientError, conflict: str) -> NoReturn:
     """A failed condition is a lost race (Conflict); a throttled transaction is the store pushing back."""
-    code = error.response.get("Error", {}).get("Code")
-    if code == "TransactionCanceledException":
-        reasons = {r.get("Code") for r in error.response.get("CancellationReasons", [])}
-        if reasons & {"ThrottlingError", "ProvisionedThroughputExceeded", "RequestLimitExceeded"}:
-            raise Throttled("the memory store is busy, retry shortly") from error
-        raise Conflict(conflict) from error
-    if code == "ConditionalCheckFailedException":
+    if throttled_transaction(error):
+        raise Throttled(BUSY) from error
+    if error_code(error) in (TRANSACTION_CANCELLED, CONDITION_FAILED):
         raise Conflict(conflict) from error
     raise_domain_error(error)
 
@@ -145,7 +150,7 @@ class DynamoMemoryFileStore:
                 self._client.delete_item(TableName=self._table, Key=to_item({"pk": pk, "sk": file_key(path)}),
                                          ConditionExpression="attribute_exists(pk)")
             except ClientError as error:
-                if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+                if error_code(error) == CONDITION_FAILED:
                     return 0  # deleted meanwhile
                 raise_domain_error(error)
             return 1

@@ -12,7 +12,7 @@ from typing import Any
 from agent_memory.adapters.dynamodb.items import memory_to_item, to_item
 from agent_memory.domain.keys import partition_key
 from agent_memory.domain.keywords import normalize_keyword
-from agent_memory.domain.models import Keyword, Memory, SaveOutcome, SaveResult, ScopeRef, utcnow
+from agent_memory.domain.models import Keyword, Memory, SaveOutcome, SaveResult
 
 # DynamoDB's limits on one TransactWriteItems: 100 actions and 4 MB (kept well under, for the item overhead).
 MAX_TRANSACTION_ACTIONS = 100
@@ -144,13 +144,3 @@ def delete_if_points_to(table: str, pk: str, sk: str, memory_key: str, *, or_abs
         }
     }
 
-
-def bump_version(table: str, user: ScopeRef, by: int = 1) -> dict[str, Any]:
-    return {
-        "Update": {
-            "TableName": table,
-            "Key": to_item({"pk": partition_key(user), "sk": "META"}),
-            "UpdateExpression": "ADD version :by SET updated_at = :now, kind = :kind",
-            "ExpressionAttributeValues": to_item({":by": by, ":now": utcnow().isoformat(), ":kind": "meta"}),
-        }
-    }

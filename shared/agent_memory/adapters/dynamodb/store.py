@@ -28,11 +28,21 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from agent_memory.adapters.dynamodb.batch import read_all
-from agent_memory.adapters.dynamodb.items import from_item, memory_from_item, raise_domain_error, to_item
+from agent_memory.adapters.dynamodb.items import (
+    BUSY,
+    CONDITION_FAILED,
+    TRANSACTION_CANCELLED,
+    bump_version,
+    error_code,
+    from_item,
+    memory_from_item,
+    raise_domain_error,
+    throttled_transaction,
+    to_item,
+)
 from agent_memory.adapters.dynamodb.memory_writes import (
     MAX_TRANSACTION_ACTIONS,
     MAX_TRANSACTION_BYTES,
-    bump_version,
     delete_if_points_to,
     keyword_deletes,
     save_writes,
@@ -163,13 +173,12 @@ class DynamoMemoryStore:
         if written:
             try:
                 self._client.transact_write_items(
-                    TransactItems=[*actions, bump_version(self._table, user, by=written)])
+                    TransactItems=[*actions, bump_version(self._table, partition_key(user), by=written)])
             except ClientError as error:
-                if error.response.get("Error", {}).get("Code") != "TransactionCanceledException":
+                if error_code(error) != TRANSACTION_CANCELLED:
                     raise_domain_error(error)
-                reasons = [r.get("Code") for r in error.response.get("CancellationReasons", [])]
-                if "ThrottlingError" in reasons or "ProvisionedThroughputExceeded" in reasons:
-                    raise Throttled("the memory store is busy, retry shortly") from error
+                if throttled_transaction(error):
+                    raise Throttled(BUSY) from error
                 return False
         results.extend(group)
         return True
@@ -182,7 +191,7 @@ class DynamoMemoryStore:
         actions: list[dict[str, Any]] = [
             {"Delete": {"TableName": self._table, "Key": to_item({"pk": pk, "sk": f"MEM#{memory_key}"}),
                         "ConditionExpression": "attribute_exists(pk)"}},
-            bump_version(self._table, user),
+            bump_version(self._table, pk),
         ]
         if memory.is_current:
             actions.append(delete_if_points_to(self._table, pk, f"HASH#{memory.content_hash}", memory_key))
@@ -195,7 +204,7 @@ class DynamoMemoryStore:
         try:
             self._client.transact_write_items(TransactItems=actions)
         except ClientError as error:
-            if error.response.get("Error", {}).get("Code") == "TransactionCanceledException":
+            if error_code(error) == TRANSACTION_CANCELLED:
                 raise Conflict("the memory changed while it was being deleted, retry") from error
             raise_domain_error(error)
         return memory
@@ -216,7 +225,7 @@ class DynamoMemoryStore:
                 )
                 recorded += 1
             except ClientError as error:
-                if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                if error_code(error) != CONDITION_FAILED:
                     raise_domain_error(error)
         if recorded:
             try:

@@ -12,15 +12,11 @@ import time
 from collections import OrderedDict
 from typing import Any
 
-from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
 
 from agent_memory.adapters.dynamodb.batch import write_all
-from agent_memory.adapters.dynamodb.items import raise_domain_error
+from agent_memory.adapters.dynamodb.items import from_item, raise_domain_error, to_item
 from agent_memory.domain.keywords import normalize_keyword
-
-_serializer = TypeSerializer()
-_deserializer = TypeDeserializer()
 
 
 class DynamoSynonymStore:
@@ -37,10 +33,10 @@ class DynamoSynonymStore:
         pairs = {(term, normalize_keyword(s)) for s in synonyms} | {(normalize_keyword(s), term) for s in synonyms}
         pairs = {(a, b) for a, b in pairs if a and b and a != b}
         items = [
-            {"PutRequest": {"Item": {k: _serializer.serialize(v) for k, v in {
+            {"PutRequest": {"Item": to_item({
                 "pk": f"T#{tenant_id}#SYN", "sk": f"K#{a}#S#{b}", "kind": "synonym",
                 "keyword": a, "synonym": b, "similarity_score": f"{similarity:.4f}",
-            }.items()}}}
+            })}}
             for a, b in sorted(pairs)
         ]
         try:
@@ -77,7 +73,7 @@ class DynamoSynonymStore:
             while True:
                 response = self._client.query(**params)
                 for item in response.get("Items", []):
-                    values = {k: _deserializer.deserialize(v) for k, v in item.items()}
+                    values = from_item(item)
                     table.setdefault(values["keyword"], {})[values["synonym"]] = float(values["similarity_score"])
                 if "LastEvaluatedKey" not in response:
                     break
