@@ -4,7 +4,6 @@ cache as it sees it (`BlockCache`), and the shapes of a source and of a retrieve
 from __future__ import annotations
 
 import hashlib
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -28,16 +27,6 @@ class FetchContext:
     turn_number: int  # 1 = the conversation's first user message
     # The Messages array about to be sent, before compaction: the request's, ending with the current message.
     messages: Sequence[Message] = field(compare=False, repr=False)
-    # Version counters read during this request: sources that key on the same scope's version (user
-    # memory, hot memory) share one read instead of each doing a consistent GetItem.
-    _versions: dict[ScopeRef, int] = field(default_factory=dict, compare=False, repr=False)
-    _versions_lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
-
-    def user_version(self, scope: ScopeRef, read: Callable[[ScopeRef], int]) -> int:
-        with self._versions_lock:
-            if scope not in self._versions:
-                self._versions[scope] = read(scope)
-            return self._versions[scope]
 
     def message_hash(self) -> str:
         return hashlib.sha256(self.request.current_user_message.strip().encode()).hexdigest()[:16]
