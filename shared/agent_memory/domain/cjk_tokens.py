@@ -9,8 +9,9 @@ import re
 from functools import cache
 from typing import NamedTuple
 
-# Han, kana, Hangul, CJK and full-width punctuation.
-_CJK_CLASS = "[\u3000-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\uff00-\uffef]"
+# What token counting prices per character, wider than the ideographs text analysis reads as Chinese
+# (`text.CJK_IDEOGRAPHS`): Han, kana, Hangul, CJK and full-width punctuation.
+CJK_SCRIPTS_CLASS = "[\u3000-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\uff00-\uffef]"
 
 
 class _CjkPatterns(NamedTuple):
@@ -23,7 +24,7 @@ class _CjkPatterns(NamedTuple):
 def _cjk_patterns() -> _CjkPatterns:
     """Compiled on the first text with CJK in it (a few ms, kept off the cold start)."""
     return _CjkPatterns(
-        runs=re.compile(_CJK_CLASS + "+"),
+        runs=re.compile(CJK_SCRIPTS_CLASS + "+"),
         not_one=re.compile("[^" + re.escape("".join(_ONE_TOKEN_CJK)) + "]+"),
         three=re.compile("[" + "".join(f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in _THREE_TOKEN_CJK_RANGES) + "]"),
     )
@@ -44,7 +45,7 @@ def cjk_cost(text: str) -> tuple[int, int]:
 
 # The CJK characters that are single tokens in both families (identical sets; measured against count_tokens
 # and published by ctok 1.3.0, MIT, Sander Land), and the code point ranges whose UTF-8 fallback costs three
-# tokens rather than two. Every other character of _CJK_CLASS costs two.
+# tokens rather than two. Every other character of CJK_SCRIPTS_CLASS costs two.
 _ONE_TOKEN_CJK = (
     "　、。々《》「」『』【】あいうえおかがきくけげこごさざしじすずせそただちっつづてでとどなにねのはばひ"
     "びふへべほまみむめもやょよらりるれろわをんァアィイウェエォオカガキギクグケコサザシジスズセソタダチッ"

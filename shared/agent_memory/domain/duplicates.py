@@ -28,7 +28,7 @@ from functools import lru_cache
 from typing import Protocol
 
 from agent_memory.domain.models import MemoryType
-from agent_memory.domain.text import tokenize
+from agent_memory.domain.text import CJK_IDEOGRAPHS, tokenize
 
 # The source of memories extraction found in a conversation turn (services/save.py writes it), and the default
 # of a memory a caller saves with a conversation id.
@@ -270,7 +270,7 @@ def _people(text: str) -> frozenset[str]:
 
 _OPENING = re.compile(r"(?:^|[.!?。！？:：]\s*)[\"'(“]*([A-Za-z][A-Za-z'’]*)")
 _CAPITALISED = re.compile(r"(?<![A-Za-z'’])[A-Z][A-Za-z'’]*")
-_CJK_TITLED_NAME = re.compile(r"[\u4e00-\u9fff](?:先生|女士|小姐)")
+_CJK_TITLED_NAME = re.compile(f"[{CJK_IDEOGRAPHS}](?:先生|女士|小姐)")
 
 
 def _named(first: str, second: str) -> bool:

@@ -11,7 +11,7 @@ import re
 import unicodedata
 
 from agent_memory.domain.models import Keyword
-from agent_memory.domain.text import STOPWORDS
+from agent_memory.domain.text import CJK_IDEOGRAPHS, STOPWORDS
 
 # Function characters and words that end a Chinese keyword phrase.
 _ZH_BREAKS = re.compile(
@@ -28,7 +28,7 @@ _ZH_STANDALONE = re.compile(rf"(博士后|博士|硕士|本科|学士|大专|{_Z
 _ZH_VERB = re.compile(rf"^(?:{_ZH_VERBS})$")
 _ZH_INSTITUTION_END = re.compile(r"(?<=大学|学院|银行|公司|集团|医院|中学)")
 VERB_WEIGHT = 0.6
-_ZH_PHRASE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+(?:[A-Za-z0-9]+[\u3400-\u4dbf\u4e00-\u9fff]*)?")
+_ZH_PHRASE = re.compile(f"[{CJK_IDEOGRAPHS}]+(?:[A-Za-z0-9]+[{CJK_IDEOGRAPHS}]*)?")
 _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9+#.\-']*[A-Za-z0-9+#]|[A-Za-z]{2,}")
 
 

@@ -13,6 +13,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue
 
 from agent_memory.domain.field_names import MemoryFieldName
 from agent_memory.domain.keys import Id, ScopeId
+from agent_memory.domain.text import is_cjk
 
 
 class MemoryType(StrEnum):
@@ -234,7 +235,7 @@ def is_cjk_text(text: str, threshold: float = 0.2) -> bool:
     letters = [ch for ch in text if ch.isalpha()]
     if not letters:
         return False
-    cjk = sum(1 for ch in letters if "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff")
+    cjk = sum(1 for ch in letters if is_cjk(ch))
     return cjk / len(letters) >= threshold
 
 

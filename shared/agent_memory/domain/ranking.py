@@ -25,6 +25,7 @@ from agent_memory.domain.keywords import normalize_keyword
 from agent_memory.domain.models import Memory, MemoryType
 from agent_memory.domain.relevance import RelevanceCalibration, term_coverage
 from agent_memory.domain.temporal import TimeCue
+from agent_memory.domain.text import is_cjk
 
 if TYPE_CHECKING:
     import numpy as np
@@ -210,14 +211,10 @@ def _shares_prefix(a: str, b: str) -> bool:
         return False
     if a.startswith(b) or b.startswith(a):
         return True
-    if not _is_cjk(a[0]):
+    if not is_cjk(a[0]):
         return False
     common = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
     return common >= 3 and common >= 0.6 * min(len(a), len(b))
-
-
-def _is_cjk(ch: str) -> bool:
-    return "\u3400" <= ch <= "\u9fff"
 
 
 def interaction_score(memory: Memory, now: datetime, half_life_days: float) -> float:

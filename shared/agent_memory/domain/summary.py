@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 
 from agent_memory.domain.conversation import Message, human_text
+from agent_memory.domain.text import CJK_IDEOGRAPHS
 
 SUMMARY_HEADER_ZH = "[以下是之前对话的摘要]"
 SUMMARY_FOOTER_ZH = "[摘要结束，以下是最近的对话]"
@@ -49,7 +50,7 @@ _FIRST_PERSON_ZH = re.compile(r"我")
 _CAPITALIZED = re.compile(r"(?<![\w'])[A-Z][A-Za-z0-9&.\-]*[A-Za-z0-9]")
 _LATIN_IN_CJK = re.compile(r"[A-Za-z][A-Za-z0-9+#.\-]*")
 _QUOTED_ZH = re.compile(r"《[^》]+》|「[^」]+」|“[^”]+”")
-_CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_CJK_CHAR = re.compile(f"[{CJK_IDEOGRAPHS}]")
 
 
 def _sentences(text: str) -> list[str]:

@@ -12,7 +12,12 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from agent_memory.domain.models import Memory
 
-_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+# CJK ideographs: the unified block, its extension A and the compatibility ideographs. What counts as
+# Chinese text for analysis, language detection and extraction; token counting prices a wider set
+# (kana, Hangul, full-width punctuation: `cjk_tokens.CJK_SCRIPTS_CLASS`).
+CJK_IDEOGRAPHS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_CHAR = re.compile(f"[{CJK_IDEOGRAPHS}]")
+_CJK_RUN = re.compile(f"[{CJK_IDEOGRAPHS}]+")
 _WORD = re.compile(r"[0-9a-z]+(?:['’][a-z]+)?")
 
 STOPWORDS = frozenset(
@@ -23,6 +28,11 @@ STOPWORDS = frozenset(
         "did", "have", "has", "had", "about", "as", "by", "from", "user", "users",
     }
 )
+
+
+def is_cjk(ch: str) -> bool:
+    """Whether a character is a CJK ideograph (CJK_IDEOGRAPHS)."""
+    return _CJK_CHAR.fullmatch(ch) is not None
 
 
 @lru_cache(maxsize=1)

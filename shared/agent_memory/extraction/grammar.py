@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_memory.domain.models import ExtractedMemory, MemoryType
+from agent_memory.domain.text import CJK_IDEOGRAPHS
 
 # --------------------------------------------------------------------------------------
 
-CJK = "\u4e00-\u9fff"
+CJK = CJK_IDEOGRAPHS
 
 # Where a clause ends: qualifiers (negation, "想", "my wife") only reach back to here.
 _CLAUSE_BREAK = re.compile(

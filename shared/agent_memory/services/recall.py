@@ -16,6 +16,7 @@ from agent_memory.domain.keywords import extract_keywords
 from agent_memory.domain.models import MemoryType, ScopeRef, is_cjk_text
 from agent_memory.domain.placeholders import find_placeholders
 from agent_memory.domain.requests import RequestModel
+from agent_memory.domain.text import is_cjk
 from agent_memory.services.search import (
     DEFAULT_MIN_RELEVANCE,
     RECALL_ROUNDS,
@@ -138,7 +139,7 @@ def analyze(request: RecallRequest) -> RecallDecision:
     else:
         urgency = "medium" if needs else "low"
     clauses = [c for c in re.split(r"[,，。.;；!！?？\n]+", text) if c.strip()]
-    words = len(re.findall(r"[A-Za-z0-9]+", text)) + sum(1 for c in text if "\u4e00" <= c <= "\u9fff") // 2
+    words = len(re.findall(r"[A-Za-z0-9]+", text)) + sum(1 for c in text if is_cjk(c)) // 2
     return RecallDecision(
         needs_recall=needs,
         intent_type=intent,

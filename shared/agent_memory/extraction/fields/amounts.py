@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from agent_memory.domain.models import ExtractedMemory
-from agent_memory.extraction.grammar import Utterance, fact, intent, matches
+from agent_memory.extraction.grammar import CJK, Utterance, fact, intent, matches
 from agent_memory.extraction.numbers import AMOUNT, MONTHLY_AFTER, Amount, money_text, parse_amount
 
 # annualIncome / investmentAmount
@@ -91,7 +91,7 @@ _ZH_BUDGET = re.compile(
     re.IGNORECASE,
 )
 _ZH_BUDGET_MORE = (
-    re.compile(r"(?<!投资)预算(?:的话)?[,，]?\s*[\u4e00-\u9fff]{0,6}?(?:大概|大约|约|有|在|是|为|控制在|最多|不超过|\s)*"
+    re.compile(rf"(?<!投资)预算(?:的话)?[,，]?\s*[{CJK}]{{0,6}}?(?:大概|大约|约|有|在|是|为|控制在|最多|不超过|\s)*"
                + AMOUNT + r"(?P<tail>以内|左右|以下)?"),
     re.compile(r"(?:花|花费|开销)\s*(?:最多|顶多|不超过|控制在)\s*" + AMOUNT),
     re.compile(r"(?:最多|顶多|不超过)\s*花\s*" + AMOUNT),

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from agent_memory.domain.models import ExtractedMemory, MemoryType
-from agent_memory.extraction.grammar import Utterance, clause_around, fact, intent, matches
+from agent_memory.extraction.grammar import CJK, Utterance, clause_around, fact, intent, matches
 
 # --------------------------------------------------------------------------------------
 # targetCategory / hasHongKongEmployer
@@ -87,7 +87,7 @@ _HK_EMPLOYER_SOME = re.compile(
     r"在(?:一家|家)?香港(?:本地)?的?(?:公司|企业|银行|机构)(?:上班|工作|任职)|"
     r"在香港(?:已经|已)?有(?:了)?\s*(?:一[个份]|个|份)?\s*(?:雇主|工作|offer|工作offer|job offer)|"
     r"香港(?:这边|那边|本地)?的?(?:公司|雇主|老板)[^,，。]{0,6}(?:担保|同意|愿意|给了?我)|"
-    r"在香港(?:的)?[\u4e00-\u9fffA-Za-z]{2,8}?(?:做|上班|工作|任职)(?!过)|"
+    rf"在香港(?:的)?[{CJK}A-Za-z]{{2,8}}?(?:做|上班|工作|任职)(?!过)|"
     r"\bemployed\s+by\s+an?\s+(?:Hong Kong|HK)(?:-based)?\s+(?:firm|company|employer|bank)\b|"
     r"\bmy\s+employer\s+in\s+(?:Hong Kong|HK)\b|"
     rf"有\s*(?:一[个份]|个)?\s*{_HK}(?:公司的?)?\s*(?:雇主|offer|工作offer|job offer)"
