@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from agent_memory.adapters.sqs_batches import batches, send_batch
 from local.runtime import LOCAL_TABLE_PREFIX
 from local.template import create_queues
 
@@ -125,11 +126,10 @@ class LocalQueues:
             if not path.exists():
                 continue
             bodies = [json.loads(line)["body"] for line in path.read_text(encoding="utf-8").splitlines() if line]
-            for start in range(0, len(bodies), 10):
-                entries = [{"Id": str(i), "MessageBody": body} for i, body in enumerate(bodies[start:start + 10])]
-                failed = client.send_message_batch(QueueUrl=url, Entries=entries).get("Failed", [])
-                if failed:
-                    raise RuntimeError(f"could not queue saved messages again on {lid}: {failed}")
+            for batch in batches(bodies):
+                refused = send_batch(client, url, batch)
+                if refused:
+                    raise RuntimeError(f"could not queue saved messages again on {lid}: {refused}")
             path.unlink()  # only once every message is back on the queue
             restored[lid] = len(bodies)
         return restored

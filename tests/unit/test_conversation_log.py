@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from agent_memory.adapters.log_extraction import MAX_ENTRIES, SqsExtractionQueue
+from agent_memory.adapters.log_extraction import SqsExtractionQueue
+from agent_memory.adapters.sqs_batches import MAX_ENTRIES
 from agent_memory.domain.layers import EmbeddingJob
 from agent_memory.domain.models import ScopeRef
 from agent_memory.domain.vectors import decode_vector

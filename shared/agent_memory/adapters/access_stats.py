@@ -15,10 +15,9 @@ import queue
 import threading
 from typing import Any
 
+from agent_memory.adapters.sqs_batches import MAX_ENTRIES, send_batch
 from agent_memory.domain.models import ScopeRef, utcnow
 from agent_memory.observability import logger
-
-SQS_BATCH = 10  # SendMessageBatch's most entries
 
 
 class SqsAccessRecorder:
@@ -59,14 +58,13 @@ class SqsAccessRecorder:
     def _send_forever(self) -> None:
         while True:
             batch = [self._pending.get()]
-            while len(batch) < SQS_BATCH:
+            while len(batch) < MAX_ENTRIES:
                 try:
                     batch.append(self._pending.get_nowait())
                 except queue.Empty:
                     break
             try:
-                entries = [{"Id": str(i), "MessageBody": body} for i, body in enumerate(batch)]
-                failed = self._client.send_message_batch(QueueUrl=self._queue_url, Entries=entries).get("Failed")
+                failed = send_batch(self._client, self._queue_url, list(enumerate(batch)))
                 if failed:
                     logger.warning("could not enqueue some access statistics", extra={"failed": len(failed)})
             except Exception:  # statistics must never fail a search

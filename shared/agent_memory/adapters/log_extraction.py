@@ -1,8 +1,8 @@
 """The log's work queue, the producing side (SQS): logged user messages queued for extraction, and
 logged messages queued for embedding.
 
-Sent after the log's transaction succeeded, in `SendMessageBatch` calls of at most 10 entries and
-200 KB (SQS's limits are 10 entries and 256 KB per call). A refused entry is reported, not raised:
+Sent after the log's transaction succeeded, in `SendMessageBatch` calls (`sqs_batches`). A refused entry
+is reported, not raised:
 the messages are already logged, and the caller can send them again to queue them.
 """
 
@@ -10,11 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_memory.adapters.sqs_batches import batches, send_batch
 from agent_memory.domain.layers import EmbeddingJob, ExtractionJob
 from agent_memory.observability import logger
-
-MAX_ENTRIES = 10
-MAX_BATCH_BYTES = 200 * 1024
 
 
 class SqsExtractionQueue:
@@ -24,18 +22,16 @@ class SqsExtractionQueue:
 
     def enqueue(self, jobs: list[ExtractionJob]) -> list[str]:
         failed: list[str] = []
-        for chunk in _chunks([job.model_dump_json() for job in jobs]):
-            entries = [{"Id": str(index), "MessageBody": body} for index, body in chunk]
+        for batch in batches([job.model_dump_json() for job in jobs]):
             try:
-                response = self._client.send_message_batch(QueueUrl=self._queue_url, Entries=entries)
+                refused = send_batch(self._client, self._queue_url, batch)
             except Exception:  # the log is stored; report what was not queued instead of failing the write
-                logger.warning("could not queue log extractions", exc_info=True, extra={"count": len(entries)})
-                failed += [jobs[index].message_id for index, _ in chunk]
+                logger.warning("could not queue log extractions", exc_info=True, extra={"count": len(batch)})
+                failed += [jobs[index].message_id for index, _ in batch]
                 continue
-            refused = response.get("Failed") or []
             if refused:
-                logger.warning("SQS refused log extractions", extra={"codes": sorted({f["Code"] for f in refused})})
-            failed += [jobs[int(f["Id"])].message_id for f in refused]
+                logger.warning("SQS refused log extractions", extra={"codes": sorted({r.code for r in refused})})
+            failed += [jobs[r.index].message_id for r in refused]
         return failed
 
 
@@ -47,15 +43,3 @@ class SqsExtractionQueue:
             return False
         return True
 
-
-def _chunks(bodies: list[str]) -> list[list[tuple[int, str]]]:
-    chunks: list[list[tuple[int, str]]] = []
-    size = 0
-    for index, body in enumerate(bodies):
-        length = len(body.encode("utf-8"))
-        if not chunks or len(chunks[-1]) == MAX_ENTRIES or size + length > MAX_BATCH_BYTES:
-            chunks.append([])
-            size = 0
-        chunks[-1].append((index, body))
-        size += length
-    return chunks
