@@ -1,10 +1,8 @@
 """Memory extraction with Claude (Anthropic API or Amazon Bedrock).
 
-Temperature 0 (a setting, sent in the request body), the `save_user_memory` tool (plus
-`field`/`value` so a memory has an upsert slot and a structured value), and the system prompt
-marked for prompt caching.
-Retries with backoff on 408/409/429/5xx/529 are the SDK's own (`max_retries`); when the
-LLM stays down we raise `LlmUnavailable` so the caller gets a 503 and can retry the turn.
+Temperature 0 (a setting), the `save_user_memory` tool (plus `field`/`value` so a memory has an
+upsert slot and a structured value), through the one tool-call path (`messages.create_with_tools`):
+when the LLM stays down it raises `LlmUnavailable`, so the caller gets a 503 and can retry the turn.
 """
 
 from __future__ import annotations
@@ -18,6 +16,7 @@ from typing import Any
 import anthropic
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agent_memory.adapters.llm.messages import create_with_tools
 from agent_memory.domain.models import KNOWN_CATEGORIES, ExtractedMemory, Keyword, MemoryType
 from agent_memory.errors import LlmUnavailable
 from agent_memory.observability import logger
@@ -205,27 +204,10 @@ class ClaudeExtractor:
             f"<user_message>\n{turn.user_message}\n</user_message>\n"
             f"<assistant_message>\n{turn.assistant_message}\n</assistant_message>"
         )
-        try:
-            message = self._client.messages.create(
-                model=self._model,
-                max_tokens=self._max_tokens,
-                # SDK 1.x+ dropped `temperature` from the signature; the API still takes it for Haiku-class
-                # models, so it goes in the body (the SDK's migration guide). None = omit it.
-                extra_body=None if self._temperature is None else {"temperature": self._temperature},
-                system=[{"type": "text", "text": SYSTEM_PROMPT, "cache_control": {"type": "ephemeral"}}],
-                tools=[SAVE_USER_MEMORY_TOOL],
-                tool_choice={"type": "auto"},
-                messages=[{"role": "user", "content": prompt}],
-            )
-        except anthropic.APIStatusError as error:
-            logger.warning("llm call failed", extra={"status": error.status_code, "llm_model": self._model})
-            raise LlmUnavailable(
-                "the LLM is unavailable; nothing was stored, retry this turn",
-                details={"provider_status": error.status_code},
-            ) from error
-        except anthropic.APIError as error:  # connection errors and timeouts, after the SDK's retries
-            logger.warning("llm call failed", extra={"error": type(error).__name__, "llm_model": self._model})
-            raise LlmUnavailable("the LLM is unavailable; nothing was stored, retry this turn") from error
+        message = create_with_tools(
+            self._client, model=self._model, max_tokens=self._max_tokens, temperature=self._temperature,
+            system=SYSTEM_PROMPT, tools=[SAVE_USER_MEMORY_TOOL], tool_choice={"type": "auto"}, content=prompt,
+            unavailable="the LLM is unavailable; nothing was stored, retry this turn")
         return self._memories_from(message)
 
     def _memories_from(self, message: Any) -> list[ExtractedMemory]:

@@ -14,9 +14,9 @@ import json
 from datetime import datetime
 from typing import Any, Literal
 
-import anthropic
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agent_memory.adapters.llm.messages import create_with_tools
 from agent_memory.domain.context import one_line
 from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogMessage, hot_value_text
 from agent_memory.domain.models import is_cjk_text
@@ -109,24 +109,10 @@ def transcript(messages: list[LogMessage], *, max_chars: int = TRANSCRIPT_MAX_CH
 
 def _call(client: Any, *, model: str, max_tokens: int, temperature: float | None, system: str,
           tool: dict[str, Any], content: str, what: str) -> Any:
-    try:
-        return client.messages.create(
-            model=model,
-            max_tokens=max_tokens,
-            # As in the extractor: temperature goes in the body (the SDK signature dropped it); None = omit.
-            extra_body=None if temperature is None else {"temperature": temperature},
-            system=[{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
-            tools=[tool],
-            tool_choice={"type": "tool", "name": tool["name"]},
-            messages=[{"role": "user", "content": content}],
-        )
-    except anthropic.APIStatusError as error:
-        logger.warning("llm call failed", extra={"status": error.status_code, "llm_model": model, "task": what})
-        raise LlmUnavailable(f"the LLM is unavailable; the {what} is retried",
-                             details={"provider_status": error.status_code}) from error
-    except anthropic.APIError as error:  # connection errors and timeouts, after the SDK's retries
-        logger.warning("llm call failed", extra={"error": type(error).__name__, "llm_model": model, "task": what})
-        raise LlmUnavailable(f"the LLM is unavailable; the {what} is retried") from error
+    """A forced call of `tool`; an LLM that stays down fails the task, which is then retried."""
+    return create_with_tools(client, model=model, max_tokens=max_tokens, temperature=temperature, system=system,
+                             tools=[tool], tool_choice={"type": "tool", "name": tool["name"]}, content=content,
+                             unavailable=f"the LLM is unavailable; the {what} is retried", task=what)
 
 
 def _tool_input(message: Any, name: str) -> Any:
