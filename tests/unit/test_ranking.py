@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -9,11 +10,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agent_memory.bootstrap import ranking_weights
 from agent_memory.domain.keys import new_memory_key
 from agent_memory.domain.models import Keyword, Memory, MemoryType
 from agent_memory.domain.ranking import (
     QueryKeywords,
-    RankingWeights,
     _shares_prefix,
     diversified,
     interaction_score,
@@ -23,9 +24,10 @@ from agent_memory.domain.ranking import (
     time_decay,
 )
 from agent_memory.ports import Candidate
+from agent_memory.settings import Settings
 
 NOW = datetime(2026, 11, 22, tzinfo=UTC)
-WEIGHTS = RankingWeights()
+WEIGHTS = ranking_weights(Settings())  # the deployed weights
 
 
 def memory(content: str, *, days_old: float = 0, keywords: tuple[str, ...] = (), memory_type: str = "FACT",
@@ -74,9 +76,10 @@ def test_category_counts_as_a_keyword():
 
 
 def test_final_score_weighs_relevance_interaction_and_type_priority():
+    weights = replace(WEIGHTS, keyword=0.4, text=0.4, time=0.2, interaction=0.2)
     only = memory("用户32岁", keywords=("32岁",))
     (scored,) = rank([Candidate(memory=only, lexical=2.0, vector=0.9)], query=QueryKeywords(("32岁",)),
-                     mode="hybrid", weights=WEIGHTS, now=NOW)
+                     mode="hybrid", weights=weights, now=NOW)
     b = scored.breakdown
     assert (b.keyword, b.text, b.time_decay) == (1.0, 1.0, 1.0)
     assert b.relevance == pytest.approx(0.4 * 1 + 0.4 * 1 + 0.2 * 1)
@@ -118,7 +121,7 @@ def test_interaction_and_type_priority_lift_used_preferences():
 
 
 def test_weights_are_settings():
-    text_only = RankingWeights(keyword=0.0, text=1.0, time=0.0)
+    text_only = replace(WEIGHTS, keyword=0.0, text=1.0, time=0.0)
     (scored,) = rank([Candidate(memory=memory("x"), lexical=1.0)], query=QueryKeywords(("nothing",)),
                      mode="keyword", weights=text_only, now=NOW)
     assert scored.breakdown.relevance == 1.0

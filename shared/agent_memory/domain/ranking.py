@@ -54,31 +54,33 @@ TYPE_PRIORITY: dict[MemoryType, float] = {
 }
 
 
-# Fitted by `make bench-retrieval-cv` for the bundled embedder (see domain/relevance.py).
-DEFAULT_CALIBRATION = RelevanceCalibration(cosine_weight=4.3122, keyword_weight=7.3981, bias=-2.4615)
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RankingWeights:
-    keyword: float = 0.4
-    text: float = 0.4
-    time: float = 0.2
-    half_life_days: float = 30.0
+    """The weights a search ranks by. Those a deployment sets have no default here: settings hold them
+    (MEMORY_SEARCH_*_WEIGHT, _HALF_LIFE_DAYS, _LEXICAL_SHARE, MEMORY_RELEVANCE_*) and
+    `bootstrap.ranking_weights` builds this from them. The rest are fixed."""
+
+    # Relevance: keyword match, text similarity and time decay (normalised to sum to 1).
+    keyword: float
+    text: float
+    time: float
+    half_life_days: float
+    # Within text similarity in hybrid mode: the share of BM25 (the rest is vector similarity).
+    lexical_share: float
+    # When the query names a period ("in July 2023"): time's weight in relevance, and how fast closeness to
+    # that period falls off outside it.
+    time_cue: float
+    time_cue_half_life_days: float = 14.0
+    # The final score: relevance, usage (interaction) and type priority.
     relevance: float = 0.7
-    interaction: float = 0.2
+    interaction: float
     type_priority: float = 0.1
     exact_match: float = 1.0
     prefix_match: float = 0.8
     synonym_match: float = 0.7
-    # Within text similarity in hybrid mode: the share of BM25 (the rest is vector similarity).
-    lexical_share: float = 0.5
-    # When the query names a period ("in July 2023"): time's weight in relevance, and how fast closeness to
-    # that period falls off outside it.
-    time_cue: float = 0.2
-    time_cue_half_life_days: float = 14.0
     # Absolute relevance from the cosine's margin over the background and the term coverage (fitted for the
     # bundled multilingual-e5-small).
-    calibration: RelevanceCalibration = DEFAULT_CALIBRATION
+    calibration: RelevanceCalibration
 
 
 class ScoreBreakdown(BaseModel):
