@@ -52,7 +52,7 @@ class CandidateQuery(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     text: str
-    terms: list[str] = Field(default_factory=list)  # analysed query terms (tokenize_for_search)
+    terms: list[str] = Field(default_factory=list)  # analysed query terms (domain/text.tokenize)
     # The query embedding, when the mode uses vectors: the vector, or a call that returns it once computed
     # (a tier does what needs no vector, its reads and keyword scores, while the embedding runs elsewhere).
     vector: np.ndarray | Callable[[], np.ndarray] | None = None

@@ -10,13 +10,13 @@ import pytest
 from agent_memory.domain.duplicates import DuplicateRule
 from agent_memory.domain.memory_selection import (
     MAX_DEPTH,
-    Candidate,
-    candidate,
+    SelectableMemory,
     diversify,
     importance_slots,
     memory_budget,
     near_duplicate,
     search_depth,
+    selectable,
     similarity,
     without_near_duplicates,
 )
@@ -38,12 +38,12 @@ def memory(key: str, importance: int = 70, *, content: str | None = None, day: i
 
 
 def ranked(*keys: str, tokens: int = 10, vectors: dict[str, list[float]] | None = None,
-           texts: dict[str, str] | None = None) -> list[Candidate]:
+           texts: dict[str, str] | None = None) -> list[SelectableMemory]:
     """Candidates best first, scores falling by 0.01 a rank; each one's text is its key unless `texts` says."""
     vectors, texts = vectors or {}, texts or {}
-    return [Candidate(key=k, score=0.9 - 0.01 * i, tokens=tokens, model="m" if k in vectors else None,
-                      vector=np.array(vectors[k]) / np.linalg.norm(vectors[k]) if k in vectors else None,
-                      content=texts.get(k, k), memory_type=MemoryType.FACT) for i, k in enumerate(keys)]
+    return [SelectableMemory(key=k, score=0.9 - 0.01 * i, tokens=tokens, model="m" if k in vectors else None,
+                             vector=np.array(vectors[k]) / np.linalg.norm(vectors[k]) if k in vectors else None,
+                             content=texts.get(k, k), memory_type=MemoryType.FACT) for i, k in enumerate(keys)]
 
 
 # ---- importance slots ----------------------------------------------------------------------------
@@ -107,18 +107,18 @@ def test_search_depth_covers_the_budget_with_room_for_skipped_duplicates():
 # ---- similarity and MMR --------------------------------------------------------------------------
 
 def test_similarity_is_the_cosine_of_comparable_vectors_else_term_overlap():
-    a = candidate(memory("a", content="Ann paints lakes", vector=[1.0, 0.0]), 0.9, 10)
-    b = candidate(memory("b", content="Ann paints lakes at dawn", vector=[0.8, 0.6]), 0.8, 10)
-    plain = candidate(memory("c", content="Ann paints lakes at dusk"), 0.7, 10)
+    a = selectable(memory("a", content="Ann paints lakes", vector=[1.0, 0.0]), 0.9, 10)
+    b = selectable(memory("b", content="Ann paints lakes at dawn", vector=[0.8, 0.6]), 0.8, 10)
+    plain = selectable(memory("c", content="Ann paints lakes at dusk"), 0.7, 10)
 
     assert similarity(a, b) == pytest.approx(0.8, abs=1e-3)
     assert 0.5 < similarity(b, plain) < 1.0  # no vector on one side: the analysed terms
 
 
 def test_a_near_duplicate_restates_in_nearly_the_same_words_whatever_the_cosine_says():
-    said = candidate(memory("a", content="Is allergic to peanuts", vector=[1.0, 0.0]), 0.9, 10)
-    again = candidate(memory("b", content="Allergic to peanuts!", vector=[0.0, 1.0]), 0.8, 10)
-    other = candidate(memory("c", content="Is allergic to shellfish", vector=[1.0, 0.0]), 0.7, 10)
+    said = selectable(memory("a", content="Is allergic to peanuts", vector=[1.0, 0.0]), 0.9, 10)
+    again = selectable(memory("b", content="Allergic to peanuts!", vector=[0.0, 1.0]), 0.8, 10)
+    other = selectable(memory("c", content="Is allergic to shellfish", vector=[1.0, 0.0]), 0.7, 10)
 
     assert near_duplicate(said, again, DuplicateRule()) and not near_duplicate(said, other, DuplicateRule())
     assert not near_duplicate(said, again, DuplicateRule(min_cosine=0.9))  # a cosine floor, when set, applies

@@ -81,7 +81,7 @@ def search_depth(budget: int, line_tokens: float, min_count: int) -> int:
 
 
 @dataclass(frozen=True)
-class Candidate:
+class SelectableMemory:
     """A memory as the selection sees it: its search score, its line's tokens, what similarity reads."""
 
     key: str
@@ -98,24 +98,24 @@ class Candidate:
         return frozenset(tokenize(self.content))
 
 
-def candidate(memory: Memory, score: float, tokens: int) -> Candidate:
+def selectable(memory: Memory, score: float, tokens: int) -> SelectableMemory:
     vector = None
     if memory.embedding and memory.embedding_model:
         decoded = decode_vector(memory.embedding)
         norm = float(np.linalg.norm(decoded))
         vector = decoded / norm if norm > 0 else None
-    return Candidate(key=memory.memory_key, score=score, tokens=tokens, vector=vector,
-                     model=memory.embedding_model if vector is not None else None, content=memory.content,
-                     memory_type=memory.memory_type)
+    return SelectableMemory(key=memory.memory_key, score=score, tokens=tokens, vector=vector,
+                            model=memory.embedding_model if vector is not None else None, content=memory.content,
+                            memory_type=memory.memory_type)
 
 
-def _cosine(a: Candidate, b: Candidate) -> float | None:
+def _cosine(a: SelectableMemory, b: SelectableMemory) -> float | None:
     if a.vector is not None and b.vector is not None and a.model == b.model and a.vector.shape == b.vector.shape:
         return float(a.vector @ b.vector)
     return None
 
 
-def similarity(a: Candidate, b: Candidate) -> float:
+def similarity(a: SelectableMemory, b: SelectableMemory) -> float:
     """The cosine of the vectors when comparable, else the overlap of the analysed terms."""
     cosine = _cosine(a, b)
     if cosine is not None:
@@ -124,25 +124,25 @@ def similarity(a: Candidate, b: Candidate) -> float:
     return len(a.terms & b.terms) / len(union) if union else 0.0
 
 
-def near_duplicate(a: Candidate, b: Candidate, rule: DuplicateRule) -> bool:
+def near_duplicate(a: SelectableMemory, b: SelectableMemory, rule: DuplicateRule) -> bool:
     return near_duplicates(rule, a, b, _cosine(a, b))
 
 
 def without_near_duplicates(memories: Sequence[Memory], rule: DuplicateRule, *, stop_at: int | None = None
                             ) -> list[Memory]:
     """The memories in order, less each that near-duplicates one kept before it; the first `stop_at` so kept."""
-    kept: list[tuple[Memory, Candidate]] = []
+    kept: list[tuple[Memory, SelectableMemory]] = []
     for memory in memories:
         if stop_at is not None and len(kept) >= stop_at:
             break
-        seen = candidate(memory, 0.0, 0)
+        seen = selectable(memory, 0.0, 0)
         if not any(near_duplicate(seen, other, rule) for _, other in kept):
             kept.append((memory, seen))
     return [memory for memory, _ in kept]
 
 
-def diversify(shown: Sequence[Candidate], ranked: Sequence[Candidate], *, budget: int, min_count: int,
-              trade_off: float = TRADE_OFF, duplicates: DuplicateRule | None = None) -> list[Candidate]:
+def diversify(shown: Sequence[SelectableMemory], ranked: Sequence[SelectableMemory], *, budget: int, min_count: int,
+              trade_off: float = TRADE_OFF, duplicates: DuplicateRule | None = None) -> list[SelectableMemory]:
     """The picks from `ranked` (best first) to show after `shown`, in pick order: maximal marginal
     relevance, near-duplicates (by `duplicates`, the default rule when None) of anything shown skipped,
     until the block holds `min_count` memories and the next pick's line would pass `budget` tokens (the
@@ -173,7 +173,7 @@ class _Similarities:
     """Each pool candidate's highest similarity to what is shown, and whether it is still pickable (not
     picked, not a near-duplicate). Vectors of the pool's model are compared in one product."""
 
-    def __init__(self, pool: Sequence[Candidate], rule: DuplicateRule) -> None:
+    def __init__(self, pool: Sequence[SelectableMemory], rule: DuplicateRule) -> None:
         self._pool = pool
         self._rule = rule
         self.nearest = np.zeros(len(pool))
@@ -187,7 +187,7 @@ class _Similarities:
         in_matrix = set(self._rows)
         self._by_pair = [i for i in range(len(pool)) if i not in in_matrix]
 
-    def compare(self, shown: Candidate) -> None:
+    def compare(self, shown: SelectableMemory) -> None:
         pairwise = self._by_pair
         if self._matrix is not None and shown.vector is not None and shown.model == self._model \
                 and shown.vector.shape == self._matrix.shape[1:]:

@@ -15,13 +15,13 @@ from agent_memory.domain.memory_selection import (
     DEFAULT_MAX_SHARE,
     DEFAULT_MAX_TOKENS,
     TRADE_OFF,
-    Candidate,
-    candidate,
+    SelectableMemory,
     diversify,
     importance_slots,
     memory_budget,
     near_duplicate,
     search_depth,
+    selectable,
 )
 from agent_memory.domain.models import Memory, ScopeRef
 from agent_memory.domain.tokens import estimate_tokens
@@ -133,21 +133,22 @@ class UserMemorySource:
         memories = {m.memory_key: m for m in self._current(ctx.user)}
         if not memories:
             return {"lines": [], "covered": []}
-        shown = [candidate(memories[key], 1.0, estimate_tokens(line)) for key, line in top["earned"] if key in memories]
+        shown = [selectable(memories[key], 1.0, estimate_tokens(line))
+                 for key, line in top["earned"] if key in memories]
         budget = memory_budget(top["stored_tokens"], self._share, self._max_tokens)
         min_count = self._top_n + self._relevant_n
         depth = search_depth(budget - sum(c.tokens for c in shown), top["stored_tokens"] / len(memories) + LINE_FRAME,
                              min_count - len(shown))
         found = self._search.search(ctx.user, self._relevant_request(query, depth), max_results=depth)
         lines: dict[str, str] = {}
-        ranked: list[Candidate] = []
+        ranked: list[SelectableMemory] = []
         for result in found.results:
             memory = memories.get(result.memory_key)
             if memory is not None:
                 lines[memory.memory_key] = self._line(memory, ctx)
-                ranked.append(candidate(memory, result.relevance_score, estimate_tokens(lines[memory.memory_key])))
+                ranked.append(selectable(memory, result.relevance_score, estimate_tokens(lines[memory.memory_key])))
         picks = diversify(shown, ranked, budget=budget, min_count=min_count, duplicates=self._duplicates)
-        fallback = [candidate(memories[key], 0.0, 0) for key, _ in top["fallback"] if key in memories]
+        fallback = [selectable(memories[key], 0.0, 0) for key, _ in top["fallback"] if key in memories]
         covered = [c.key for c in fallback if any(near_duplicate(c, pick, self._duplicates) for pick in picks)]
         return {"lines": [lines[c.key] for c in picks], "covered": covered}
 
