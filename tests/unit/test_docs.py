@@ -1,5 +1,5 @@
-"""The README and docs/: a short quickstart first, every setting and route documented, and nothing that
-points to documents outside the repository."""
+"""The README and docs/: a short quickstart first, every setting and route documented, and nothing in them
+or in the clients that points to documents outside the repository."""
 
 from __future__ import annotations
 
@@ -11,6 +11,9 @@ from local.template import load_template, routes
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = sorted((ROOT / "docs").glob("*.md"))
+# The clients' code and README are read by people who have only the client package.
+CLIENT_TEXTS = sorted(path for path in (ROOT / "clients").rglob("*")
+                      if path.suffix in {".md", ".py", ".toml"} and ".ruff_cache" not in path.parts)
 # Words naming our own design documents, which readers of the repository do not have (spelled in pieces,
 # so this file does not name them itself).
 OUTSIDE = re.compile(r"\b(?:" + "|".join(["P" + "RD", "the se" + "ed", "se" + "ed's", "se" + "eds/", "the gu" + "ide",
@@ -25,7 +28,8 @@ def test_the_readme_reaches_docs_within_120_lines():
 
 
 def test_no_document_points_outside_the_repository():
-    found = [f"{path.name}:{n}: {match.group(0)}" for path in [ROOT / "README.md", *DOCS]
+    assert CLIENT_TEXTS, "the clients' files were not found"
+    found = [f"{path.relative_to(ROOT)}:{n}: {match.group(0)}" for path in [ROOT / "README.md", *DOCS, *CLIENT_TEXTS]
              for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
              for match in OUTSIDE.finditer(line)]
 

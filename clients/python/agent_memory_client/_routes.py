@@ -184,7 +184,7 @@ def extract(user_id: str, user_message: str, assistant_message: str = "", *,
             existing_info: Mapping[str, Any] | None = None, conversation_id: str | None = None
             ) -> Call[ExtractResponse]:
     """Extract facts, preferences and intents from a conversation turn and save them
-    (`POST .../memories/extract`, the seed's save_info). A 503 means the LLM was down and nothing was stored."""
+    (`POST .../memories/extract`, the save_info action). A 503 means the LLM was down and nothing was stored."""
     body = compact(user_message=user_message, assistant_message=assistant_message,
                    existing_info=dict(existing_info) if existing_info is not None else None,
                    conversation_id=conversation_id)
@@ -241,7 +241,7 @@ def resolve_placeholders(user_id: str, text: str) -> Call[ResolvedText]:
 
 def load_context(user_id: str, query: str = "", *, limit: int | None = None) -> Call[LoadContextResponse]:
     """The user's memories by importance and relevance to `query`, with a profile summary
-    (`POST .../context/load`, the seed's load_context). `limit` 1-100, default 20."""
+    (`POST .../context/load`, the load_context action). `limit` 1-100, default 20."""
     return Call("POST", f"{_user(user_id)}/context/load", retry_safe=True, body=compact(query=query, limit=limit))
 
 
