@@ -6,9 +6,9 @@
    hundreds of others (every conversation turn stored at 70) would be an arbitrary pick: its slot goes
    to relevance instead. Margin 0 gives every slot to importance.
 2. The rest of the block is the search's ranking for the current message, diversified by maximal
-   marginal relevance: each pick maximises `trade_off * score - (1 - trade_off) * similarity to what
-   is already shown`. Similarity is the cosine of the stored embeddings when both memories carry one of
-   the same model, else the overlap (Jaccard) of their analysed terms.
+   marginal relevance (domain/mmr.py): each pick maximises `trade_off * score - (1 - trade_off) *
+   similarity to what is already shown`. Similarity is the cosine of the stored embeddings when both
+   memories carry one of the same model, else the overlap (Jaccard) of their analysed terms.
 4. No memory is shown beside a near-duplicate of one shown before it (the rule a save merges by,
    `domain/duplicates.py`): not among the top slots, not among the picks, not as a top slot relevance
    left empty.
@@ -26,6 +26,7 @@ from functools import cached_property
 import numpy as np
 
 from agent_memory.domain.duplicates import DuplicateRule, near_duplicates
+from agent_memory.domain.mmr import mmr_order
 from agent_memory.domain.models import Memory, MemoryType
 from agent_memory.domain.text import tokenize
 from agent_memory.domain.vectors import decode_vector
@@ -156,16 +157,12 @@ def diversify(shown: Sequence[SelectableMemory], ranked: Sequence[SelectableMemo
         similar.compare(c)
     scores = np.array([c.score for c in pool], dtype=np.float64)
     used, count, picks = sum(c.tokens for c in shown), len(shown), []
-    while similar.alive.any():
-        value = np.where(similar.alive, trade_off * scores - (1 - trade_off) * similar.nearest, -np.inf)
-        best = int(np.argmax(value))  # the first of equals: the better ranked
+    for best in mmr_order(scores, trade_off, similar):
         pick = pool[best]
         if count >= min_count and used + pick.tokens > budget:
             break
-        similar.alive[best] = False
         picks.append(pick)
         used, count = used + pick.tokens, count + 1
-        similar.compare(pick)
     return picks
 
 
@@ -186,6 +183,9 @@ class _Similarities:
         self._matrix = np.stack(list(vectors.values())) if vectors else None
         in_matrix = set(self._rows)
         self._by_pair = [i for i in range(len(pool)) if i not in in_matrix]
+
+    def picked(self, index: int) -> None:
+        self.compare(self._pool[index])
 
     def compare(self, shown: SelectableMemory) -> None:
         pairwise = self._by_pair

@@ -17,11 +17,13 @@ from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
+from itertools import islice
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_memory.domain.keywords import normalize_keyword
+from agent_memory.domain.mmr import mmr_order
 from agent_memory.domain.models import Memory, MemoryType
 from agent_memory.domain.relevance import RelevanceCalibration, term_coverage
 from agent_memory.domain.temporal import TimeCue
@@ -340,7 +342,8 @@ class Ranking:
 
 def diversified(scores: Sequence[float], vectors: Sequence[np.ndarray | None], count: int, diversity: float
                 ) -> list[tuple[int, float]]:
-    """Maximal marginal relevance over a ranking: `count` picks, each the one with the best
+    """Maximal marginal relevance over a ranking (domain/mmr.py; `diversity` is the weight of similarity, the
+    setting's convention, so the relevance weight is 1 - diversity): `count` picks, each the one with the best
     `(1 - diversity) * score - diversity * (its highest cosine similarity to a pick before it)`, as (index,
     that similarity) in pick order. Vectors are L2-normalised; a memory without one is similar to nothing.
     Several results telling the same episode give way to one that adds something (a question's answer is
@@ -352,20 +355,29 @@ def diversified(scores: Sequence[float], vectors: Sequence[np.ndarray | None], c
     n = len(scores)
     if len(vectors) != n:
         raise ValueError("one vector (or None) per score")
-    dimension = next((v.shape[0] for v in vectors if v is not None), 0)
-    present = [(i, v) for i, v in enumerate(vectors) if v is not None and v.shape == (dimension,)]
-    rows = [i for i, _ in present]
-    matrix = np.stack([v for _, v in present]).astype(np.float32) if present else None
-    row_of = {index: row for row, index in enumerate(rows)}
-    values = np.asarray(scores, dtype=np.float64)
-    nearest = np.zeros(n)
-    alive = np.ones(n, dtype=bool)
-    picks: list[tuple[int, float]] = []
-    while len(picks) < min(count, n):
-        value = np.where(alive, (1 - diversity) * values - diversity * nearest, -np.inf)
-        best = int(np.argmax(value))  # the first of equals: the better ranked
-        picks.append((best, float(nearest[best])))
-        alive[best] = False
-        if matrix is not None and best in row_of:
-            nearest[rows] = np.maximum(nearest[rows], matrix @ matrix[row_of[best]])
-    return picks
+    cosines = _Cosines(vectors)
+    order = mmr_order(np.asarray(scores, dtype=np.float64), 1 - diversity, cosines)
+    return [(index, float(cosines.nearest[index])) for index in islice(order, max(0, min(count, n)))]
+
+
+class _Cosines:
+    """Redundancy (domain/mmr.py) by the cosine of L2-normalised vectors; an item without one, or with one of
+    another dimension than the first, is similar to nothing."""
+
+    def __init__(self, vectors: Sequence[np.ndarray | None]) -> None:
+        import numpy as np
+
+        dimension = next((v.shape[0] for v in vectors if v is not None), 0)
+        present = [(i, v) for i, v in enumerate(vectors) if v is not None and v.shape == (dimension,)]
+        self._rows = [i for i, _ in present]
+        self._matrix = np.stack([v for _, v in present]).astype(np.float32) if present else None
+        self._row_of = {index: row for row, index in enumerate(self._rows)}
+        self.nearest = np.zeros(len(vectors))
+        self.alive = np.ones(len(vectors), dtype=bool)
+
+    def picked(self, index: int) -> None:
+        import numpy as np
+
+        if self._matrix is not None and index in self._row_of:
+            self.nearest[self._rows] = np.maximum(self.nearest[self._rows],
+                                                  self._matrix @ self._matrix[self._row_of[index]])
