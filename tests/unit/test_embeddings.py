@@ -1,4 +1,5 @@
-"""Embedding adapters and model-change detection."""
+"""Embedding adapters: the float16 vector codec, the local multilingual embedder (its threads and token budgets),
+Titan on Bedrock, and embeddings switched off."""
 
 from __future__ import annotations
 
@@ -10,28 +11,9 @@ import pytest
 
 from agent_memory.adapters.embeddings import build_embedder
 from agent_memory.adapters.embeddings.bedrock import TitanEmbedder
-from agent_memory.adapters.embeddings.query_cache import QueryCachingEmbedder
-from agent_memory.adapters.in_process_index import InProcessIndex
-from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.vectors import decode_vector, encode_vector
 from agent_memory.errors import EmbeddingUnavailable
-from agent_memory.ports import CandidateQuery
 from agent_memory.settings import Settings
-from tests.fakes.store import InMemoryMemoryStore
-
-USER = ScopeRef(tenant_id="t", user_id="u")
-
-
-class CountingEmbedder:
-    def __init__(self, model_id: str, dimension: int = 4) -> None:
-        self.model_id, self.dimension, self.documents = model_id, dimension, []
-
-    def embed_documents(self, texts):
-        self.documents.extend(texts)
-        return np.ones((len(texts), self.dimension), dtype=np.float32)
-
-    def embed_query(self, text):
-        return np.ones(self.dimension, dtype=np.float32) / 2
 
 
 def test_vectors_round_trip_through_float16_bytes():
@@ -39,22 +21,6 @@ def test_vectors_round_trip_through_float16_bytes():
     data = encode_vector(vector)
     assert len(data) == 768
     assert np.allclose(decode_vector(data), vector, atol=2e-3)
-
-
-def test_a_model_change_is_detected_and_stale_memories_are_re_embedded_not_compared():
-    store = InMemoryMemoryStore()
-    old_vector = encode_vector(np.array([1, 0, 0, 0], dtype=np.float32))
-    store.save(USER, NewMemory(memory_type=MemoryType.FACT, content="old model", embedding=old_vector,
-                               embedding_model="old-model"))
-    store.save(USER, NewMemory(memory_type=MemoryType.FACT, content="current model", embedding=old_vector,
-                               embedding_model="new-model"))
-    embedder = CountingEmbedder("new-model")
-    index = InProcessIndex(store=store, embedder=lambda: embedder)
-
-    candidates = index.candidates(USER, CandidateQuery(text="x", vector=embedder.embed_query("x")))
-
-    assert embedder.documents == ["old model"]
-    assert {c.memory.content: round(c.vector, 3) for c in candidates} == {"old model": 1.0, "current model": 0.5}
 
 
 def test_local_embedder_is_multilingual_and_normalised():
@@ -163,32 +129,3 @@ def test_a_calls_passages_share_a_token_budget_but_each_keeps_its_beginning(monk
     assert seen[0] == local.MAX_PASSAGE_TOKENS
     assert set(seen[1:101]) == {local.CALL_TOKEN_BUDGET // 100}
     assert set(seen[101:]) == {local.MIN_PASSAGE_TOKENS}
-
-
-class QueryCountingEmbedder:
-    model_id, dimension = "counting", 3
-
-    def __init__(self) -> None:
-        self.queries: list[str] = []
-
-    def embed_documents(self, texts: list[str]) -> np.ndarray:
-        return np.ones((len(texts), 3), dtype=np.float32)
-
-    def embed_query(self, text: str) -> np.ndarray:
-        self.queries.append(text)
-        return np.array([len(text), 0, 0], dtype=np.float32)
-
-
-def test_a_repeated_query_is_embedded_once_and_the_cache_stays_bounded():
-    inner = QueryCountingEmbedder()
-    embedder = QueryCachingEmbedder(inner, max_queries=2)
-
-    first = embedder.embed_query("高才通")
-    again = embedder.embed_query("高才通")
-    embedder.embed_query("b")
-    embedder.embed_query("c")  # evicts 高才通, the least recently used
-    embedder.embed_query("高才通")
-
-    assert inner.queries == ["高才通", "b", "c", "高才通"]
-    assert again is first and not first.flags.writeable
-    assert embedder.embed_documents(["x"]).shape == (1, 3)

@@ -1,4 +1,5 @@
-"""The query cache's concurrency: one embedding per text under way, and prefetches that searches find."""
+"""The query cache: a repeated query embedded once in a bounded cache, one embedding per text under way, and
+prefetches that searches find."""
 
 from __future__ import annotations
 
@@ -101,3 +102,32 @@ def test_given_a_prefetch_that_fails_then_nothing_raises_until_the_caller_asks_a
 
     assert embedder.embed_query("q")[0] == 1.0  # the failure was not cached
     assert inner.queries == ["q", "q"]
+
+
+class QueryCountingEmbedder:
+    model_id, dimension = "counting", 3
+
+    def __init__(self) -> None:
+        self.queries: list[str] = []
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        return np.ones((len(texts), 3), dtype=np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        self.queries.append(text)
+        return np.array([len(text), 0, 0], dtype=np.float32)
+
+
+def test_a_repeated_query_is_embedded_once_and_the_cache_stays_bounded():
+    inner = QueryCountingEmbedder()
+    embedder = QueryCachingEmbedder(inner, max_queries=2)
+
+    first = embedder.embed_query("高才通")
+    again = embedder.embed_query("高才通")
+    embedder.embed_query("b")
+    embedder.embed_query("c")  # evicts 高才通, the least recently used
+    embedder.embed_query("高才通")
+
+    assert inner.queries == ["高才通", "b", "c", "高才通"]
+    assert again is first and not first.flags.writeable
+    assert embedder.embed_documents(["x"]).shape == (1, 3)
