@@ -21,8 +21,8 @@ from local.template import create_queues
 REGION = "us-east-1"
 # moto remembers the receipt handles of every deleted message (so that a second delete succeeds, as SQS's does):
 # unbounded, that set grew by ~0.3 MiB a minute under a steady load. The most recent ones are what a late second
-# delete can name.
-DELETED_HANDLES_KEPT = 20_000
+# delete can name: a worker deletes what it processed at once, and retries a failed delete within seconds.
+DELETED_HANDLES_KEPT = 2_000
 
 
 class RecentHandles:
