@@ -358,7 +358,7 @@ def log(message: str) -> None:
 def run_latency(args: argparse.Namespace, client: Any, table: str, fresh: Callable[[], Any], enricher: Any,
                 texts: Sequence[str], queries: Sequence[str],
                 fresh_keyword: Callable[[], Any] | None = None) -> dict[str, Any]:
-    from agent_memory.api.inject_models import InjectionRequest
+    from agent_memory.api.inject import InjectionRequest, inject_context
     from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 
     user = ScopeRef(tenant_id=TENANT, user_id=f"inject-{args.memories}")
@@ -387,7 +387,7 @@ def run_latency(args: argparse.Namespace, client: Any, table: str, fresh: Callab
 
     # hit: the identical request; the first (untimed) call builds the index and fills the cache.
     same = request(next(fresh_messages))
-    first, first_ms = timed(lambda: services.inject.inject(user, same))
+    first, first_ms = timed(lambda: inject_context(services.inject, user, same))
     details["first_call_ms"] = round(first_ms, 1)
     details["injected_contexts"] = first.injected_contexts
     details["context_tokens"] = first.total_context_tokens
@@ -395,7 +395,7 @@ def run_latency(args: argparse.Namespace, client: Any, table: str, fresh: Callab
     samples, uncached = [], 0
     for _ in range(args.runs):
         _quiet_metrics()
-        result, ms = timed(lambda: services.inject.inject(user, same))
+        result, ms = timed(lambda: inject_context(services.inject, user, same))
         samples.append(ms)
         uncached += not _block(result, "user_memory").cached
     rows["hit"] = latency_row(samples)
@@ -406,17 +406,17 @@ def run_latency(args: argparse.Namespace, client: Any, table: str, fresh: Callab
     samples = []
     for req in warm_requests:
         _quiet_metrics()
-        samples.append(timed(lambda req=req: services.inject.inject(user, req))[1])
+        samples.append(timed(lambda req=req: inject_context(services.inject, user, req))[1])
     rows["warm"] = latency_row(samples)
 
     # warm, keyword: the same with CONTEXT_RELEVANT_SEARCH_MODE=keyword (no query embedding).
     if fresh_keyword is not None:
         keyword_services = fresh_keyword()
-        keyword_services.inject.inject(user, request(next(fresh_messages)))  # builds the index
+        inject_context(keyword_services.inject, user, request(next(fresh_messages)))  # builds the index
         samples = []
         for req in [request(next(fresh_messages)) for _ in range(args.runs)]:
             _quiet_metrics()
-            samples.append(timed(lambda req=req: keyword_services.inject.inject(user, req))[1])
+            samples.append(timed(lambda req=req: inject_context(keyword_services.inject, user, req))[1])
         rows["warm (keyword relevant search)"] = latency_row(samples)
         _shutdown(keyword_services)
 
@@ -427,12 +427,12 @@ def run_latency(args: argparse.Namespace, client: Any, table: str, fresh: Callab
     for _ in range(args.runs):
         if time.time() - primed_at > 30:
             primer = fresh()
-            primer.inject.inject(user, shared)
+            inject_context(primer.inject, user, shared)
             _shutdown(primer)
             primed_at = time.time()
         container = fresh()
         _quiet_metrics()
-        result, ms = timed(lambda container=container: container.inject.inject(user, shared))
+        result, ms = timed(lambda container=container: inject_context(container.inject, user, shared))
         samples.append(ms)
         served_shared += _block(result, "user_memory").cached
         _shutdown(container)
@@ -446,7 +446,7 @@ def run_latency(args: argparse.Namespace, client: Any, table: str, fresh: Callab
         container, ms = timed(fresh)
         build_ms.append(ms)
         _quiet_metrics()
-        samples.append(timed(lambda container=container, req=req: container.inject.inject(user, req))[1])
+        samples.append(timed(lambda container=container, req=req: inject_context(container.inject, user, req))[1])
         _shutdown(container)
     rows["cold"] = latency_row(samples)
     details["build_services_ms_p50"] = round(statistics.median(build_ms), 2)
@@ -461,7 +461,7 @@ def run_latency(args: argparse.Namespace, client: Any, table: str, fresh: Callab
                 req = request(message, messages=agent_loop_messages(done, turn, message, call),
                               conversation="bench-agent-loop")
                 _quiet_metrics()
-                result, ms = timed(lambda req=req: services.inject.inject(user, req))
+                result, ms = timed(lambda req=req: inject_context(services.inject, user, req))
                 loop_samples.append(ms)
                 memory_hits += _block(result, "user_memory").cached
             done = completed_turn(done, turn, message, args.calls_per_turn)

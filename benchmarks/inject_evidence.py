@@ -229,7 +229,7 @@ def warm_query_embeddings(services: Any, seeded: Sequence[dict[str, Any]], quest
 
 def evaluate(inject: Any, seeded: Sequence[dict[str, Any]], questions: int) -> list[dict[str, Any]]:
     """Every sampled question of every conversation through `inject`: one record each."""
-    from agent_memory.api.inject_models import InjectionRequest
+    from agent_memory.api.inject import InjectionRequest, inject_context
     from agent_memory.domain.context import one_line
     from benchmarks.common import timed
     from benchmarks.inject import _quiet_metrics, block_section, evidence_found
@@ -242,7 +242,7 @@ def evaluate(inject: Any, seeded: Sequence[dict[str, Any]], questions: int) -> l
             request = InjectionRequest(user_id=user.user_id, conversation_id=f"locomo-{query.query_id}", messages=[],
                                        current_user_message=fit_query(query.text))
             _quiet_metrics()
-            result, ms = timed(lambda request=request, user=user: inject.inject(user, request))
+            result, ms = timed(lambda request=request, user=user: inject_context(inject, user, request))
             block = next((b for b in result.blocks if b.type == "user_memory"), None)
             context = result.messages[0]["content"] if result.injected_contexts else ""
             hit_any, hit_all = evidence_found(block_section(context, "user_memory"),

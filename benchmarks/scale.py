@@ -168,7 +168,7 @@ def seed(services: Any, user: Any, size: int, texts: Sequence[str], vectors: Any
 def run_size(size: int, *, args: argparse.Namespace, client: Any, settings: Any, embedder: Any, warm: Any,
              texts: Sequence[str], queries: Iterator[str], vectors: Any) -> dict[str, Any]:
     from agent_memory.adapters.dynamodb.index_snapshots import CHUNK_BYTES, DynamoIndexSnapshotStore
-    from agent_memory.api.inject_models import InjectionRequest
+    from agent_memory.api.inject import InjectionRequest, inject_context
     from agent_memory.bootstrap import build_services
     from agent_memory.domain.models import ScopeRef
     from agent_memory.services.search import SearchRequest
@@ -189,7 +189,7 @@ def run_size(size: int, *, args: argparse.Namespace, client: Any, settings: Any,
 
     def inject(services: Any) -> Any:
         _quiet_metrics()
-        return services.inject.inject(user, InjectionRequest(
+        return inject_context(services.inject, user, InjectionRequest(
             user_id=user.user_id, conversation_id=f"scale-{size}", messages=past,
             current_user_message=next(queries), **state))
 

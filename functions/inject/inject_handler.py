@@ -1,7 +1,7 @@
 """Inject function: context blocks assembled into an Anthropic Messages request.
 
-The request model and the services (numpy, every service module) are imported on the first request, or
-before the SnapStart snapshot: importing the handler stays light for a cold start without a snapshot.
+The services (numpy, every service module) are imported on the first request, or before the SnapStart
+snapshot: importing the handler stays light for a cold start without a snapshot.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from agent_memory.api.http import (
     parse_body,
     warm_before_snapshot,
 )
+from agent_memory.api.inject import InjectionRequest, inject_context
 from agent_memory.api.schemas import MAX_INJECT_BODY_BYTES
 
 if TYPE_CHECKING:
@@ -50,8 +51,6 @@ _ACTING_FOR = {"user_id": _check_user, "userId": _check_user, "project_id": _che
 
 @app.post("/v1/context/inject")
 def inject() -> Response:
-    from agent_memory.api.inject_models import InjectionRequest
-
     current_tenant(app)  # a token without a tenant is refused before the body is read
     # The body names the user (and project) it acts for: the token is checked against each as it is read, so
     # a token for another user is refused before megabytes of messages are parsed or validated.
@@ -59,7 +58,7 @@ def inject() -> Response:
     user = current_user(app, request.user_id)
     if request.project_id:
         authorize(app, "projects", request.project_id)
-    return json_response(200, get_services().inject.inject(user, request))
+    return json_response(200, inject_context(get_services().inject, user, request))
 
 
 # The embedder (for relevant memories) is loaded before the SnapStart snapshot.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_memory.api.inject_models import InjectionRequest
+from agent_memory.api.inject import InjectionRequest
 from agent_memory.bootstrap import build_services
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.settings import Settings
@@ -49,7 +49,7 @@ def context_text(result: Any) -> str:
 class NoHistory:
     """The memory layers with nothing logged and no reports."""
 
-    def context_for_prompt(self, scope: ScopeRef, request: Any, *, hot_memory: bool = True) -> Any:
+    def context_for_prompt(self, scope: ScopeRef, intent: Any, *, hot_memory: bool = True) -> Any:
         from types import SimpleNamespace
 
         return SimpleNamespace(parts=[])

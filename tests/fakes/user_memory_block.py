@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
-from agent_memory.api.inject_models import InjectionRequest, InjectionResult
+from agent_memory.api.inject import InjectionRequest, InjectionResult, inject_context
 from agent_memory.bootstrap import build_services
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.summary import extractive_summary
@@ -46,7 +46,7 @@ class Block:
                                      clock=lambda: NOW)
 
     def inject(self, user: ScopeRef, message: str) -> InjectionResult:
-        return self.service.inject(user, InjectionRequest.model_validate(
+        return inject_context(self.service, user, InjectionRequest.model_validate(
             {"user_id": user.user_id, "conversation_id": "c-1", "current_user_message": message}))
 
     def lines(self, user: ScopeRef, message: str) -> list[str]:

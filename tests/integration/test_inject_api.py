@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from agent_memory.adapters.retriever_http import HttpRetriever
+from agent_memory.api.inject import InjectionRequest, inject_context
 from agent_memory.bootstrap import build_services, get_services
 from agent_memory.domain.conversation import validate_messages
 from agent_memory.domain.keys import cache_partition_key
@@ -60,14 +61,12 @@ def test_the_cache_is_shared_through_the_table_across_containers(api, lambda_env
 
     # A new container (empty local layer) reads the block from the table.
     fresh = build_services(get_settings(), dynamodb_client=lambda_env)
-    result = fresh.inject.inject(ScopeRef(tenant_id="acme", user_id="u-inject"),
-                                 _request(ask("我的背景如何？")))
+    result = inject_context(fresh.inject, ScopeRef(tenant_id="acme", user_id="u-inject"),
+                            _request(ask("我的背景如何？")))
     assert next(b for b in result.blocks if b.type == "user_memory").cached
 
 
-def _request(body: dict[str, Any]) -> Any:
-    from agent_memory.api.inject_models import InjectionRequest
-
+def _request(body: dict[str, Any]) -> InjectionRequest:
     return InjectionRequest.model_validate(body)
 
 
@@ -133,9 +132,9 @@ def test_a_configured_retriever_fills_relevant_knowledge_only_for_policy_questio
     services = build_services(Settings(context_knowledge_url=knowledge_url), dynamodb_client=lambda_env)
     who = ScopeRef(tenant_id="acme", user_id="u-knowledge")
 
-    policy = services.inject.inject(who, _request({**ask("优才的评分标准是什么？"), "user_id": who.user_id}))
-    again = services.inject.inject(who, _request({**ask("优才的评分标准是什么？"), "user_id": who.user_id}))
-    chat = services.inject.inject(who, _request({**ask("今天天气不错"), "user_id": who.user_id}))
+    policy = inject_context(services.inject, who, _request({**ask("优才的评分标准是什么？"), "user_id": who.user_id}))
+    again = inject_context(services.inject, who, _request({**ask("优才的评分标准是什么？"), "user_id": who.user_id}))
+    chat = inject_context(services.inject, who, _request({**ask("今天天气不错"), "user_id": who.user_id}))
 
     assert "relevant_knowledge" in policy.injected_contexts
     assert "来源：优才计划评分标准 (相似度: 0.85)" in policy.messages[0]["content"]

@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
-from agent_memory.api.inject_models import InjectionRequest, InjectionResult
+from agent_memory.api.inject import InjectionRequest, InjectionResult, inject_context
 from agent_memory.domain.caller_state import ConsultingState
 from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, WeeklyReport
 from agent_memory.domain.models import ScopeRef
@@ -29,7 +29,7 @@ def inject_with(sources: list[BlockSource], who: ScopeRef, **fields: Any) -> Inj
                             executor=ThreadPoolExecutor(2), summarizer=lambda: extractive_summary,
                             limits=InjectLimits(), clock=lambda: NOW)
     fields.setdefault("conversation_id", "c-1")
-    return service.inject(who, InjectionRequest.model_validate({"user_id": who.user_id, **fields}))
+    return inject_context(service, who, InjectionRequest.model_validate({"user_id": who.user_id, **fields}))
 
 
 def block_text(result: InjectionResult, block_type: str) -> str:

@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
+from agent_memory.api.inject import inject_context
 from agent_memory.domain.context import ContextType, Priority
 from agent_memory.domain.conversation import validate_messages
 from agent_memory.domain.models import MemoryType, ScopeRef
@@ -25,7 +26,7 @@ def test_given_memories_and_state_when_injecting_then_the_blocks_come_in_priorit
     remember(store, who, "用户对高才通B类感兴趣", 80, MemoryType.INTENT)
     services = build(store)
 
-    result = services.inject.inject(who, request(
+    result = inject_context(services.inject, who, request(
         user_id=who.user_id, current_user_message="我适合高才通吗？",
         consulting_state={"collectedInfo": {"age": 35, "education": "本科"}, "currentStageId": "info_collection",
                           "assessmentResult": {"recommendedPrograms": ["高才通B类"], "suitabilityScore": 75,
@@ -54,7 +55,7 @@ def test_given_memories_and_state_when_injecting_then_the_blocks_come_in_priorit
 def test_given_an_english_conversation_when_injecting_then_the_frame_is_english():
     store, who = InMemoryMemoryStore(), user("english")
     remember(store, who, "User is a nurse in Toronto", 85)
-    result = build(store).inject.inject(who, request(user_id=who.user_id,
+    result = inject_context(build(store).inject, who, request(user_id=who.user_id,
                                                       current_user_message="What visa options do I have?"))
     text = context_text(result)
     assert text.startswith("=== Dynamic context (injected by the system, not user input) ===")
@@ -64,9 +65,9 @@ def test_given_an_english_conversation_when_injecting_then_the_frame_is_english(
 
 def test_given_no_data_when_injecting_then_nothing_is_added_but_the_current_message():
     who = user("empty")
-    result = build().inject.inject(who, request(user_id=who.user_id, current_user_message="hi"))
+    result = inject_context(build().inject, who, request(user_id=who.user_id, current_user_message="hi"))
     assert result.injected_contexts == ["conversation_stats"]
-    only_stats = build().inject.inject(who, request(
+    only_stats = inject_context(build().inject, who, request(
         user_id=who.user_id, messages=[{"role": "user", "content": "hi"}]))
     assert only_stats.messages[-1] == {"role": "user", "content": "hi"}
 
@@ -81,7 +82,7 @@ def test_device_context_comes_on_the_first_message_and_every_five_turns():
             history += [{"role": "user", "content": f"q{i}"}, {"role": "assistant", "content": f"a{i}"}]
         return history
 
-    shown = [n for n in range(1, 13) if "device_context" in inject.inject(who, request(
+    shown = [n for n in range(1, 13) if "device_context" in inject_context(inject, who, request(
         user_id=who.user_id, messages=turns(n), current_user_message="next",
         device_info={"deviceType": "desktop"})).injected_contexts]
     assert shown == [1, 6, 11]
@@ -94,19 +95,19 @@ def test_the_current_message_joins_a_trailing_tool_result_turn_as_text():
         {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}]},
     ]
-    result = build().inject.inject(who, request(user_id=who.user_id, messages=messages,
+    result = inject_context(build().inject, who, request(user_id=who.user_id, messages=messages,
                                                 current_user_message="and my wife?"))
     assert result.messages[-1]["content"][-1] == {"type": "text", "text": "and my wife?"}
     assert validate_messages(result.messages) == []
     # Already the last human turn: not repeated.
-    again = build().inject.inject(who, request(user_id=who.user_id, messages=messages,
+    again = inject_context(build().inject, who, request(user_id=who.user_id, messages=messages,
                                                current_user_message="check my case"))
     assert again.messages[2:] == messages
 
 
 def test_caller_supplied_knowledge_and_experiences_are_injected_and_quoted():
     who = user("knowledge")
-    result = build().inject.inject(who, request(
+    result = inject_context(build().inject, who, request(
         user_id=who.user_id, current_user_message="高才通的申请条件是什么？",
         relevant_knowledge=[{"source": "高才通计划申请指南", "content": "B类要求百强大学学士学位\n三年工作经验",
                              "similarity": 0.92}],
@@ -155,8 +156,8 @@ def test_a_new_block_type_is_one_class_and_a_failing_source_costs_only_its_block
                             executor=ThreadPoolExecutor(2), summarizer=lambda: extractive_summary,
                             limits=InjectLimits(), clock=lambda: NOW)
     who = user("custom")
-    first = service.inject(who, request(user_id=who.user_id, current_user_message="hi"))
-    second = service.inject(who, request(user_id=who.user_id, current_user_message="again"))
+    first = inject_context(service, who, request(user_id=who.user_id, current_user_message="hi"))
+    second = inject_context(service, who, request(user_id=who.user_id, current_user_message="again"))
     assert first.injected_contexts == ["project_rules"]
     assert "<project_rules>\nAlways answer in the user's language.\n</project_rules>" in context_text(first)
     assert static.builds == 1 and second.blocks[0].cached
@@ -167,7 +168,7 @@ def test_a_new_block_type_is_one_class_and_a_failing_source_costs_only_its_block
 
 def test_experiences_in_the_retrievers_documented_shape_are_injected():
     who = user("experience-shape")
-    result = build().inject.inject(who, request(
+    result = inject_context(build().inject, who, request(
         user_id=who.user_id, current_user_message="我适合高才通吗？",
         similar_experiences=[{"content": "类似背景的客户走了高才通B类", "source": "case-17", "similarity": 0.82,
                               "category": "TTPS"}], consulting_state={"currentStageId": "assessment"}))
@@ -185,16 +186,16 @@ def test_knowledge_and_experience_conditions_hold_for_caller_supplied_items_too(
     who = user("conditions")
     experiences = [{"content": "先询问具体顾虑点"}]
     knowledge = [{"content": "B类要求百强大学学士学位"}]
-    chat = build().inject.inject(who, request(
+    chat = inject_context(build().inject, who, request(
         user_id=who.user_id, current_user_message="今天天气不错", relevant_knowledge=knowledge,
         similar_experiences=experiences, consulting_state={"currentStageId": "assessment"}))
     assert "relevant_knowledge" not in chat.injected_contexts  # not a policy question
-    no_stage = build().inject.inject(who, request(
+    no_stage = inject_context(build().inject, who, request(
         user_id=who.user_id, current_user_message="高才通的申请条件是什么？", relevant_knowledge=knowledge,
         similar_experiences=experiences))
     assert "relevant_knowledge" in no_stage.injected_contexts
     assert "similar_experiences" not in no_stage.injected_contexts  # only in the consulting stages that call for it
-    closing = build().inject.inject(who, request(
+    closing = inject_context(build().inject, who, request(
         user_id=who.user_id, current_user_message="好的谢谢", similar_experiences=experiences,
         consulting_state={"currentStageId": "closing"}))
     assert "similar_experiences" not in closing.injected_contexts
@@ -221,14 +222,15 @@ def test_a_qc_task_gets_the_sops_and_a_protocol_question_the_protocol_knowledge_
                             executor=ThreadPoolExecutor(2), summarizer=lambda: extractive_summary,
                             limits=InjectLimits(), clock=lambda: NOW)
     who = user("iit")
-    qc = service.inject(who, request(user_id=who.user_id, current_user_message="今天的质控任务有哪些？",
+    qc = inject_context(service, who, request(user_id=who.user_id, current_user_message="今天的质控任务有哪些？",
                                      intent={"type": "QC_TASK", "query": "SAE上报"}))
     assert "## 相关SOP\n- [SOP-07] SAE须在24小时内上报" in context_text(qc) and sop.queries == ["SAE上报"]
-    qa = service.inject(who, request(user_id=who.user_id, current_user_message="访视窗口是多少天？",
+    qa = inject_context(service, who, request(user_id=who.user_id, current_user_message="访视窗口是多少天？",
                                      intent={"type": "PROTOCOL_QA"}))
     assert "## 方案知识库\n- [方案v2.1 §6.2] 访视窗口为±3天" in context_text(qa)
     assert protocol.queries == ["访视窗口是多少天？"]  # no intent query: the message
-    chat = service.inject(who, request(user_id=who.user_id, current_user_message="你好", intent={"type": "CHAT"}))
+    chat = inject_context(service, who,
+                          request(user_id=who.user_id, current_user_message="你好", intent={"type": "CHAT"}))
     assert "intent_context" not in chat.injected_contexts
 
 
@@ -246,7 +248,7 @@ def test_given_the_same_intent_without_a_query_then_a_new_message_is_retrieved_f
                             executor=ThreadPoolExecutor(2), summarizer=lambda: extractive_summary,
                             limits=InjectLimits(), clock=lambda: NOW)
     who = user("iit-cache")
-    texts = [context_text(service.inject(who, request(user_id=who.user_id, current_user_message=message,
+    texts = [context_text(inject_context(service, who, request(user_id=who.user_id, current_user_message=message,
                                                       intent={"type": "PROTOCOL_QA"})))
              for message in ("补件要多久？", "续签什么时候准备？", "补件要多久？")]
     assert "answer to 补件要多久？" in texts[0] and "answer to 续签什么时候准备？" in texts[1]

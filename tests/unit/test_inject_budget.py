@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from agent_memory.api.inject import inject_context
 from agent_memory.domain.context import frame_overhead_tokens
 from agent_memory.domain.conversation import validate_messages
 from agent_memory.domain.models import ScopeRef
@@ -24,7 +25,7 @@ def long_history(turns: int, chars: int) -> list[dict[str, str]]:
 
 def test_budget_when_everything_fits_nothing_is_dropped_or_compacted():
     who = user("fits")
-    result = build().inject.inject(who, request(
+    result = inject_context(build().inject, who, request(
         user_id=who.user_id, current_user_message="hello there", consulting_state=big_state(),
         similar_experiences=[{"content": "be brief"}], max_context_tokens=100_000))
     assert result.dropped_contexts == [] and not result.compacted
@@ -33,7 +34,7 @@ def test_budget_when_everything_fits_nothing_is_dropped_or_compacted():
 
 def test_blocks_tokens_sum_the_blocks_and_total_context_tokens_adds_their_frame():
     who = user("frame")
-    result = build().inject.inject(who, request(
+    result = inject_context(build().inject, who, request(
         user_id=who.user_id, current_user_message="hello there", consulting_state=big_state(),
         similar_experiences=[{"content": "be brief"}], max_context_tokens=100_000))
     assert len(result.blocks) >= 2
@@ -44,7 +45,7 @@ def test_blocks_tokens_sum_the_blocks_and_total_context_tokens_adds_their_frame(
 def with_blocks(services: Any, who: ScopeRef, experiences: list[dict[str, Any]], agents: list[dict[str, Any]],
                 max_context_tokens: int) -> Any:
     """An inject with P0 state, a P1 agent history and P2 experiences, under the given budget."""
-    return services.inject.inject(who, request(
+    return inject_context(services.inject, who, request(
         user_id=who.user_id, current_user_message="hello there", consulting_state=big_state(),
         similar_experiences=experiences, agent_history=agents, max_context_tokens=max_context_tokens))
 
@@ -70,7 +71,7 @@ def test_budget_when_tight_p2_is_dropped_before_p1_and_p0_stays():
 def test_budget_when_p0_alone_exceeds_it_p0_stays_and_the_history_is_compacted():
     who = user("p0-over")
     history = long_history(30, 3000)
-    result = build().inject.inject(who, request(
+    result = inject_context(build().inject, who, request(
         user_id=who.user_id, messages=history, current_user_message="so what now?",
         consulting_state=big_state(), similar_experiences=[{"content": "be brief"}], max_context_tokens=16_000))
     assert "collected_info" in result.injected_contexts
@@ -88,7 +89,7 @@ def test_budget_when_p0_alone_exceeds_it_p0_stays_and_the_history_is_compacted()
 
 def test_a_history_whose_kept_turns_alone_pass_the_budget_is_reported_over_it():
     who = user("kept-over")
-    result = build().inject.inject(who, request(
+    result = inject_context(build().inject, who, request(
         user_id=who.user_id, messages=long_history(30, 6000), current_user_message="so what now?",
         max_context_tokens=16_000))
     usage = result.token_usage
@@ -99,14 +100,14 @@ def test_a_history_whose_kept_turns_alone_pass_the_budget_is_reported_over_it():
 
 def test_a_request_inside_its_budget_says_so():
     who = user("fits")
-    usage = build().inject.inject(who, request(user_id=who.user_id, current_user_message="hi")).token_usage
+    usage = inject_context(build().inject, who, request(user_id=who.user_id, current_user_message="hi")).token_usage
     assert usage.within_budget is True and usage.messages_after + usage.context <= usage.available
 
 
 def test_a_budget_smaller_than_the_reserves_is_a_422_naming_the_field():
     services = build(context_reserved_output_tokens=4096, context_reserved_system_tokens=10_000)
     with pytest.raises(InvalidInput) as raised:
-        services.inject.inject(user("small"), request(current_user_message="hi", max_context_tokens=5000))
+        inject_context(services.inject, user("small"), request(current_user_message="hi", max_context_tokens=5000))
     assert raised.value.details[0]["field"] == "max_context_tokens"
 
 
@@ -129,6 +130,6 @@ def test_over_the_compaction_threshold_with_nothing_to_compact_is_not_reported_a
     who = user("nothing-to-compact")
     services = build(context_reserved_output_tokens=0, context_reserved_system_tokens=0,
                      context_compaction_threshold=0.01)
-    result = services.inject.inject(who, request(user_id=who.user_id, current_user_message="hello there",
+    result = inject_context(services.inject, who, request(user_id=who.user_id, current_user_message="hello there",
                                                  max_context_tokens=100_000))
     assert result.compaction_steps == [] and result.compacted is False

@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
+from agent_memory.api.inject import inject_context
 from agent_memory.domain.models import MemoryType
 from tests.fakes.inject import build, context_text, remember, request, user
 from tests.fakes.store import InMemoryMemoryStore
@@ -19,9 +20,9 @@ def test_user_memory_is_cached_and_a_save_invalidates_it():
     inject = build(store).inject
     ask = request(user_id=who.user_id, current_user_message="我的情况怎么样？")
 
-    first, second = inject.inject(who, ask), inject.inject(who, ask)
+    first, second = inject_context(inject, who, ask), inject_context(inject, who, ask)
     remember(store, who, "用户计划明年申请", 85, MemoryType.INTENT)
-    third = inject.inject(who, ask)
+    third = inject_context(inject, who, ask)
 
     def memory_block(result: Any) -> Any:
         return next(b for b in result.blocks if b.type == "user_memory")

@@ -11,8 +11,9 @@ import pytest
 
 from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
 from agent_memory.adapters.embeddings.query_cache import QueryCachingEmbedder
-from agent_memory.api.inject_models import InjectionRequest, InjectionResult
+from agent_memory.api.inject import InjectionRequest, InjectionResult, inject_context
 from agent_memory.bootstrap import build_services
+from agent_memory.domain.injection import ContextRequest
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef, StoreVersions
 from agent_memory.domain.summary import extractive_summary
 from agent_memory.domain.vectors import encode_vector
@@ -98,9 +99,9 @@ def test_given_new_messages_then_the_blocks_are_the_plain_wirings_with_one_versi
     for message in MESSAGES:
         inner.queries.clear()
         store.version_reads = 0
-        result = services.inject.inject(USER, ask(message))
+        result = inject_context(services.inject, USER, ask(message))
         reads = store.version_reads
-        expected = plain.inject(USER, ask(message))
+        expected = inject_context(plain, USER, ask(message))
 
         assert user_memory(result) == user_memory(expected)
         assert result.injected_contexts == expected.injected_contexts
@@ -115,7 +116,7 @@ def test_given_a_keyword_relevant_search_then_nothing_is_embedded():
     services = build_services(Settings(context_relevant_search_mode="keyword"), store=store,
                               embedder=QueryCachingEmbedder(inner), synonyms=None)
 
-    result = services.inject.inject(USER, ask("Which visa fits a fintech job?"))
+    result = inject_context(services.inject, USER, ask("Which visa fits a fintech job?"))
 
     assert "user_memory" in result.injected_contexts and inner.queries == []
 
@@ -125,7 +126,7 @@ def test_given_an_embedder_without_a_query_cache_then_inject_embeds_only_for_the
     store = seeded(inner)
     services = build_services(Settings(), store=store, embedder=inner, synonyms=None)
 
-    services.inject.inject(USER, ask("Which visa fits a fintech job?"))
+    inject_context(services.inject, USER, ask("Which visa fits a fintech job?"))
 
     assert inner.queries == ["Which visa fits a fintech job?"]
 
@@ -159,7 +160,7 @@ def test_the_request_scope_is_entered_around_the_fetch_and_reaches_the_io_source
                             executor=ThreadPoolExecutor(1), summarizer=lambda: extractive_summary,
                             request_scope=request_scope)
 
-    result = service.inject(USER, ask("hello"))
+    result = inject_context(service, USER, ask("hello"))
 
     assert "saw inside" in result.messages[0]["content"] and entered == ["enter", "exit"]
     assert scope.get() == "outside"
@@ -184,8 +185,9 @@ def test_the_user_memory_source_starts_the_search_querys_embedding_before_anythi
 
     def inject_with(relevant_n: int, message: str) -> None:
         source = UserMemorySource(store=store, search=search, relevant_n=relevant_n)
-        InjectService(sources=[source], cache=LayeredContextCache(local=LocalContextCache(), shared=None),
-                      executor=ThreadPoolExecutor(1), summarizer=lambda: extractive_summary).inject(USER, ask(message))
+        service = InjectService(sources=[source], cache=LayeredContextCache(local=LocalContextCache(), shared=None),
+                                executor=ThreadPoolExecutor(1), summarizer=lambda: extractive_summary)
+        inject_context(service, USER, ask(message))
 
     inject_with(3, "  Which visa fits me? \n")
     inject_with(0, "Which visa fits me?")  # no relevant memories: no search, nothing to embed
@@ -199,7 +201,7 @@ def test_a_source_whose_prepare_fails_still_builds_its_block_and_the_request_suc
     class Source:
         type, priority, ttl_seconds, does_io = "prepared_probe", Priority.IMPORTANT, 0.0, True
 
-        def prepare(self, request: InjectionRequest) -> None:
+        def prepare(self, request: ContextRequest) -> None:
             raise RuntimeError("the prefetch thread is gone")
 
         def build(self, ctx: Any, cache: Any) -> str:
@@ -208,6 +210,6 @@ def test_a_source_whose_prepare_fails_still_builds_its_block_and_the_request_suc
     service = InjectService(sources=[Source()], cache=LayeredContextCache(local=LocalContextCache(), shared=None),
                             executor=ThreadPoolExecutor(1), summarizer=lambda: extractive_summary)
 
-    result = service.inject(USER, ask("hello"))
+    result = inject_context(service, USER, ask("hello"))
 
     assert "built anyway" in result.messages[0]["content"] and result.failed_contexts == []

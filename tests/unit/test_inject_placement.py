@@ -3,6 +3,7 @@ placement echoing the caller's system prompt."""
 
 from __future__ import annotations
 
+from agent_memory.api.inject import inject_context
 from agent_memory.domain.models import MemoryType
 from tests.fakes.inject import build, remember, request, user
 from tests.fakes.store import InMemoryMemoryStore
@@ -11,7 +12,7 @@ from tests.fakes.store import InMemoryMemoryStore
 def test_system_placement_orders_most_stable_first_with_one_cache_breakpoint():
     store, who = InMemoryMemoryStore(), user("system")
     remember(store, who, "User prefers email", 70, MemoryType.PREFERENCE)
-    result = build(store).inject.inject(who, request(
+    result = inject_context(build(store).inject, who, request(
         user_id=who.user_id, placement="system", system="You are helpful.",
         current_user_message="What do you remember?", device_info={"deviceType": "desktop"},
         consulting_state={"collectedInfo": {"age": 40}}))
@@ -27,7 +28,7 @@ def test_system_placement_orders_most_stable_first_with_one_cache_breakpoint():
 def test_system_placement_adds_no_breakpoint_when_the_caller_used_all_four():
     who = user("breakpoints")
     caller = [{"type": "text", "text": f"part {i}", "cache_control": {"type": "ephemeral"}} for i in range(4)]
-    result = build().inject.inject(who, request(
+    result = inject_context(build().inject, who, request(
         user_id=who.user_id, placement="system", system=caller, current_user_message="hi",
         device_info={"deviceType": "desktop"}))
     assert sum("cache_control" in b for b in result.system) == 4
@@ -35,6 +36,7 @@ def test_system_placement_adds_no_breakpoint_when_the_caller_used_all_four():
 
 def test_the_pair_placement_echoes_the_callers_system_prompt():
     who = user("echo")
-    result = build().inject.inject(who, request(user_id=who.user_id, system="Be kind.", current_user_message="hi"))
+    result = inject_context(build().inject, who,
+                            request(user_id=who.user_id, system="Be kind.", current_user_message="hi"))
     assert result.system == [{"type": "text", "text": "Be kind."}]
-    assert build().inject.inject(who, request(user_id=who.user_id, current_user_message="hi")).system is None
+    assert inject_context(build().inject, who, request(user_id=who.user_id, current_user_message="hi")).system is None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agent_memory.api.inject import inject_context
 from agent_memory.domain.conversation import validate_messages
 from tests.fakes.conversations import conversations_with_prefix
 from tests.fakes.inject import big_state, build, request, user
@@ -20,7 +21,7 @@ def test_property_any_history_under_any_budget_comes_out_a_valid_messages_array(
     messages, _ = conversation
     if not current and messages[-1]["role"] != "user":
         current = "and then?"
-    result = _PROPERTY_SERVICES.inject.inject(user("property"), request(
+    result = inject_context(_PROPERTY_SERVICES.inject, user("property"), request(
         user_id="property", messages=messages, current_user_message=current, max_context_tokens=max_tokens,
         placement=placement, consulting_state=big_state(), similar_experiences=[{"content": "be brief " * 40}]))
 

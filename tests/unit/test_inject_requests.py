@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from agent_memory.api.inject import inject_context
 from agent_memory.errors import InvalidInput
 from tests.fakes.inject import build, request, user
 
 
 def test_an_invalid_messages_array_is_rejected_naming_the_message():
     with pytest.raises(InvalidInput) as raised:
-        build().inject.inject(user("bad"), request(messages=[
+        inject_context(build().inject, user("bad"), request(messages=[
             {"role": "user", "content": "hi"},
             {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_9", "name": "x", "input": {}}]},
             {"role": "user", "content": "no tool result here"},

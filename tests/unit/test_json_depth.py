@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from agent_memory.api.inject_models import InjectionRequest
+from agent_memory.api.inject import InjectionRequest
 from agent_memory.api.schemas import CreateMemoryRequest, ExtractRequest, MemoryToolRequest
 from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType
 from agent_memory.domain.models import ScopeRef

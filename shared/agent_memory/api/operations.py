@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from agent_memory.api.inject_models import InjectionRequest, InjectionResult
+from agent_memory.api.inject import InjectionRequest, InjectionResult
 from agent_memory.api.responses import (
     BatchSaveResponse,
     DeletedMemory,

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, computed_f
 
 from agent_memory.domain.keys import PROJECT_PREFIX, Id, ScopeId
 from agent_memory.domain.models import ScopeRef
+from agent_memory.domain.requests import OpenRequestModel
 
 ScopeType = Literal["users", "projects"]
 
@@ -189,6 +190,21 @@ def format_hot_memory(entries: list[HotMemoryEntry], *, zh: bool, project: bool,
         lines = [f"- {clean(e.key)}: {clean(hot_value_text(e.value))}" for e in chosen]
         sections.append("\n".join([title, *lines]))
     return "\n\n".join(sections)
+
+
+# ---- a message's intent ---------------------------------------------------------------------------
+
+
+class Intent(OpenRequestModel):
+    """A message's intent: a type (QA_QUERY, QC_TASK, ...) and what it is about."""
+
+    type: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
+    query: Annotated[str, StringConstraints(max_length=2000)] = ""
+    entities: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return (self.query or str(self.entities.get("query") or "")).strip()
 
 
 # ---- log-and-forget extraction ---------------------------------------------------------------------

@@ -17,13 +17,6 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from agent_memory.api.inject_models import (
-    FailedBlock,
-    InjectedBlock,
-    InjectionRequest,
-    InjectionResult,
-    TokenUsage,
-)
 from agent_memory.domain.compaction import auto_compact
 from agent_memory.domain.context import (
     ContextBlock,
@@ -36,6 +29,7 @@ from agent_memory.domain.context_budget import context_tokens, fit, shed
 from agent_memory.domain.context_placement import place
 from agent_memory.domain.conversation import Message, turn_starts, validate_messages
 from agent_memory.domain.current_message import user_texts, with_current_message
+from agent_memory.domain.injection import ContextRequest, FailedSource, Injection, TokenUsage
 from agent_memory.domain.models import ScopeRef
 from agent_memory.domain.tokens import estimate_message_tokens
 from agent_memory.errors import InvalidInput
@@ -47,7 +41,7 @@ from agent_memory.services.blocks.base import BlockCache, BlockSource, FetchCont
 @dataclass
 class _Fetched:
     blocks: list[ContextBlock] = field(default_factory=list)
-    failed: list[FailedBlock] = field(default_factory=list)
+    failed: list[FailedSource] = field(default_factory=list)
     hits: int = 0
     lookups: int = 0
 
@@ -90,9 +84,9 @@ class InjectService:
         self._limits = limits
         self._clock = clock
 
-    def inject(self, user: ScopeRef, request: InjectionRequest) -> InjectionResult:
+    def inject(self, user: ScopeRef, request: ContextRequest) -> Injection:
         self._prepare(request)  # first: what it starts (the query's embedding) overlaps everything below
-        messages = with_current_message([m.model_dump() for m in request.messages], request.current_user_message)
+        messages = with_current_message(request.messages, request.current_user_message)
         problems = validate_messages(messages)
         if problems:
             raise InvalidInput("messages is not a valid Messages array",
@@ -149,18 +143,9 @@ class InjectService:
         if not within_budget:
             logger.warning("context over budget after compaction", available=available, messages=final_tokens,
                            context=context)
-        return InjectionResult(
-            messages=placed,
-            system=system,
-            injected_contexts=[b.type for b in injected],
-            dropped_contexts=[b.type for b in dropped],
-            failed_contexts=fetched.failed,
-            total_context_tokens=context,
-            blocks_tokens=sum(b.estimated_tokens for b in injected),
-            compacted=compacted,
-            compaction_steps=steps,
-            blocks=[InjectedBlock(type=b.type, priority=f"P{int(b.priority)}", tokens=b.estimated_tokens,
-                                  cache_ttl_seconds=b.cache_ttl_seconds, cached=b.cached) for b in injected],
+        return Injection(
+            messages=placed, system=system, injected=injected, dropped=dropped, failed=fetched.failed,
+            context_tokens=context, compacted=compacted, compaction_steps=steps,
             token_usage=TokenUsage(available=available, messages_before=counted, messages_after=final_tokens,
                                    context=context, counted_by=counted_by, within_budget=within_budget),
         )
@@ -173,7 +158,7 @@ class InjectService:
 
     # ---- internals ---------------------------------------------------------------------------
 
-    def _prepare(self, request: InjectionRequest) -> None:
+    def _prepare(self, request: ContextRequest) -> None:
         for source, prepare in self._preparers:
             try:
                 prepare(request)
@@ -199,14 +184,14 @@ class InjectService:
 
     def _fetch_one(
         self, source: BlockSource, ctx: FetchContext
-    ) -> tuple[ContextBlock, BlockCache, FailedBlock | None]:
+    ) -> tuple[ContextBlock, BlockCache, FailedSource | None]:
         cache = BlockCache(self._cache, ctx.user, ctx.now)
         try:
             body = source.build(ctx, cache)
         except Exception as error:  # a failing source costs its block, never the request; the result says so
             logger.error("context source failed", extra={"context_type": source.type, **error_fields(error)})
             metrics.add_metric(name="ContextSourceErrors", unit=MetricUnit.Count, value=1)
-            failure = FailedBlock(type=source.type, priority=f"P{int(source.priority)}", reason=type(error).__name__)
+            failure = FailedSource(type=source.type, priority=source.priority, reason=type(error).__name__)
             return empty_block(source.type, source.priority, source.ttl_seconds, ctx.now), cache, failure
         block = tagged_block(source.type, source.priority, source.ttl_seconds, ctx.now, body)
         return (replace(block, cached=True) if cache.all_hits else block), cache, None

@@ -14,12 +14,13 @@ from agent_memory.domain.layers import (
     PROJECT_PREFIX,
     HotMemoryEntry,
     HotMemoryType,
+    Intent,
     WeeklyReport,
     format_hot_memory,
     scope_label,
 )
 from agent_memory.domain.models import ScopeRef, is_cjk_text, utcnow
-from agent_memory.domain.requests import MAX_JSON_DEPTH, OpenRequestModel, RequestModel, json_depth
+from agent_memory.domain.requests import MAX_JSON_DEPTH, RequestModel, json_depth
 from agent_memory.domain.tokens import estimate_tokens
 from agent_memory.errors import InvalidInput
 from agent_memory.ports import Embedder, LayerStore
@@ -89,18 +90,6 @@ class ReportList(BaseModel):
 class ReportSearchRequest(RequestModel):
     query: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
     limit: int = Field(default=3, ge=1, le=20)
-
-
-class Intent(OpenRequestModel):
-    """A message's intent: a type (QA_QUERY, QC_TASK, ...) and what it is about."""
-
-    type: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
-    query: Annotated[str, StringConstraints(max_length=2000)] = ""
-    entities: dict[str, Any] = Field(default_factory=dict)
-
-    @property
-    def text(self) -> str:
-        return (self.query or str(self.entities.get("query") or "")).strip()
 
 
 class IntentContextRequest(RequestModel):

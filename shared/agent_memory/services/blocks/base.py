@@ -8,9 +8,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from agent_memory.api.inject_models import InjectionRequest
 from agent_memory.domain.context import Locale, Priority
 from agent_memory.domain.conversation import Message
+from agent_memory.domain.injection import ContextRequest
 from agent_memory.domain.models import ScopeRef
 from agent_memory.domain.request_blocks import pick
 from agent_memory.ports import CachedContext, ContextCache
@@ -20,7 +20,7 @@ from agent_memory.ports import CachedContext, ContextCache
 class FetchContext:
     """What a block source may read: the request, who asks, and facts derived once."""
 
-    request: InjectionRequest
+    request: ContextRequest
     user: ScopeRef
     locale: Locale
     now: float  # epoch seconds

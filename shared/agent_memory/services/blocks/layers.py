@@ -6,12 +6,12 @@ from __future__ import annotations
 import hashlib
 from functools import partial
 
-from agent_memory.api.inject_models import KnowledgeItem
 from agent_memory.domain.context import ContextType, Priority, one_line
-from agent_memory.domain.layers import scope_label, scope_ref
+from agent_memory.domain.injection import KnowledgeItem
+from agent_memory.domain.layers import Intent, scope_label, scope_ref
 from agent_memory.ports import MemoryStore, Retriever
 from agent_memory.services.blocks.base import BlockCache, FetchContext
-from agent_memory.services.memory_layers import Intent, IntentContextRequest, MemoryLayersService
+from agent_memory.services.memory_layers import IntentContextRequest, MemoryLayersService
 
 
 class HotMemorySource:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
-from agent_memory.api.inject_models import ExperienceItem, KnowledgeItem
 from agent_memory.domain.context import ContextType, Priority, neutralize, one_line
+from agent_memory.domain.injection import ExperienceItem, KnowledgeItem
 from agent_memory.domain.requests import RequestModel
 from agent_memory.ports import Retriever
 from agent_memory.services.blocks.base import BlockCache, FetchContext

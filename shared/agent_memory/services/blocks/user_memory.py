@@ -7,9 +7,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from agent_memory.api.inject_models import InjectionRequest
 from agent_memory.domain.context import ContextType, Priority, one_line
 from agent_memory.domain.duplicates import DuplicateRule
+from agent_memory.domain.injection import ContextRequest
 from agent_memory.domain.memory_selection import (
     DEFAULT_IMPORTANCE_MARGIN,
     DEFAULT_MAX_SHARE,
@@ -78,7 +78,7 @@ class UserMemorySource:
         self._relevant_key = _digest(top_n, relevant_n, importance_margin, max_share, max_tokens, min_relevance,
                                      search_mode, TRADE_OFF, self._duplicates, "lines+covered")
 
-    def prepare(self, request: InjectionRequest) -> None:
+    def prepare(self, request: ContextRequest) -> None:
         """Start the relevant memories' query embedding (~20 ms of CPU), so that it runs while the request
         is checked and the version and the cache are read, instead of after them."""
         query = request.current_user_message.strip()

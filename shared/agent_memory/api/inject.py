@@ -1,13 +1,14 @@
-"""Context injection's request and result: what a caller sends to /v1/context/inject and gets back.
+"""Context injection's request and result: what a caller sends to /v1/context/inject and gets back, and
+how they map to the inject service's `ContextRequest` and `Injection`.
 
 The caller's conversation state (consulting state, device, agent calls) is the domain's
-`caller_state`; the items a caller or a retriever supplies are validated here.
+`caller_state`; the items a caller or a retriever supplies are the domain's `injection` items.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
@@ -15,9 +16,14 @@ from agent_memory.domain.caller_state import AgentExecutionRecord, ConsultingSta
 from agent_memory.domain.context_placement import Placement
 from agent_memory.domain.conversation import Message
 from agent_memory.domain.current_message import user_texts
+from agent_memory.domain.injection import ContextRequest, ExperienceItem, Injection, KnowledgeItem, TokenUsage
 from agent_memory.domain.keys import Id
+from agent_memory.domain.layers import Intent
+from agent_memory.domain.models import ScopeRef
 from agent_memory.domain.requests import RequestModel
-from agent_memory.services.memory_layers import Intent
+
+if TYPE_CHECKING:
+    from agent_memory.services.inject import InjectService
 
 MAX_MESSAGES = 5000
 MAX_AGENT_RECORDS = 200
@@ -36,19 +42,6 @@ class MessageParam(RequestModel):
                 if not isinstance(block.get("type"), str):
                     raise ValueError(f"content[{i}] needs a string 'type' (text, image, tool_use, tool_result, ...)")
         return value
-
-
-class KnowledgeItem(RequestModel):
-    """A retrieved item, as a caller or a retriever gives it: `{content, source, similarity, category}`."""
-
-    content: Annotated[str, StringConstraints(min_length=1, max_length=20_000)]
-    source: str | None = None
-    similarity: float | None = None
-    category: str | None = None
-
-
-class ExperienceItem(KnowledgeItem):
-    content: Annotated[str, StringConstraints(min_length=1, max_length=5_000)]
 
 
 class InjectionRequest(RequestModel):
@@ -96,6 +89,14 @@ class InjectionRequest(RequestModel):
             raise ValueError("conversation_started_at: must include a timezone, e.g. 2026-02-05T10:00:00Z")
         return self
 
+    def to_context_request(self) -> ContextRequest:
+        return ContextRequest(
+            messages=[m.model_dump() for m in self.messages], current_user_message=self.current_user_message,
+            max_context_tokens=self.max_context_tokens, placement=self.placement, system=self.system,
+            consulting_state=self.consulting_state, device_info=self.device_info, agent_history=self.agent_history,
+            relevant_knowledge=self.relevant_knowledge, similar_experiences=self.similar_experiences,
+            conversation_started_at=self.conversation_started_at, project_id=self.project_id, intent=self.intent)
+
 
 def _text_of(content: str | list[dict[str, Any]]) -> str:
     """A user message's words: its text, or its text blocks' (tool results and images have none)."""
@@ -109,17 +110,6 @@ class InjectedBlock(BaseModel):
     tokens: int
     cache_ttl_seconds: float
     cached: bool
-
-
-class TokenUsage(BaseModel):
-    available: int  # max_context_tokens - reserved output - reserved system
-    messages_before: int
-    messages_after: int
-    context: int  # the injected blocks with their frame
-    counted_by: Literal["estimate", "anthropic"]
-    # messages_after + context <= available. False when the recent turns compaction keeps (and the P0
-    # blocks, never dropped) are larger than the budget on their own: the request is sent over it.
-    within_budget: bool = True
 
 
 class FailedBlock(BaseModel):
@@ -141,3 +131,26 @@ class InjectionResult(BaseModel):
     compaction_steps: list[str]
     blocks: list[InjectedBlock]
     token_usage: TokenUsage
+
+    @classmethod
+    def of(cls, injection: Injection) -> InjectionResult:
+        return cls(
+            messages=injection.messages,
+            system=injection.system,
+            injected_contexts=[b.type for b in injection.injected],
+            dropped_contexts=[b.type for b in injection.dropped],
+            failed_contexts=[FailedBlock(type=f.type, priority=f"P{int(f.priority)}", reason=f.reason)
+                             for f in injection.failed],
+            total_context_tokens=injection.context_tokens,
+            blocks_tokens=sum(b.estimated_tokens for b in injection.injected),
+            compacted=injection.compacted,
+            compaction_steps=injection.compaction_steps,
+            blocks=[InjectedBlock(type=b.type, priority=f"P{int(b.priority)}", tokens=b.estimated_tokens,
+                                  cache_ttl_seconds=b.cache_ttl_seconds, cached=b.cached) for b in injection.injected],
+            token_usage=injection.token_usage,
+        )
+
+
+def inject_context(service: InjectService, user: ScopeRef, request: InjectionRequest) -> InjectionResult:
+    """The inject operation: the request as the service takes it, the service's injection as the answer."""
+    return InjectionResult.of(service.inject(user, request.to_context_request()))
