@@ -254,12 +254,13 @@ def intent_service(retrievers: dict[str, Any], limit: int = 1) -> Any:
 
 
 def test_given_a_qc_task_then_the_intent_block_lists_the_folder_chunk_with_its_lines_kept(tmp_path):
+    from agent_memory.api.inject import inject_context
     from tests.fakes.inject import context_text, request
 
     write(tmp_path / "qc.md", QC_CHECKLIST)
     service = intent_service({"sop": FolderRetriever(tmp_path, max_bytes=100_000)})
-    result = service.inject(WHO, request(user_id=WHO.user_id, current_user_message="质控这份档案",
-                                         intent={"type": "QC_TASK", "query": "翻译件"}))
+    result = inject_context(service, WHO, request(user_id=WHO.user_id, current_user_message="质控这份档案",
+                                                  intent={"type": "QC_TASK", "query": "翻译件"}))
     assert ("## 相关SOP\n- [qc.md › 签证档案质控清单 › 学历证明] - [ ] 毕业证和学位证扫描件齐全\n"
             "  - [ ] 非中英文证书附经认证的英文翻译件\n") in context_text(result)
 

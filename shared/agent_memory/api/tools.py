@@ -1,0 +1,221 @@
+"""The memory tools: their Anthropic definitions (generated from the models that validate their input)
+and the executor that runs a model's `tool_use` block and answers with the `tool_result` block.
+
+A mistake the model can fix (a bad or missing argument, an unknown tool, a memory that is not there)
+comes back as a tool_result with `is_error`, worded for the model. Faults of the service itself
+(throttling, the LLM or the store down) stay HTTP errors, so the caller's retry policy takes over.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, Field, StringConstraints, ValidationError
+from pydantic.alias_generators import to_snake
+
+from agent_memory.api.load import LoadContextOutput
+from agent_memory.api.schemas import Content, NonBlank
+from agent_memory.api.search import SearchMemoriesOutput, SearchRequest, memory_detail
+from agent_memory.domain.keys import MEMORY_KEY_PATTERN, Id
+from agent_memory.domain.layers import HotMemoryKey, HotMemoryType
+from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
+from agent_memory.domain.requests import RequestModel, max_utf8_bytes
+from agent_memory.domain.tools import (
+    CORE_TOOLS,
+    EXTENDED_TOOLS,
+    PROPERTY_DESCRIPTIONS,
+    SYSTEM_PROMPTS,
+    TOOL_DESCRIPTIONS,
+    Lang,
+)
+from agent_memory.errors import InvalidInput, NotFound
+from agent_memory.services.conversation_log import (
+    MAX_LOG_MESSAGE_BYTES,
+    AppendMessagesRequest,
+    ConversationLogService,
+    LogMessageIn,
+)
+from agent_memory.services.load import LoadService
+from agent_memory.services.memory_layers import MemoryLayersService, PutHotMemoryRequest, ReportSearchRequest
+from agent_memory.services.save import SaveService
+from agent_memory.services.search import SearchService
+from agent_memory.services.summarize import SummarizeService
+
+Include = Literal["core", "all"]
+
+
+class SaveUserMemoryInput(RequestModel):
+    memory_type: MemoryType
+    content: Content
+    category: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=128)] | None = None
+
+
+class GetMemoryDetailInput(RequestModel):
+    memory_key: Annotated[str, StringConstraints(pattern=MEMORY_KEY_PATTERN)]
+
+
+class GetUserContextInput(RequestModel):
+    query: Annotated[str, StringConstraints(max_length=2000)]
+    limit: int = Field(default=20, ge=1, le=100)
+
+
+class LogMessageInput(RequestModel):
+    conversation_id: Id
+    role: Literal["user", "assistant"]
+    content: Annotated[str, NonBlank, AfterValidator(max_utf8_bytes(MAX_LOG_MESSAGE_BYTES))]
+    extract: bool = False
+
+
+class NoInput(RequestModel):
+    pass
+
+
+class SetHotMemoryInput(PutHotMemoryRequest):
+    type: HotMemoryType
+    key: HotMemoryKey
+
+
+INPUTS: dict[str, type[BaseModel]] = {
+    "search_memories": SearchRequest,
+    "get_memory_detail": GetMemoryDetailInput,
+    "save_user_memory": SaveUserMemoryInput,
+    "get_user_context": GetUserContextInput,
+    "log_message": LogMessageInput,
+    "get_hot_memory": NoInput,
+    "set_hot_memory": SetHotMemoryInput,
+    "search_reports": ReportSearchRequest,
+    "summarize_profile": NoInput,
+}
+
+
+def _input_schema(name: str, lang: Lang, categories: Sequence[str]) -> dict[str, Any]:
+    schema = INPUTS[name].model_json_schema(by_alias=False)
+    schema = _resolved(schema, schema.pop("$defs", {}))
+    schema.pop("title", None)
+    schema.pop("description", None)
+    schema["additionalProperties"] = False
+    for prop_name, prop in schema.get("properties", {}).items():
+        prop.pop("title", None)
+        prop["description"] = PROPERTY_DESCRIPTIONS[name][prop_name][lang]
+    if name == "save_user_memory":  # the deployment's categories; none configured = any text
+        schema["properties"]["category"] = {"type": "string", **({"enum": list(categories)} if categories else {}),
+                                            "description": PROPERTY_DESCRIPTIONS[name]["category"][lang]}
+    return schema
+
+
+def _resolved(node: Any, definitions: dict[str, Any]) -> Any:
+    """The schema with each $ref replaced by what it names: models read tool schemas without resolving."""
+    if isinstance(node, dict):
+        if "$ref" in node:
+            target = {k: v for k, v in definitions[node["$ref"].rsplit("/", 1)[1]].items()
+                      if k not in ("title", "description")}  # a model's docstring is for us, not the model
+            return _resolved(target, definitions)
+        return {k: _resolved(v, definitions) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_resolved(v, definitions) for v in node]
+    return node
+
+
+def tool_definitions(*, lang: Lang = "en", include: Include = "core", categories: Sequence[str] = ()
+                     ) -> list[dict[str, Any]]:
+    """Anthropic tool definitions: the four memory tools, or with `include="all"` the extended set too."""
+    names = CORE_TOOLS + (EXTENDED_TOOLS if include == "all" else ())
+    return [{"name": name, "description": TOOL_DESCRIPTIONS[name][lang],
+             "input_schema": _input_schema(name, lang, categories)} for name in names]
+
+
+def system_prompt(lang: Lang = "en") -> str:
+    return SYSTEM_PROMPTS[lang]
+
+
+# A tool_use id as the Messages API issues and accepts them: echoed into the tool_result, so no other text.
+TOOL_USE_ID_PATTERN = r"^[a-zA-Z0-9_-]+$"
+
+
+class ToolUseBlock(RequestModel):
+    type: Literal["tool_use"]
+    id: Annotated[str, StringConstraints(min_length=1, max_length=256, pattern=TOOL_USE_ID_PATTERN)]
+    name: Annotated[str, StringConstraints(min_length=1, max_length=128)]
+    input: dict[str, Any] = Field(default_factory=dict)
+    # The Messages API adds cache_control to blocks; accepted and ignored.
+    cache_control: dict[str, Any] | None = None
+
+
+class ToolResultBlock(BaseModel):
+    type: Literal["tool_result"] = "tool_result"
+    tool_use_id: str
+    content: str
+    is_error: bool | None = None  # present (true) only on an error, as the Messages API writes it
+
+
+def _json(model: BaseModel) -> str:
+    return model.model_dump_json()
+
+
+def _validation_message(error: ValidationError) -> str:
+    # Named as the tool's schema names them (snake_case), whichever casing the model sent.
+    parts = [f"{'.'.join(to_snake(p) if isinstance(p, str) else str(p) for p in e['loc']) or 'input'}: {e['msg']}"
+             for e in error.errors(include_url=False, include_input=False)[:5]]
+    return "invalid input: " + "; ".join(parts)
+
+
+class ToolExecutor:
+    """Runs one tool call for a user with the services behind the HTTP routes of the same names."""
+
+    def __init__(self, *, save: SaveService, search: SearchService, load: LoadService,
+                 summarize: SummarizeService, memory_layers: MemoryLayersService | None = None,
+                 conversation_log: ConversationLogService | None = None) -> None:
+        self._save, self._search, self._load, self._summarize = save, search, load, summarize
+        self._layers, self._log = memory_layers, conversation_log
+        self._runners: dict[str, Callable[[ScopeRef, Any], str]] = {
+            "search_memories": lambda user, i: _json(SearchMemoriesOutput.of(self._search.search(user, i.to_query()))),
+            "get_memory_detail": lambda user, i: _json(memory_detail(self._search, user, i.memory_key)),
+            "save_user_memory": self._save_memory,
+            "get_user_context": lambda user, i: _json(LoadContextOutput.of(self._load.load_context(user, i.query,
+                                                                                                 i.limit))),
+            "log_message": self._log_message,
+            "get_hot_memory": lambda user, _: _json(self._layers_service().hot_memory(user)),
+            "set_hot_memory": lambda user, i: _json(self._layers_service().put_hot(
+                user, i.type, i.key, PutHotMemoryRequest(value=i.value, priority=i.priority))),
+            "search_reports": lambda user, i: _json(self._layers_service().search_reports(user, i.query, i.limit)),
+            "summarize_profile": lambda user, _: _json(self._summarize.summarize(user)),
+        }
+
+    def execute(self, user: ScopeRef, block: ToolUseBlock) -> ToolResultBlock:
+        runner = self._runners.get(block.name)
+        if runner is None:
+            return self._error(block, f"unknown tool {block.name!r}; the tools are: {', '.join(self._runners)}")
+        try:
+            arguments = INPUTS[block.name].model_validate(block.input)
+            return ToolResultBlock(tool_use_id=block.id, content=runner(user, arguments))
+        except ValidationError as error:
+            return self._error(block, _validation_message(error))
+        except (InvalidInput, NotFound) as error:
+            return self._error(block, error.message)
+
+    @staticmethod
+    def _error(block: ToolUseBlock, message: str) -> ToolResultBlock:
+        return ToolResultBlock(tool_use_id=block.id, content=message, is_error=True)
+
+    def _save_memory(self, user: ScopeRef, arguments: SaveUserMemoryInput) -> str:
+        result = self._save.save(user, NewMemory(memory_type=arguments.memory_type, content=arguments.content,
+                                                 category=arguments.category, source="tool"))
+        return json.dumps({"outcome": result.outcome.value, "memory_key": result.memory.memory_key,
+                           "field": result.memory.field,
+                           "superseded_key": result.superseded.memory_key if result.superseded else None},
+                          ensure_ascii=False)
+
+    def _log_message(self, user: ScopeRef, arguments: LogMessageInput) -> str:
+        if self._log is None:
+            raise InvalidInput("the conversation log is not available in this deployment")
+        request = AppendMessagesRequest(messages=[LogMessageIn(role=arguments.role, content=arguments.content)],
+                                        extract=arguments.extract)
+        return _json(self._log.append(user, arguments.conversation_id, request))
+
+    def _layers_service(self) -> MemoryLayersService:
+        if self._layers is None:
+            raise InvalidInput("hot memory and reports are not available in this deployment")
+        return self._layers
+
