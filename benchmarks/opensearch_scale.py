@@ -133,7 +133,7 @@ class Tiers:
 
 
 def search_request(query: str) -> Any:
-    from agent_memory.services.search import SearchRequest
+    from agent_memory.api.search import SearchRequest
 
     return SearchRequest(query=query, limit=10, min_relevance_score=0.0)
 
@@ -342,9 +342,9 @@ def distinct_contents(texts: Sequence[str], size: int) -> int:
 def searchable_after(tiers: Tiers, base: Any, model_id: str, tries: int) -> dict[str, Any]:
     """Save one memory with a word of its own, then keyword-search that word until it is found: ms from the
     save's return. A random pause before each try samples the stream poll's and the refresh's phases."""
+    from agent_memory.api.search import SearchRequest, search_memories
     from agent_memory.domain.models import MemoryType, NewMemory
     from agent_memory.domain.vectors import encode_vector
-    from agent_memory.services.search import SearchRequest
 
     user, rng, samples = scope("visibility"), random.Random(11), []
     progress = Progress("saved -> searchable", tries)
@@ -358,7 +358,7 @@ def searchable_after(tiers: Tiers, base: Any, model_id: str, tries: int) -> dict
             "embedding": vector, "embedding_model": model_id})])[0].memory.memory_key
         saved = time.perf_counter()
         request = SearchRequest(query=word, search_mode="keyword", limit=10, min_relevance_score=0.0)
-        while not any(r.memory_key == key for r in tiers.opensearch.search.search(user, request).results):
+        while not any(r.memory_key == key for r in search_memories(tiers.opensearch.search, user, request).results):
             if time.perf_counter() - saved > 60:
                 raise RuntimeError(f"a saved memory was not searchable after 60 s ({word})")
             time.sleep(0.02)
@@ -370,8 +370,10 @@ def searchable_after(tiers: Tiers, base: Any, model_id: str, tries: int) -> dict
 def first_search(services: Any, user: Any, query: str) -> tuple[float, float]:
     """The serverless container's first search of the user (reads the partition, builds its index): ms and
     the MB it added to the process."""
+    from agent_memory.api.search import search_memories
+
     before, started = rss_mb(), time.perf_counter()
-    services.search.search(user, search_request(query))
+    search_memories(services.search, user, search_request(query))
     elapsed_ms = (time.perf_counter() - started) * 1000
     services.index.flush()  # its snapshot is saved in the background: not while the warm rows are timed
     return elapsed_ms, rss_mb() - before
@@ -382,8 +384,10 @@ def warm_rows(services: Any, users: Sequence[Any], timing: Timing, label: str, r
     """Warm searches, a random one of `users` each call, after `timing.warmup` untimed ones (a node's JIT
     and caches warm up over its first requests, as a long-running domain's are); `requests` records only
     the timed calls' requests."""
+    from agent_memory.api.search import search_memories
+
     def call(i: int) -> object:
-        return services.search.search(rng.choice(users), search_request(next(timing.queries)))
+        return search_memories(services.search, rng.choice(users), search_request(next(timing.queries)))
 
     for i in range(timing.warmup):
         call(i)

@@ -134,8 +134,8 @@ def run_dataset(services: Any, dataset: BenchDataset, modes: Sequence[str],
                 after_import: Callable[[Any], None] | None = None) -> dict[str, Any]:
     """`after_import(user)`: what must happen before a user's memories are searchable (the OpenSearch tier's
     indexing, which the table's stream does when deployed)."""
+    from agent_memory.api.search import SearchRequest, search_memories
     from agent_memory.domain.models import ScopeRef
-    from agent_memory.services.search import SearchRequest
 
     def request(text: str, mode: str) -> Any:
         return SearchRequest(query=fit_query(text), search_mode=mode, limit=DEPTH, min_relevance_score=0.0)
@@ -160,13 +160,13 @@ def run_dataset(services: Any, dataset: BenchDataset, modes: Sequence[str],
             continue
         started = time.perf_counter()
         for mode in modes:
-            services.search.search(user, request(bench_user.queries[0].text, mode))
+            search_memories(services.search, user, request(bench_user.queries[0].text, mode))
         warm_up_s += time.perf_counter() - started
         for mode in modes:
             for query in bench_user.queries:
                 search_request = request(query.text, mode)
                 started = time.perf_counter()
-                output = services.search.search(user, search_request)
+                output = search_memories(services.search, user, search_request)
                 latencies[mode].append((time.perf_counter() - started) * 1000)
                 ranked = [sources.get(r.memory_key, frozenset()) for r in output.results]
                 row = ranking_metrics(ranked, query.relevant)

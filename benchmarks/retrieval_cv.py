@@ -319,14 +319,14 @@ class Bench:
     def run(self, search: Any, *, features: bool = False, passes: int = 1,
             questions: Callable[[Fold, BenchUser], Sequence[Any]] | None = None) -> list[list[QueryRow]]:
         """Every fold's questions, in order, `passes` times over: each pass's rows."""
-        from agent_memory.services.search import SearchRequest
+        from agent_memory.api.search import SearchRequest, search_memories
 
         out: list[list[QueryRow]] = [[] for _ in range(passes)]
         for number in range(passes):
             for fold, bench_user, user, sources in self.users:
                 for query in (questions(fold, bench_user) if questions else bench_user.queries):
                     text = fit_query(query.text)
-                    output = search.search(user, SearchRequest(query=text, search_mode="hybrid",
+                    output = search_memories(search, user, SearchRequest(query=text, search_mode="hybrid",
                                                                limit=FEATURE_DEPTH if features else DEPTH,
                                                                min_relevance_score=0.0))
                     ranked = [sources.get(r.memory_key, frozenset()) for r in output.results]

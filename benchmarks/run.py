@@ -42,10 +42,10 @@ def main() -> None:
     offline_aws_credentials()
 
 
+    from agent_memory.api.search import SearchRequest, search_memories
     from agent_memory.bootstrap import build_services
     from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
     from agent_memory.ports import ConversationTurn
-    from agent_memory.services.search import SearchRequest
     from agent_memory.settings import Settings
     from benchmarks.inject import unique_texts
     from local.template import create_tables
@@ -81,15 +81,15 @@ def main() -> None:
                 services.save.save_batch(user, batch[start : start + 100])
             runs = max(20, args.runs)
             for mode in ("hybrid", "keyword"):
-                services.search.search(user, SearchRequest(query=next(queries), search_mode=mode))  # warm the cache
+                # warm the cache
+                search_memories(services.search, user, SearchRequest(query=next(queries), search_mode=mode))
                 rows[f"search {mode} ({size} memories)"] = measure(
-                    lambda i, user=user, mode=mode: services.search.search(
-                        user, SearchRequest(query=next(queries), search_mode=mode, limit=10,
-                                            min_relevance_score=0)), runs)
+                    lambda i, user=user, mode=mode: search_memories(services.search, user, SearchRequest(
+                        query=next(queries), search_mode=mode, limit=10, min_relevance_score=0)), runs)
             def cold(i: int, user: ScopeRef = user, embedder: object = services.search._embedder()) -> object:
                 fresh = build_services(Settings(memory_table_name="bench"), dynamodb_client=client,
                                        embedder=embedder)
-                return fresh.search.search(user, SearchRequest(query=next(queries), limit=10))
+                return search_memories(fresh.search, user, SearchRequest(query=next(queries), limit=10))
 
             rows[f"search hybrid cold ({size} memories)"] = measure(cold, max(5, runs // 10))
             rows[f"load_context ({size} memories)"] = measure(

@@ -169,9 +169,9 @@ def run_size(size: int, *, args: argparse.Namespace, client: Any, settings: Any,
              texts: Sequence[str], queries: Iterator[str], vectors: Any) -> dict[str, Any]:
     from agent_memory.adapters.dynamodb.index_snapshots import CHUNK_BYTES, DynamoIndexSnapshotStore
     from agent_memory.api.inject import InjectionRequest, inject_context
+    from agent_memory.api.search import SearchRequest, search_memories
     from agent_memory.bootstrap import build_services
     from agent_memory.domain.models import ScopeRef
-    from agent_memory.services.search import SearchRequest
     from benchmarks.inject import _quiet_metrics, caller_state, history, unique_texts
 
     user = ScopeRef(tenant_id=TENANT, user_id=f"scale-{size}")
@@ -183,7 +183,7 @@ def run_size(size: int, *, args: argparse.Namespace, client: Any, settings: Any,
                               embedder=embedder)
 
     def search(services: Any, i: int) -> Any:
-        return services.search.search(user, SearchRequest(query=next(queries), limit=10))
+        return search_memories(services.search, user, SearchRequest(query=next(queries), limit=10))
 
     state, past = caller_state(int(time.time() * 1000)), history(unique_texts(texts, 20, start=len(texts) // 2), 10)
 

@@ -1,8 +1,8 @@
 """Load function: load_context, search, detail, listing, placeholders, recall, tool definitions.
 
-Read-only, and it never imports the LLM SDK. The services and the request models defined beside them
-(numpy, the ranking, every service module) are imported on the first request that needs them, or before
-the SnapStart snapshot: importing the handler stays light for a cold start without a snapshot.
+Read-only, and it never imports the LLM SDK. The services (numpy, the ranking, every service module) are
+imported on the first request that needs them, or before the SnapStart snapshot: importing the handler
+stays light for a cold start without a snapshot. The request models are api's, which import no service.
 """
 
 from __future__ import annotations
@@ -24,8 +24,22 @@ from agent_memory.api.http import (
     parse_query,
     warm_before_snapshot,
 )
+from agent_memory.api.load import (
+    ListMemoriesQuery,
+    LoadContextOutput,
+    LoadContextRequest,
+    ResolvedText,
+    ResolveRequest,
+)
 from agent_memory.api.responses import SynonymEntry, SynonymList, ToolCatalogue
-from agent_memory.api.schemas import ListMemoriesQuery, LoadContextRequest, ResolveRequest, SynonymQuery, ToolsQuery
+from agent_memory.api.schemas import SynonymQuery, ToolsQuery
+from agent_memory.api.search import (
+    RecallOutput,
+    RecallRequest,
+    SearchMemoriesOutput,
+    SearchRequest,
+    memory_detail,
+)
 
 if TYPE_CHECKING:
     from agent_memory.bootstrap import Services
@@ -43,30 +57,29 @@ def get_services() -> Services:
 def load_context(user_id: str) -> Response:
     user = current_user(app, user_id)
     request = parse_body(app, LoadContextRequest)
-    return json_response(200, get_services().load.load_context(user, request.query, request.limit))
+    return json_response(200, LoadContextOutput.of(get_services().load.load_context(user, request.query,
+                                                                                     request.limit)))
 
 
 @app.post("/v1/users/<user_id>/memories/search")
 def search_memories(user_id: str) -> Response:
-    from agent_memory.services.search import SearchRequest
-
     user = current_user(app, user_id)
-    return json_response(200, get_services().search.search(user, parse_body(app, SearchRequest)))
+    request = parse_body(app, SearchRequest)
+    return json_response(200, SearchMemoriesOutput.of(get_services().search.search(user, request.to_query())))
 
 
 @app.post("/v1/users/<user_id>/memories/recall")
 def recall(user_id: str) -> Response:
-    from agent_memory.services.recall import RecallRequest
-
     user = current_user(app, user_id)
-    return json_response(200, get_services().recall.recall(user, parse_body(app, RecallRequest)))
+    request = parse_body(app, RecallRequest)
+    return json_response(200, RecallOutput.of(get_services().recall.recall(user, request.to_query())))
 
 
 @app.post("/v1/users/<user_id>/memories/resolve")
 def resolve_placeholders(user_id: str) -> Response:
     user = current_user(app, user_id)
     request = parse_body(app, ResolveRequest)
-    return json_response(200, get_services().load.resolve_placeholders(user, request.text))
+    return json_response(200, ResolvedText.of(get_services().load.resolve_placeholders(user, request.text)))
 
 
 @app.get("/v1/users/<user_id>/memories")
@@ -83,7 +96,7 @@ def list_memories(user_id: str) -> Response:
 def get_memory(user_id: str, memory_key: str) -> Response:
     user = current_user(app, user_id)
     no_query(app)
-    return json_response(200, get_services().search.memory_detail(user, memory_key_param(memory_key)))
+    return json_response(200, memory_detail(get_services().search, user, memory_key_param(memory_key)))
 
 
 @app.get("/v1/synonyms")
@@ -97,7 +110,7 @@ def get_synonyms() -> Response:
 
 @app.get("/v1/tools")
 def tools() -> Response:
-    from agent_memory.services.tools import system_prompt, tool_definitions
+    from agent_memory.api.tools import system_prompt, tool_definitions
 
     current_tenant(app)
     query = parse_query(app, ToolsQuery)

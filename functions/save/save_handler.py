@@ -26,11 +26,11 @@ from agent_memory.api.schemas import (
     MemoryToolRequest,
     RefreshHotMemoryRequest,
 )
+from agent_memory.api.tools import ToolUseBlock
 from agent_memory.bootstrap import get_services
 from agent_memory.ports import ConversationTurn
 from agent_memory.services.conversation_log import MAX_LOG_BODY_BYTES, AppendMessagesRequest
 from agent_memory.services.memory_layers import PutHotMemoryRequest
-from agent_memory.services.tools import ToolUseBlock
 
 app = new_resolver()
 

@@ -11,6 +11,7 @@ from threading import Lock
 from typing import TYPE_CHECKING, Literal
 
 from agent_memory.adapters.pinned_versions import VersionPinningStore, pinned_versions
+from agent_memory.api.tools import ToolExecutor
 from agent_memory.domain.conversation import Message
 from agent_memory.domain.models import ExtractedMemory, Memory, ScopeRef
 from agent_memory.domain.profile import Profile
@@ -43,7 +44,6 @@ from agent_memory.services.recall import RecallService
 from agent_memory.services.save import SaveService
 from agent_memory.services.search import SearchService
 from agent_memory.services.summarize import SummarizeService
-from agent_memory.services.tools import ToolExecutor
 from agent_memory.settings import Settings, get_settings
 
 if TYPE_CHECKING:

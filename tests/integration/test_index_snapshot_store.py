@@ -14,11 +14,11 @@ from botocore.exceptions import ClientError
 from agent_memory.adapters.dynamodb.index_snapshots import CHUNK_BYTES, DynamoIndexSnapshotStore
 from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
 from agent_memory.adapters.in_process_index import InProcessIndex
+from agent_memory.api.search import SearchRequest, search_memories
 from agent_memory.bootstrap import build_services
 from agent_memory.domain.keys import partition_key, snapshot_partition_key
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.ports import IndexSnapshotStore
-from agent_memory.services.search import SearchRequest
 from agent_memory.settings import Settings
 from tests.conftest import TABLE
 from tests.fakes.index_snapshots import InMemoryIndexSnapshotStore
@@ -216,12 +216,12 @@ def test_the_composition_root_saves_a_snapshot_after_a_cold_build_and_a_new_cont
     first = build_services(settings, dynamodb_client=client, embedder=None)
     first.save.save_batch(user, [NewMemory(memory_type=MemoryType.FACT, content=text) for text in (
         "用户喜欢徒步", "Caroline went hiking in May", "用户在杭州工作")])
-    first.search.search(user, SearchRequest(query="hiking"))
+    search_memories(first.search, user, SearchRequest(query="hiking"))
     assert isinstance(first.index, InProcessIndex)
     first.index.flush(timeout=30)
 
     second = build_services(settings, dynamodb_client=client, embedder=None)
-    found = second.search.search(user, SearchRequest(query="hiking", min_relevance_score=0))
+    found = search_memories(second.search, user, SearchRequest(query="hiking", min_relevance_score=0))
 
     assert found.results[0].content_preview == "Caroline went hiking in May"
     assert isinstance(second.index, InProcessIndex)

@@ -16,6 +16,7 @@ from botocore.exceptions import ClientError
 from agent_memory.adapters.dynamodb.layers import DynamoLayerStore
 from agent_memory.adapters.dynamodb.memory_files import DynamoMemoryFileStore, file_key
 from agent_memory.adapters.opensearch.sync import SyncAction, classify
+from agent_memory.api.search import SearchRequest, search_memories
 from agent_memory.bootstrap import build_services
 from agent_memory.domain.keys import partition_key
 from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType
@@ -24,7 +25,6 @@ from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.errors import Conflict, InvalidInput, NotFound, Throttled
 from agent_memory.ports import MemoryFileStore
 from agent_memory.services.memory_tool import MemoryToolService
-from agent_memory.services.search import SearchRequest
 from agent_memory.settings import Settings
 from tests.conftest import TABLE
 from tests.fakes.memory_files import FakeMemoryFileStore
@@ -238,7 +238,7 @@ def test_given_a_user_with_files_their_memories_list_search_and_load_as_before(d
 
     assert [m.content for m in built.store.all_current(user)] == ["I play tennis every Sunday"]
     assert [m.content for m in built.store.list_current(user).items] == ["I play tennis every Sunday"]
-    found = built.search.search(user, SearchRequest(query="tennis Sunday", search_mode="keyword",
+    found = search_memories(built.search, user, SearchRequest(query="tennis Sunday", search_mode="keyword",
                                                     min_relevance_score=0, limit=10))
     assert [r.content_preview for r in found.results] == ["I play tennis every Sunday"]
     assert built.load.load_context(user, "tennis", 10).total_memories == 1

@@ -18,9 +18,9 @@ import pytest
 
 from agent_memory.adapters.opensearch.admin import ensure_index
 from agent_memory.adapters.opensearch.index import OpenSearchIndex
+from agent_memory.api.search import SearchRequest, search_memories
 from agent_memory.bootstrap import build_services
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
-from agent_memory.services.search import SearchRequest
 from agent_memory.settings import Settings
 from tests.conftest import TABLE
 from tests.fakes.embedders import HashingEmbedder
@@ -68,7 +68,8 @@ def save(built: Any, index: OpenSearchIndex | None, user: ScopeRef, content: str
 
 
 def contents(built: Any, user: ScopeRef, mode: str = "keyword", **request: Any) -> list[str]:
-    output = built.search.search(user, SearchRequest(search_mode=mode, min_relevance_score=0, limit=10, **request))
+    output = search_memories(built.search, user,
+                             SearchRequest(search_mode=mode, min_relevance_score=0, limit=10, **request))
     return [r.content_preview for r in output.results]
 
 

@@ -10,12 +10,12 @@ from pydantic import ValidationError
 
 from agent_memory.api.inject import InjectionRequest
 from agent_memory.api.schemas import CreateMemoryRequest, ExtractRequest, MemoryToolRequest
+from agent_memory.api.tools import ToolUseBlock
 from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType
 from agent_memory.domain.models import ScopeRef
 from agent_memory.domain.requests import MAX_JSON_DEPTH, json_depth
 from agent_memory.services.conversation_log import ConversationLogService
 from agent_memory.services.memory_layers import IntentContextRequest, MemoryLayersService, PutHotMemoryRequest
-from agent_memory.services.tools import ToolUseBlock
 from tests.fakes.layer_store import FakeLayerStore
 
 SCOPE = ScopeRef(tenant_id="t", user_id="u-1")

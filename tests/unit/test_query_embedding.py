@@ -18,7 +18,7 @@ def test_a_dialogue_query_is_embedded_by_its_last_lines_when_configured():
 
 def test_prefetch_starts_the_text_the_search_embeds_and_nothing_for_a_keyword_search():
     from agent_memory.bootstrap import build_services
-    from agent_memory.services.search import SearchRequest
+    from agent_memory.domain.search import SearchQuery
     from agent_memory.settings import Settings
     from tests.fakes.store import InMemoryMemoryStore
 
@@ -35,8 +35,8 @@ def test_prefetch_starts_the_text_the_search_embeds_and_nothing_for_a_keyword_se
     search = build_services(Settings(memory_search_query_vector_lines=2), store=InMemoryMemoryStore(),
                             embedder=embedder, synonyms=None).search
 
-    search.prefetch(SearchRequest(query="user: hi\nassistant: hello\nuser: which visa fits me?"))
-    search.prefetch(SearchRequest(query="which visa", search_mode="keyword"))
+    search.prefetch(SearchQuery(query="user: hi\nassistant: hello\nuser: which visa fits me?"))
+    search.prefetch(SearchQuery(query="which visa", search_mode="keyword"))
 
     assert embedder.prefetched == ["assistant: hello\nuser: which visa fits me?"]
 
@@ -44,10 +44,10 @@ def test_prefetch_starts_the_text_the_search_embeds_and_nothing_for_a_keyword_se
 def test_a_search_starts_its_query_embedding_before_the_index_reads_and_waits_for_it_last():
     import numpy as np
 
+    from agent_memory.api.search import SearchRequest, search_memories
     from agent_memory.bootstrap import build_services
     from agent_memory.domain.models import NewMemory, ScopeRef
     from agent_memory.domain.vectors import encode_vector
-    from agent_memory.services.search import SearchRequest
     from agent_memory.settings import Settings
     from tests.fakes.store import InMemoryMemoryStore
 
@@ -78,7 +78,8 @@ def test_a_search_starts_its_query_embedding_before_the_index_reads_and_waits_fo
                                      embedding_model="recording")])
     events.clear()
 
-    found = services.search.search(user, SearchRequest(query="hiking", search_mode="hybrid", min_relevance_score=0))
+    found = search_memories(services.search, user,
+                            SearchRequest(query="hiking", search_mode="hybrid", min_relevance_score=0))
 
     assert [r.content_preview for r in found.results] == ["Caroline went hiking"]
     assert events[0] == "prefetch hiking" and events[-1] == "embed hiking"

@@ -5,45 +5,46 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from agent_memory.domain.models import MemoryType, ScopeRef
+from agent_memory.api.search import RecallRequest, recall_memories
+from agent_memory.domain.models import Memory, MemoryType, ScopeRef
 from agent_memory.domain.ranking import ScoreBreakdown
-from agent_memory.services.recall import RecallRequest, RecallService
-from agent_memory.services.search import MemorySearchResult, SearchMemoriesOutput, SearchRequest
+from agent_memory.domain.search import SearchHit, SearchOutcome, SearchQuery
+from agent_memory.services.recall import RecallService
 
 USER = ScopeRef(tenant_id="t", user_id="u")
+T = datetime(2026, 11, 1, tzinfo=UTC)
 
 
 def result(key: str, relevance: float, recall_round: str, content: str = "python train.py --epochs 100",
-           absolute: float = 0.9) -> MemorySearchResult:
-    """A search result whose relevance (score_breakdown.relevance) is `relevance`; its final score, which usage
+           absolute: float = 0.9) -> SearchHit:
+    """A search hit whose relevance (score_breakdown.relevance) is `relevance`; its final score, which usage
     and type priority make, is lower."""
     parts = dict.fromkeys(("keyword", "text", "lexical", "vector", "time_decay", "interaction", "type_priority"),
                           0.0)
     score = round(0.6 * relevance, 4)
-    return MemorySearchResult(
-        memory_key=key, summary=content, content_preview=content, memory_type=MemoryType.FACT,
-        relevance_score=score, created_at=datetime(2026, 11, 1, tzinfo=UTC), keywords=[], metadata={},
-        score_breakdown=ScoreBreakdown(**parts, relevance=relevance, final=score, matched_keywords=[],
-                                       absolute_relevance=absolute),
-        recall_round=recall_round)
+    memory = Memory(memory_key=key, tenant_id=USER.tenant_id, user_id=USER.user_id, memory_type=MemoryType.FACT,
+                    content=content, importance=70, content_hash="h", created_at=T, updated_at=T, valid_from=T)
+    return SearchHit(memory=memory, relevance_score=score, recall_round=recall_round,
+                     score_breakdown=ScoreBreakdown(**parts, relevance=relevance, final=score, matched_keywords=[],
+                                                    absolute_relevance=absolute))
 
 
 class FakeSearch:
     """Answers every query with the same results, each search spending the rounds it is allowed."""
 
-    def __init__(self, results: list[MemorySearchResult], rounds_per_search: int = 3) -> None:
+    def __init__(self, results: list[SearchHit], rounds_per_search: int = 3) -> None:
         self.results = results
         self.rounds_per_search = rounds_per_search
         self.calls: list[tuple[str, int]] = []
 
-    def search(self, user: ScopeRef, request: SearchRequest, *, max_rounds: int = 3) -> SearchMemoriesOutput:
+    def search(self, user: ScopeRef, request: SearchQuery, *, max_rounds: int = 3) -> SearchOutcome:
         self.calls.append((request.query, max_rounds))
-        return SearchMemoriesOutput(total_found=len(self.results), results=self.results, search_strategy_used="x",
-                                    expanded_keywords=None, rounds_executed=min(max_rounds, self.rounds_per_search))
+        return SearchOutcome(hits=self.results, strategy="x", expanded_keywords=None,
+                             rounds_executed=min(max_rounds, self.rounds_per_search))
 
 
 def recall(search: Any, message: str, **request: Any) -> Any:
-    return RecallService(search=search).recall(USER, RecallRequest(message=message, **request))
+    return recall_memories(RecallService(search=search), USER, RecallRequest(message=message, **request))
 
 
 def test_recall_spends_at_most_three_rounds_over_all_its_queries():

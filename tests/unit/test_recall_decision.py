@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.services.recall import IntentType, RecallRequest, analyze
+from agent_memory.domain.recall import IntentType, RecallQuery, analyze
 
 
 @pytest.mark.parametrize(
@@ -23,23 +23,23 @@ from agent_memory.services.recall import IntentType, RecallRequest, analyze
     ],
 )
 def test_recall_decision_reads_the_cues(message, intent):
-    decision = analyze(RecallRequest(message=message))
+    decision = analyze(RecallQuery(message=message))
     assert decision.intent_type is intent
     assert decision.needs_recall is (intent is not IntentType.GENERAL_CHAT)
 
 
 def test_recall_at_conversation_start_always_loads_and_queries_drop_cue_words():
-    assert analyze(RecallRequest(message="hello", context_type="initialization")).needs_recall
-    decision = analyze(RecallRequest(message="还是按之前说的高才通方案吧"))
+    assert analyze(RecallQuery(message="hello", context_type="initialization")).needs_recall
+    decision = analyze(RecallQuery(message="还是按之前说的高才通方案吧"))
     assert "高才通方案" in decision.keywords
     assert all("之前" not in q for q in decision.search_queries)
 
 
 def test_recall_reads_urgency_and_complexity():
-    assert analyze(RecallRequest(message="马上按上次的配置重新部署")).urgency == "high"
-    assert analyze(RecallRequest(message="rerun the training script", context_type="command")).urgency == "high"
-    assert analyze(RecallRequest(message="今天天气不错")).urgency == "low"
+    assert analyze(RecallQuery(message="马上按上次的配置重新部署")).urgency == "high"
+    assert analyze(RecallQuery(message="rerun the training script", context_type="command")).urgency == "high"
+    assert analyze(RecallQuery(message="今天天气不错")).urgency == "low"
     long = ("Last time we discussed the visa, the budget and the schools; what did I say about the budget, "
             "which school did I prefer, and when did I plan to move?")
-    assert analyze(RecallRequest(message=long)).is_complex_query
-    assert not analyze(RecallRequest(message="what did I say about tennis?")).is_complex_query
+    assert analyze(RecallQuery(message=long)).is_complex_query
+    assert not analyze(RecallQuery(message="what did I say about tennis?")).is_complex_query

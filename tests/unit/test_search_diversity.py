@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from agent_memory.api.search import SearchRequest, search_memories
 from agent_memory.bootstrap import build_services
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.vectors import encode_vector
-from agent_memory.services.search import SearchRequest
 from agent_memory.settings import Settings
 from tests.fakes.embedders import HashingEmbedder
 from tests.fakes.store import InMemoryMemoryStore
@@ -36,7 +36,7 @@ def services(diversity: float, embedder: HashingEmbedder | None = None):
 
 
 def search(built, mode: str = "hybrid"):
-    return built.search.search(USER, SearchRequest(query="Hong Kong family", limit=3,
+    return search_memories(built.search, USER, SearchRequest(query="Hong Kong family", limit=3,
                                                    min_relevance_score=0.0, search_mode=mode)).results
 
 

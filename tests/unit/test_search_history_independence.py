@@ -11,9 +11,10 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from agent_memory.adapters.in_process_index import InProcessIndex
+from agent_memory.api.search import SearchRequest, search_memories
 from agent_memory.bootstrap import ranking_weights
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
-from agent_memory.services.search import SearchRequest, SearchService
+from agent_memory.services.search import SearchService
 from agent_memory.settings import Settings
 from tests.fakes.embedders import HashingEmbedder
 from tests.fakes.store import InMemoryMemoryStore
@@ -73,7 +74,7 @@ def searcher(store: InMemoryMemoryStore, *, interaction: float, refresh_seconds:
 
 def top5_sets(search: SearchService, passes: int) -> list[list[frozenset[str]]]:
     """Each pass's top five per question, by content (two stores give the same memories other keys)."""
-    return [[frozenset(r.content_preview for r in search.search(USER, SearchRequest(
+    return [[frozenset(r.content_preview for r in search_memories(search, USER, SearchRequest(
         query=q, limit=5, min_relevance_score=0.0)).results) for q in QUESTIONS] for _ in range(passes)]
 
 

@@ -6,10 +6,11 @@ from datetime import UTC, date, datetime
 
 import pytest
 
+from agent_memory.api.search import SearchRequest, search_memories
 from agent_memory.bootstrap import build_services
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.temporal import AFTERWARDS, time_cue
-from agent_memory.services.search import SearchRequest, SearchService
+from agent_memory.services.search import SearchService
 from agent_memory.settings import Settings
 from tests.fakes.store import InMemoryMemoryStore
 
@@ -99,8 +100,9 @@ def camping_search(settings: Settings) -> SearchService:
 def test_search_ranks_what_was_said_in_the_named_period_first_and_says_which_period():
     search = camping_search(Settings())
 
-    output = search.search(USER, SearchRequest(query="camping at the lake in July 2023", min_relevance_score=0))
-    recency = search.search(USER, SearchRequest(query="camping at the lake", min_relevance_score=0))
+    output = search_memories(search, USER,
+                             SearchRequest(query="camping at the lake in July 2023", min_relevance_score=0))
+    recency = search_memories(search, USER, SearchRequest(query="camping at the lake", min_relevance_score=0))
 
     assert output.results[0].content_preview.endswith("(7)")
     assert output.time_cue is not None and output.time_cue.text == "July 2023"
@@ -111,6 +113,7 @@ def test_search_ranks_what_was_said_in_the_named_period_first_and_says_which_per
 def test_a_zero_time_cue_weight_leaves_ranking_to_recency():
     search = camping_search(Settings(memory_search_time_cue_weight=0))
 
-    output = search.search(USER, SearchRequest(query="camping at the lake in July 2023", min_relevance_score=0))
+    output = search_memories(search, USER,
+                             SearchRequest(query="camping at the lake in July 2023", min_relevance_score=0))
 
     assert output.results[0].content_preview.endswith("(10)") and output.time_cue is None

@@ -8,10 +8,10 @@ import re
 import pytest
 from jsonschema.validators import Draft202012Validator
 
+from agent_memory.api.tools import ToolExecutor, ToolUseBlock, system_prompt, tool_definitions
 from agent_memory.bootstrap import build_services
 from agent_memory.domain.models import ScopeRef
 from agent_memory.domain.tools import CORE_TOOLS, EXTENDED_TOOLS, LANGUAGES
-from agent_memory.services.tools import ToolExecutor, ToolUseBlock, system_prompt, tool_definitions
 from agent_memory.settings import Settings
 from tests.fakes.extractor import FakeExtractor
 from tests.fakes.store import InMemoryMemoryStore

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 
 from agent_memory.api.inject import InjectionRequest, InjectionResult
+from agent_memory.api.load import ListMemoriesQuery, LoadContextOutput, LoadContextRequest, ResolvedText, ResolveRequest
 from agent_memory.api.responses import (
     BatchSaveResponse,
     DeletedMemory,
@@ -24,15 +25,20 @@ from agent_memory.api.schemas import (
     BatchRequest,
     CreateMemoryRequest,
     ExtractRequest,
-    ListMemoriesQuery,
-    LoadContextRequest,
     MemoryToolRequest,
     RefreshHotMemoryRequest,
-    ResolveRequest,
     SummarizeRequest,
     SynonymQuery,
     ToolsQuery,
 )
+from agent_memory.api.search import (
+    MemoryDetailOutput,
+    RecallOutput,
+    RecallRequest,
+    SearchMemoriesOutput,
+    SearchRequest,
+)
+from agent_memory.api.tools import ToolResultBlock, ToolUseBlock
 from agent_memory.domain.layers import HotMemoryEntry
 from agent_memory.domain.models import MemoryPage
 from agent_memory.services.conversation_log import (
@@ -41,7 +47,6 @@ from agent_memory.services.conversation_log import (
     LogSearchRequest,
     LogSearchResult,
 )
-from agent_memory.services.load import LoadContextOutput, ResolvedText
 from agent_memory.services.memory_layers import (
     HotMemoryDeleted,
     HotMemoryView,
@@ -52,12 +57,9 @@ from agent_memory.services.memory_layers import (
     ReportSearchRequest,
 )
 from agent_memory.services.memory_tool import MemoryToolResult
-from agent_memory.services.recall import RecallOutput, RecallRequest
 from agent_memory.services.rollup import HotMemoryRefresh
 from agent_memory.services.save import SaveInfoOutput
-from agent_memory.services.search import MemoryDetailOutput, SearchMemoriesOutput, SearchRequest
 from agent_memory.services.summarize import SummarizeOutput
-from agent_memory.services.tools import ToolResultBlock, ToolUseBlock
 
 
 @dataclass(frozen=True)

@@ -92,20 +92,6 @@ class ExtractRequest(RequestModel):
     conversation_id: ShortText | None = None
 
 
-class LoadContextRequest(RequestModel):
-    """The load_context action: a user's memories, ordered for a query."""
-
-    action: Literal["load_context"] | None = None
-    query: Annotated[str, StringConstraints(max_length=2000)] = ""
-    limit: int = Field(default=20, ge=1, le=100)
-
-
-class ListMemoriesQuery(RequestModel):
-    memory_type: MemoryType | None = None
-    limit: int = Field(default=20, ge=1, le=100)
-    cursor: Annotated[str, StringConstraints(max_length=200)] | None = None
-
-
 class AddSynonymsRequest(RequestModel):
     """Keyword synonyms: a keyword and its synonyms (stored both ways, per tenant)."""
 
@@ -113,10 +99,6 @@ class AddSynonymsRequest(RequestModel):
     synonyms: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]] = Field(
         min_length=1, max_length=50)
     similarity_score: float = Field(default=0.8, ge=0.0, le=1.0)
-
-
-class ResolveRequest(RequestModel):
-    text: Annotated[str, AfterValidator(max_utf8_bytes(MAX_MESSAGE_BYTES))]
 
 
 class SynonymQuery(RequestModel):

@@ -1,7 +1,7 @@
 """What the memory tools say to a model, in English (the default) and Chinese: each tool's description,
 every property's description, and the system prompt that tells the model when to use them.
 
-The schemas themselves are generated from the request models (services/tools.py); a test checks that
+The schemas themselves are generated from the request models (api/tools.py); a test checks that
 every property of every tool has a description here in both languages.
 """
 

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from datetime import datetime
-
-from pydantic import BaseModel
+from dataclasses import dataclass
 
 from agent_memory.domain.keys import is_valid_memory_key
 from agent_memory.domain.models import Memory, MemoryPage, MemoryType, ScopeRef, is_cjk_text
 from agent_memory.domain.placeholders import resolve
+from agent_memory.domain.search import SearchQuery, summary_of
 from agent_memory.ports import MemoryStore
-from agent_memory.services.search import SearchRequest, SearchService, summary_of
+from agent_memory.services.search import SearchService
 
 # Profile field order, used to phrase the profile summary from field memories.
 PROFILE_FIELD_ORDER = (
@@ -26,20 +25,13 @@ IMPORTANCE_WEIGHT = 0.5
 RELEVANCE_WEIGHT = 0.5
 
 
-class LoadedMemory(BaseModel):
-    type: MemoryType
-    content: str
-    importance: int
-    category: str | None = None
-    createdAt: datetime | None = None
+@dataclass(frozen=True)
+class LoadedContext:
+    """The load_context action's result: the user's memories in their blended order (at most the limit),
+    the profile summary phrased from their fields, and how many current memories the user has."""
 
-
-class LoadContextOutput(BaseModel):
-    """The load_context action's answer."""
-
-    action: str = "load_context"
-    memories: list[LoadedMemory]
-    user_profile_summary: str | None = None
+    memories: list[Memory]
+    profile_summary: str | None
     total_memories: int
 
 
@@ -57,7 +49,8 @@ def profile_summary(memories: list[Memory]) -> str | None:
     return separator.join(c.rstrip("。.，, ") for c in ordered) + end
 
 
-class ResolvedText(BaseModel):
+@dataclass(frozen=True)
+class ResolvedPlaceholders:
     text: str
     placeholders: list[str]
     missing: list[str]
@@ -76,12 +69,12 @@ class LoadService:
         # The serverless tier hands in its version-keyed cache; otherwise the store is read.
         self._current_memories = current_memories or store.all_current
 
-    def load_context(self, user: ScopeRef, query: str, limit: int) -> LoadContextOutput:
+    def load_context(self, user: ScopeRef, query: str, limit: int) -> LoadedContext:
         memories = self._current_memories(user)
         found: dict[str, float] = {}
         if query.strip() and memories:
-            request = SearchRequest(query=query, limit=min(20, limit), min_relevance_score=0.0)
-            found = {r.memory_key: r.relevance_score for r in self._search.search(user, request).results}
+            request = SearchQuery(query=query.strip(), limit=min(20, limit), min_relevance_score=0.0)
+            found = {h.memory.memory_key: h.relevance_score for h in self._search.search(user, request).hits}
         relevance = [found.get(m.memory_key, 0.0) for m in memories]
         scored = sorted(
             zip(memories, relevance, strict=True),
@@ -91,24 +84,15 @@ class LoadService:
             ),
             reverse=True,
         )
-        return LoadContextOutput(
-            memories=[
-                LoadedMemory(
-                    type=m.memory_type, content=m.content, importance=m.importance,
-                    category=m.category, createdAt=m.created_at,
-                )
-                for m, _ in scored[:limit]
-            ],
-            user_profile_summary=profile_summary(memories),
-            total_memories=len(memories),
-        )
+        return LoadedContext(memories=[m for m, _ in scored[:limit]], profile_summary=profile_summary(memories),
+                             total_memories=len(memories))
 
     def list_memories(
         self, user: ScopeRef, *, memory_type: MemoryType | None, limit: int, cursor: str | None
     ) -> MemoryPage:
         return self._store.list_current(user, memory_type=memory_type, limit=limit, cursor=cursor)
 
-    def resolve_placeholders(self, user: ScopeRef, text: str) -> ResolvedText:
+    def resolve_placeholders(self, user: ScopeRef, text: str) -> ResolvedPlaceholders:
         """`[memory:key...]` placeholders in `text` replaced by the user's current memories; a missing or
         superseded memory becomes an error marker and is listed in `missing`."""
 
@@ -121,4 +105,4 @@ class LoadService:
             return found
 
         resolved, placeholders, missing = resolve(text, lookup, summary_of)
-        return ResolvedText(text=resolved, placeholders=[p.raw for p in placeholders], missing=missing)
+        return ResolvedPlaceholders(text=resolved, placeholders=[p.raw for p in placeholders], missing=missing)

@@ -4,27 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import datetime
 from functools import cache
-from typing import TYPE_CHECKING, Annotated, Any, Literal
-
-from pydantic import BaseModel, Field, StringConstraints
+from typing import TYPE_CHECKING
 
 from agent_memory.domain.keywords import extract_keywords, normalize_keyword
-from agent_memory.domain.models import Memory, MemoryType, ScopeRef, TimeRange, utcnow
+from agent_memory.domain.models import Memory, ScopeRef, utcnow
 from agent_memory.domain.ranking import (
     Candidate,
     QueryKeywords,
     Ranking,
     RankingWeights,
-    ScoreBreakdown,
     ScoredMemory,
     diversified,
     keyword_match,
     keyword_matches,
 )
 from agent_memory.domain.relevance import BACKGROUND
-from agent_memory.domain.requests import RequestModel
+from agent_memory.domain.search import SearchHit, SearchMode, SearchOutcome, SearchQuery
 from agent_memory.domain.synonyms import builtin_synonyms, synonym_phrases
 from agent_memory.domain.temporal import time_cue
 from agent_memory.domain.text import tokenize
@@ -34,20 +30,11 @@ from agent_memory.ports import CandidateQuery, Embedder, MemoryStore, SearchInde
 if TYPE_CHECKING:
     import numpy as np
 
-SearchMode = Literal["semantic", "keyword", "hybrid"]
-Term = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
 MAX_RESULTS = 10  # the most results recalled, across all rounds
 CANDIDATES_PER_RETRIEVER = 100
 # A diversified ranking picks its results from this many of the best (2-fold cross-validation on the
 # retrieval benchmarks found 20, 30 and 50 alike).
 DIVERSITY_POOL = 20
-
-
-# The default floor on absolute relevance (domain/relevance.py), chosen by leave-one-conversation-out validation
-# on the retrieval dev sets (`make bench-retrieval-cv`): the highest floor that costs no dataset's tuning
-# conversations more than 0.01 of hit@5. It leaves out memories that share no term with the query and are no
-# closer to it than everyday text is; with the bundled embedder it cannot tell much more (docs/design.md).
-DEFAULT_MIN_RELEVANCE = 0.05
 
 
 def last_lines(text: str, count: int) -> str:
@@ -57,57 +44,6 @@ def last_lines(text: str, count: int) -> str:
         return text
     lines = [line for line in text.splitlines() if line.strip()]
     return "\n".join(lines[-count:]) if len(lines) > count else text
-
-
-class SearchRequest(RequestModel):
-    """A search_memories request."""
-
-    query: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
-    search_mode: SearchMode | None = None  # None = the deployment's MEMORY_SEARCH_DEFAULT_MODE (hybrid)
-    keywords: Annotated[list[Term], Field(max_length=20)] | None = None
-    memory_types: Annotated[list[MemoryType], Field(max_length=10)] | None = None
-    time_range: TimeRange | None = None
-    limit: int = Field(default=5, ge=1, le=20)
-    min_relevance_score: float = Field(default=DEFAULT_MIN_RELEVANCE, ge=0.0, le=1.0)
-
-
-class MemorySearchResult(BaseModel):
-    memory_key: str
-    summary: str
-    content_preview: str
-    memory_type: MemoryType
-    relevance_score: float
-    created_at: datetime
-    keywords: list[str]
-    metadata: dict[str, Any]
-    score_breakdown: ScoreBreakdown
-    recall_round: str
-
-
-class TimeCueUsed(BaseModel):
-    """The period the query named, which the time part of relevance measured closeness to: [start, end)."""
-
-    text: str
-    start: datetime
-    end: datetime
-
-
-class SearchMemoriesOutput(BaseModel):
-    """What search_memories returns: the results, plus how they were found."""
-
-    total_found: int
-    results: list[MemorySearchResult]
-    search_strategy_used: str
-    expanded_keywords: list[str] | None
-    rounds_executed: int
-    time_cue: TimeCueUsed | None = None
-
-
-class MemoryDetailOutput(BaseModel):
-    """get_memory_detail: the whole memory, its version history and the keywords it is indexed by."""
-
-    memory: Memory
-    history: list[Memory]
 
 
 @dataclass(frozen=True)
@@ -132,13 +68,6 @@ ROUNDS_BY_MODE: dict[str, tuple[RecallRound, ...]] = {
     "semantic": RECALL_ROUNDS[2:],
 }
 EARLY_STOP_SCORE = 0.85
-
-
-def summary_of(memory: Memory, length: int = 100) -> str:
-    summary = memory.metadata.get("summary")
-    if isinstance(summary, str) and summary:
-        return summary
-    return memory.content if len(memory.content) <= length else memory.content[: length - 1] + "…"
 
 
 class SearchService:
@@ -181,7 +110,7 @@ class SearchService:
         if embedder is not None:
             self._background(embedder, embedder.embed_query("warm up"))
 
-    def prefetch(self, request: SearchRequest) -> None:
+    def prefetch(self, request: SearchQuery) -> None:
         """Start embedding the text this request's search will embed, on the embedder's prefetch thread (the
         query cache's; another embedder has none, and nothing starts). The search then finds the vector done
         or under way. Keyword-only searches embed nothing."""
@@ -189,7 +118,7 @@ class SearchService:
         if embedder is not None and (request.search_mode or self._default_mode) != "keyword":
             self._query_vector(embedder, request)
 
-    def _query_vector(self, embedder: Embedder, request: SearchRequest) -> Callable[[], np.ndarray]:
+    def _query_vector(self, embedder: Embedder, request: SearchQuery) -> Callable[[], np.ndarray]:
         """The query's embedding as a call the index makes last: started now on the embedder's prefetch
         thread when it has one, so that the index's reads and keyword scoring run meanwhile."""
         text = last_lines(request.query, self._query_vector_lines)
@@ -198,8 +127,8 @@ class SearchService:
             start(text)
         return lambda: embedder.embed_query(text)
 
-    def search(self, user: ScopeRef, request: SearchRequest, *, max_rounds: int = len(RECALL_ROUNDS),
-               max_results: int | None = None) -> SearchMemoriesOutput:
+    def search(self, user: ScopeRef, request: SearchQuery, *, max_rounds: int = len(RECALL_ROUNDS),
+               max_results: int | None = None) -> SearchOutcome:
         """Ranked memories for the request. At most `max_rounds` recall rounds run; a thin recall is topped
         up from the final ranking (results marked `recall_round: "fill"`). `max_results` replaces the
         request's limit and MAX_RESULTS, for a caller inside the service that picks from a longer ranking
@@ -283,19 +212,15 @@ class SearchService:
                    sorted(recalled.items(), key=lambda kv: by_key[kv[0]].score, reverse=True)]
         if diversify:
             ordered = self._diversified(user, ordered, candidates, limit)
-        results = [self._result(scored, round_name) for scored, round_name in ordered[:limit]]
-        if self._on_access and results:
-            self._on_access(user, [r.memory_key for r in results])
-        used = [name for name in dict.fromkeys(r.recall_round for r in results)]
+        hits = [SearchHit(memory=scored.memory, relevance_score=round(scored.score, 4),
+                          score_breakdown=scored.breakdown, recall_round=round_name)
+                for scored, round_name in ordered[:limit]]
+        if self._on_access and hits:
+            self._on_access(user, [h.memory.memory_key for h in hits])
+        used = [name for name in dict.fromkeys(h.recall_round for h in hits)]
         expanded = sorted({syn for term in terms for syn, _ in synonyms.get(term, ())})
-        return SearchMemoriesOutput(
-            total_found=len(results),
-            results=results,
-            search_strategy_used=f"{mode}:" + ("+".join(used) if used else "none"),
-            expanded_keywords=expanded or None,
-            rounds_executed=rounds_run,
-            time_cue=TimeCueUsed(text=cue.text, start=cue.start, end=cue.end) if cue else None,
-        )
+        return SearchOutcome(hits=hits, strategy=f"{mode}:" + ("+".join(used) if used else "none"),
+                             expanded_keywords=expanded or None, rounds_executed=rounds_run, time_cue=cue)
 
     def _background(self, embedder: Embedder, query_vector: np.ndarray) -> float:
         """The query's best cosine among the background sentences (domain/relevance.py), embedded once per
@@ -322,13 +247,14 @@ class SearchService:
                             self._diversity)
         return [(replace(ordered[i][0], redundancy=redundancy), ordered[i][1]) for i, redundancy in picks]
 
-    def memory_detail(self, user: ScopeRef, memory_key: str) -> MemoryDetailOutput:
+    def memory_detail(self, user: ScopeRef, memory_key: str) -> tuple[Memory, list[Memory]]:
+        """The memory and its version history."""
         memory = self._store.get(user, memory_key)
         if memory is None:
             raise NotFound(f"memory {memory_key} not found", details=[{"field": "memory_key"}])
-        return MemoryDetailOutput(memory=memory, history=self._store.history(user, memory))
+        return memory, self._store.history(user, memory)
 
-    def _query_keywords(self, request: SearchRequest) -> tuple[str, ...]:
+    def _query_keywords(self, request: SearchQuery) -> tuple[str, ...]:
         if request.keywords:
             return tuple(dict.fromkeys(normalize_keyword(k) for k in request.keywords))
         extracted = extract_keywords(request.query, max_keywords=8, min_weight=0.0)
@@ -342,22 +268,6 @@ class SearchService:
             for term, pairs in self._synonyms.synonyms_for(tenant_id, list(terms)).items():
                 found.setdefault(term, {}).update(dict(pairs))
         return {t: tuple(sorted(s.items(), key=lambda kv: -kv[1])) for t, s in found.items() if s}
-
-    @staticmethod
-    def _result(scored: ScoredMemory, round_name: str) -> MemorySearchResult:
-        memory = scored.memory
-        return MemorySearchResult(
-            memory_key=memory.memory_key,
-            summary=summary_of(memory),
-            content_preview=memory.content[:200],
-            memory_type=memory.memory_type,
-            relevance_score=round(scored.score, 4),
-            created_at=memory.created_at,
-            keywords=[k.term for k in memory.keywords],
-            metadata=memory.metadata,
-            score_breakdown=scored.breakdown,
-            recall_round=round_name,
-        )
 
 
 def _mentions_any(memory: Memory, keywords: QueryKeywords, weights: RankingWeights) -> bool:

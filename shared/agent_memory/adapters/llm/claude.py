@@ -31,7 +31,7 @@ CORE_FIELDS = (
 )
 
 # The extraction prompt's save_user_memory tool (its wording and camelCase names are what the prompt
-# was written and measured with; the public tool catalogue is services/tools.py), plus what extraction
+# was written and measured with; the public tool catalogue is api/tools.py), plus what extraction
 # needs: the slot (`field`), its structured `value`, and weighted `keywords` for search (so keywords cost
 # no extra LLM call).
 SAVE_USER_MEMORY_TOOL: dict[str, Any] = {

@@ -24,10 +24,11 @@ from agent_memory.domain.memory_selection import (
     selectable,
 )
 from agent_memory.domain.models import Memory, ScopeRef
+from agent_memory.domain.search import DEFAULT_MIN_RELEVANCE, MAX_QUERY_CHARS, SearchMode, SearchQuery
 from agent_memory.domain.tokens import estimate_tokens
 from agent_memory.ports import MemoryStore
 from agent_memory.services.blocks.base import BlockCache, FetchContext
-from agent_memory.services.search import DEFAULT_MIN_RELEVANCE, SearchMode, SearchRequest, SearchService
+from agent_memory.services.search import SearchService
 
 LINE_FRAME = 16  # a line's tokens besides the memory's text: "- [FACT] ... (importance: 70)"
 
@@ -85,9 +86,9 @@ class UserMemorySource:
         if query and self._relevant_n:
             self._search.prefetch(self._relevant_request(query, depth=self._top_n + self._relevant_n))
 
-    def _relevant_request(self, query: str, depth: int) -> SearchRequest:
-        return SearchRequest(query=query[:2000], limit=min(max(depth, 1), 20), min_relevance_score=self._min_relevance,
-                             search_mode=self._search_mode)
+    def _relevant_request(self, query: str, depth: int) -> SearchQuery:
+        return SearchQuery(query=query[:MAX_QUERY_CHARS].strip(), limit=min(max(depth, 1), 20),
+                           min_relevance_score=self._min_relevance, search_mode=self._search_mode)
 
     def build(self, ctx: FetchContext, cache: BlockCache) -> str:
         """Two cached parts: the top slots change only with the version counter; the relevant memories
@@ -142,11 +143,11 @@ class UserMemorySource:
         found = self._search.search(ctx.user, self._relevant_request(query, depth), max_results=depth)
         lines: dict[str, str] = {}
         ranked: list[SelectableMemory] = []
-        for result in found.results:
-            memory = memories.get(result.memory_key)
+        for hit in found.hits:
+            memory = memories.get(hit.memory.memory_key)
             if memory is not None:
                 lines[memory.memory_key] = self._line(memory, ctx)
-                ranked.append(selectable(memory, result.relevance_score, estimate_tokens(lines[memory.memory_key])))
+                ranked.append(selectable(memory, hit.relevance_score, estimate_tokens(lines[memory.memory_key])))
         picks = diversify(shown, ranked, budget=budget, min_count=min_count, duplicates=self._duplicates)
         fallback = [selectable(memories[key], 0.0, 0) for key, _ in top["fallback"] if key in memories]
         covered = [c.key for c in fallback if any(near_duplicate(c, pick, self._duplicates) for pick in picks)]

@@ -1,0 +1,67 @@
+"""Loading a user's memories over HTTP: load_context, the memory listing and placeholder resolution, their
+requests and answers, and how they map to the load service."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, Field, StringConstraints
+
+from agent_memory.api.schemas import MAX_MESSAGE_BYTES
+from agent_memory.domain.models import MemoryType
+from agent_memory.domain.requests import RequestModel, max_utf8_bytes
+
+if TYPE_CHECKING:
+    from agent_memory.services.load import LoadedContext, ResolvedPlaceholders
+
+
+class LoadContextRequest(RequestModel):
+    """The load_context action: a user's memories, ordered for a query."""
+
+    action: Literal["load_context"] | None = None
+    query: Annotated[str, StringConstraints(max_length=2000)] = ""
+    limit: int = Field(default=20, ge=1, le=100)
+
+
+class ListMemoriesQuery(RequestModel):
+    memory_type: MemoryType | None = None
+    limit: int = Field(default=20, ge=1, le=100)
+    cursor: Annotated[str, StringConstraints(max_length=200)] | None = None
+
+
+class ResolveRequest(RequestModel):
+    text: Annotated[str, AfterValidator(max_utf8_bytes(MAX_MESSAGE_BYTES))]
+
+
+class LoadedMemory(BaseModel):
+    type: MemoryType
+    content: str
+    importance: int
+    category: str | None = None
+    createdAt: datetime | None = None
+
+
+class LoadContextOutput(BaseModel):
+    """The load_context action's answer."""
+
+    action: str = "load_context"
+    memories: list[LoadedMemory]
+    user_profile_summary: str | None = None
+    total_memories: int
+
+    @classmethod
+    def of(cls, loaded: LoadedContext) -> LoadContextOutput:
+        return cls(memories=[LoadedMemory(type=m.memory_type, content=m.content, importance=m.importance,
+                                          category=m.category, createdAt=m.created_at) for m in loaded.memories],
+                   user_profile_summary=loaded.profile_summary, total_memories=loaded.total_memories)
+
+
+class ResolvedText(BaseModel):
+    text: str
+    placeholders: list[str]
+    missing: list[str]
+
+    @classmethod
+    def of(cls, resolved: ResolvedPlaceholders) -> ResolvedText:
+        return cls(text=resolved.text, placeholders=resolved.placeholders, missing=resolved.missing)
