@@ -102,8 +102,8 @@ def log(message: str) -> None:
 
 
 def run_writes(service: Any, cleanup: Callable[[], None], texts: list[str], runs: int, size: int) -> list[float]:
+    from agent_memory.api.log import AppendMessagesRequest, append_to_log
     from agent_memory.domain.layers import scope_ref
-    from agent_memory.services.conversation_log import AppendMessagesRequest
 
     scope = scope_ref(TENANT, "projects", "bench-write")
     samples = []
@@ -111,7 +111,7 @@ def run_writes(service: Any, cleanup: Callable[[], None], texts: list[str], runs
         batch = [{"role": "user" if i % 2 == 0 else "assistant", "content": texts[(run * size + i) % len(texts)]}
                  for i in range(size)]
         request = AppendMessagesRequest.model_validate({"messages": batch})
-        result, ms = timed(lambda request=request, run=run: service.append(scope, f"conv-{run}", request))
+        result, ms = timed(lambda request=request, run=run: append_to_log(service, scope, f"conv-{run}", request))
         assert result.stored_count == size
         samples.append(ms)
         cleanup()
@@ -119,8 +119,8 @@ def run_writes(service: Any, cleanup: Callable[[], None], texts: list[str], runs
 
 
 def seed_log(service: Any, texts: list[str], n: int) -> None:
+    from agent_memory.api.log import AppendMessagesRequest, append_to_log
     from agent_memory.domain.layers import scope_ref
-    from agent_memory.services.conversation_log import AppendMessagesRequest
 
     scope = scope_ref(TENANT, "projects", "bench-search")
     start = datetime.now(UTC) - timedelta(days=20)
@@ -128,18 +128,19 @@ def seed_log(service: Any, texts: list[str], n: int) -> None:
         batch = [{"role": "user" if i % 2 == 0 else "assistant", "content": texts[i],
                   "createdAt": (start + timedelta(minutes=25 * i)).isoformat()}
                  for i in range(offset, min(n, offset + SEED_BATCH))]
-        service.append(scope, f"conv-{offset // 200}", AppendMessagesRequest.model_validate({"messages": batch}))
+        request = AppendMessagesRequest.model_validate({"messages": batch})
+        append_to_log(service, scope, f"conv-{offset // 200}", request)
 
 
 def run_searches(service: Any, queries: list[str], runs: int) -> tuple[list[float], int]:
+    from agent_memory.api.log import LogSearchRequest, search_log
     from agent_memory.domain.layers import scope_ref
-    from agent_memory.services.conversation_log import LogSearchRequest
 
     scope = scope_ref(TENANT, "projects", "bench-search")
     samples, found = [], 0
     for run in range(runs):
         request = LogSearchRequest(query=queries[run % len(queries)][:2000], limit=5)
-        result, ms = timed(lambda request=request: service.search(scope, request))
+        result, ms = timed(lambda request=request: search_log(service, scope, request))
         samples.append(ms)
         found = max(found, result.total_found)
     return samples, found

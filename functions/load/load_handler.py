@@ -2,7 +2,8 @@
 
 Read-only, and it never imports the LLM SDK. The services (numpy, the ranking, every service module) are
 imported on the first request that needs them, or before the SnapStart snapshot: importing the handler
-stays light for a cold start without a snapshot. The request models are api's, which import no service.
+stays light for a cold start without a snapshot. The request and answer models are api's, imported here:
+they import no service.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from agent_memory.api.http import (
     parse_query,
     warm_before_snapshot,
 )
+from agent_memory.api.layers import HotMemoryView, IntentContext, IntentContextRequest, ReportList, ReportSearchRequest
 from agent_memory.api.load import (
     ListMemoriesQuery,
     LoadContextOutput,
@@ -31,6 +33,7 @@ from agent_memory.api.load import (
     ResolvedText,
     ResolveRequest,
 )
+from agent_memory.api.log import LogSearchRequest, search_log
 from agent_memory.api.responses import SynonymEntry, SynonymList, ToolCatalogue
 from agent_memory.api.schemas import SynonymQuery, ToolsQuery
 from agent_memory.api.search import (
@@ -40,6 +43,7 @@ from agent_memory.api.search import (
     SearchRequest,
     memory_detail,
 )
+from agent_memory.api.tools import system_prompt, tool_definitions
 
 if TYPE_CHECKING:
     from agent_memory.bootstrap import Services
@@ -110,8 +114,6 @@ def get_synonyms() -> Response:
 
 @app.get("/v1/tools")
 def tools() -> Response:
-    from agent_memory.api.tools import system_prompt, tool_definitions
-
     current_tenant(app)
     query = parse_query(app, ToolsQuery)
     settings = get_services().settings
@@ -125,41 +127,37 @@ def tools() -> Response:
 def get_hot_memory(scope_type: str, scope_id: str) -> Response:
     scope = current_scope(app, scope_type, scope_id)
     no_query(app)
-    return json_response(200, get_services().memory_layers.hot_memory(scope))
+    return json_response(200, HotMemoryView.of(scope, get_services().memory_layers.hot_memory(scope)))
 
 
 @app.get("/v1/<scope_type>/<scope_id>/reports")
 def list_reports(scope_type: str, scope_id: str) -> Response:
     scope = current_scope(app, scope_type, scope_id)
     no_query(app)
-    return json_response(200, get_services().memory_layers.reports(scope))
+    return json_response(200, ReportList.of(scope, get_services().memory_layers.reports(scope)))
 
 
 @app.post("/v1/<scope_type>/<scope_id>/reports/search")
 def search_reports(scope_type: str, scope_id: str) -> Response:
-    from agent_memory.services.memory_layers import ReportSearchRequest
-
     scope = current_scope(app, scope_type, scope_id)
     request = parse_body(app, ReportSearchRequest)
-    return json_response(200, get_services().memory_layers.search_reports(scope, request.query, request.limit))
+    found = get_services().memory_layers.search_reports(scope, request.query, request.limit)
+    return json_response(200, ReportList.found(scope, found))
 
 
 @app.post("/v1/<scope_type>/<scope_id>/context/intent")
 def intent_context(scope_type: str, scope_id: str) -> Response:
-    from agent_memory.services.memory_layers import IntentContextRequest
-
     scope = current_scope(app, scope_type, scope_id)
     request = parse_body(app, IntentContextRequest)
-    return json_response(200, get_services().memory_layers.context_for_prompt(scope, request))
+    context = get_services().memory_layers.context_for_prompt(scope, request.intent, request.max_tokens)
+    return json_response(200, IntentContext.of(scope, context))
 
 
 @app.post("/v1/<scope_type>/<scope_id>/conversations/search")
 def search_conversations(scope_type: str, scope_id: str) -> Response:
-    from agent_memory.services.conversation_log import LogSearchRequest
-
     scope = current_scope(app, scope_type, scope_id)
     request = parse_body(app, LogSearchRequest)
-    return json_response(200, get_services().conversation_log.search(scope, request))
+    return json_response(200, search_log(get_services().conversation_log, scope, request))
 
 
 handler = http_handler(app)

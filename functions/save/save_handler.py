@@ -17,6 +17,8 @@ from agent_memory.api.http import (
     parse_optional_body,
     warm_before_snapshot,
 )
+from agent_memory.api.layers import HotMemoryDeleted, PutHotMemoryRequest
+from agent_memory.api.log import MAX_LOG_BODY_BYTES, AppendMessagesRequest, append_to_log
 from agent_memory.api.responses import BatchSaveResponse, DeletedMemory, SavedMemoryResponse, SynonymsAdded
 from agent_memory.api.schemas import (
     AddSynonymsRequest,
@@ -29,8 +31,6 @@ from agent_memory.api.schemas import (
 from agent_memory.api.tools import ToolUseBlock
 from agent_memory.bootstrap import get_services
 from agent_memory.ports import ConversationTurn
-from agent_memory.services.conversation_log import MAX_LOG_BODY_BYTES, AppendMessagesRequest
-from agent_memory.services.memory_layers import PutHotMemoryRequest
 
 app = new_resolver()
 
@@ -102,7 +102,8 @@ def put_hot_memory(scope_type: str, scope_id: str, memory_type: str, key: str) -
     scope = current_scope(app, scope_type, scope_id)
     type_, name = hot_memory_slot(memory_type, key)
     request = parse_body(app, PutHotMemoryRequest)
-    return json_response(200, get_services().memory_layers.put_hot(scope, type_, name, request))
+    return json_response(200, get_services().memory_layers.put_hot(scope, type_, name, request.value,
+                                                                   request.priority))
 
 
 @app.post("/v1/<scope_type>/<scope_id>/hot-memory/refresh")
@@ -117,7 +118,8 @@ def refresh_hot_memory(scope_type: str, scope_id: str) -> Response:
 def delete_hot_memory(scope_type: str, scope_id: str, memory_type: str, key: str) -> Response:
     scope = current_scope(app, scope_type, scope_id)
     type_, name = hot_memory_slot(memory_type, key)
-    return json_response(200, get_services().memory_layers.delete_hot(scope, type_, name))
+    get_services().memory_layers.delete_hot(scope, type_, name)
+    return json_response(200, HotMemoryDeleted(type=type_, key=name))
 
 
 @app.post("/v1/<scope_type>/<scope_id>/conversations/<conversation_id>/messages")
@@ -125,7 +127,7 @@ def append_messages(scope_type: str, scope_id: str, conversation_id: str) -> Res
     scope = current_scope(app, scope_type, scope_id)
     conversation = id_param("conversation_id", conversation_id)
     request = parse_body(app, AppendMessagesRequest, max_bytes=MAX_LOG_BODY_BYTES)
-    return json_response(201, get_services().conversation_log.append(scope, conversation, request))
+    return json_response(201, append_to_log(get_services().conversation_log, scope, conversation, request))
 
 
 handler = http_handler(app)

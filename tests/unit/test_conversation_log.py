@@ -13,16 +13,12 @@ from pydantic import ValidationError
 
 from agent_memory.adapters.log_extraction import SqsExtractionQueue
 from agent_memory.adapters.sqs_batches import MAX_ENTRIES
+from agent_memory.api.log import AppendMessagesRequest, LogSearchRequest, append_to_log, search_log
 from agent_memory.domain.layers import EmbeddingJob
 from agent_memory.domain.models import ScopeRef
 from agent_memory.domain.vectors import decode_vector
 from agent_memory.errors import InvalidInput, Throttled
-from agent_memory.services.conversation_log import (
-    AppendMessagesRequest,
-    ConversationLogService,
-    ExtractionJob,
-    LogSearchRequest,
-)
+from agent_memory.services.conversation_log import ConversationLogService, ExtractionJob
 from tests.fakes.layer_store import FakeLayerStore
 from tests.fakes.sqs import FakeSqs
 
@@ -98,7 +94,7 @@ def test_given_a_batch_when_appended_then_one_embedding_call_one_write_and_weeks
     layers, embedder = FakeLayerStore(), FakeEmbedder()
     sunday_night_utc = datetime(2026, 2, 1, 17, 0, tzinfo=UTC)  # already Monday 01:00 in Shanghai
 
-    result = service(layers, embedder=embedder).append(SCOPE, "c1", request({"messages": [
+    result = append_to_log(service(layers, embedder=embedder), SCOPE, "c1", request({"messages": [
         {"role": "user", "content": "first", "createdAt": "2026-01-30T10:00:00Z"},
         {"role": "assistant", "content": "second", "createdAt": sunday_night_utc.isoformat()},
         {"role": "user", "content": "third"},
@@ -118,7 +114,7 @@ def test_given_a_work_queue_then_messages_are_stored_at_once_and_embedded_by_the
     layers, embedder, queue = FakeLayerStore(), FakeEmbedder(), FakeQueue()
     log = service(layers, queue=queue, embedder=embedder)
 
-    log.append(SCOPE, "c1", request({"messages": [{"role": "user", "content": "first"},
+    append_to_log(log, SCOPE, "c1", request({"messages": [{"role": "user", "content": "first"},
                                                   {"role": "assistant", "content": "second"}]}))
 
     assert embedder.batches == [] and [m.embedding for m in layers.log_messages(SCOPE, now=NOW)] == [None, None]
@@ -133,8 +129,8 @@ def test_given_a_work_queue_then_messages_are_stored_at_once_and_embedded_by_the
 def test_given_the_queue_refuses_the_embedding_then_the_append_embeds_itself():
     layers, embedder = FakeLayerStore(), FakeEmbedder()
 
-    service(layers, queue=FakeQueue(refuse_embeddings=True), embedder=embedder).append(
-        SCOPE, "c1", request({"role": "user", "content": "first"}))
+    append_to_log(service(layers, queue=FakeQueue(refuse_embeddings=True), embedder=embedder),
+                    SCOPE, "c1", request({"role": "user", "content": "first"}))
 
     assert [m.embedding_model for m in layers.log_messages(SCOPE, now=NOW)] == ["fake-embedder"]
 
@@ -142,7 +138,7 @@ def test_given_the_queue_refuses_the_embedding_then_the_append_embeds_itself():
 def test_a_message_gone_before_its_embedding_is_not_written_back():
     layers, embedder, queue = FakeLayerStore(), FakeEmbedder(), FakeQueue()
     log = service(layers, queue=queue, embedder=embedder)
-    log.append(SCOPE, "c1", request({"role": "user", "content": "first"}))
+    append_to_log(log, SCOPE, "c1", request({"role": "user", "content": "first"}))
     layers.delete_expired_log(SCOPE, NOW + timedelta(days=31))
 
     assert log.embed_logged(queue.embeddings[0]) == 0
@@ -152,7 +148,7 @@ def test_a_message_gone_before_its_embedding_is_not_written_back():
 def test_given_extract_when_appended_then_user_messages_are_queued_with_the_assistant_message_before_them():
     queue = FakeQueue()
 
-    result = service(queue=queue).append(SCOPE, "c1", request({"extract": True, "messages": [
+    result = append_to_log(service(queue=queue), SCOPE, "c1", request({"extract": True, "messages": [
         {"role": "user", "content": "u1"}, {"role": "assistant", "content": "a1"},
         {"role": "user", "content": "u2"}, {"role": "user", "content": "u3"},
     ]}))
@@ -166,8 +162,8 @@ def test_given_the_store_fails_when_appended_then_nothing_is_queued():
     queue = FakeQueue()
 
     with pytest.raises(Throttled):
-        service(FakeLayerStore(fail=Throttled("slow down")), queue=queue).append(
-            SCOPE, "c1", request({"role": "user", "content": "x", "extract": True}))
+        append_to_log(service(FakeLayerStore(fail=Throttled("slow down")), queue=queue),
+                        SCOPE, "c1", request({"role": "user", "content": "x", "extract": True}))
 
     assert queue.jobs == []
 
@@ -175,7 +171,7 @@ def test_given_the_store_fails_when_appended_then_nothing_is_queued():
 def test_given_sqs_refuses_a_job_when_appended_then_the_message_is_stored_and_reported_unqueued():
     layers = FakeLayerStore()
 
-    result = service(layers, queue=FakeQueue(refuse={"refused"})).append(SCOPE, "c1", request({
+    result = append_to_log(service(layers, queue=FakeQueue(refuse={"refused"})), SCOPE, "c1", request({
         "extract": True, "messages": [{"role": "user", "content": "refused"}, {"role": "user", "content": "ok"}]}))
 
     assert len(layers.log_messages(SCOPE, now=NOW)) == 2
@@ -193,50 +189,51 @@ def test_given_times_the_clock_refuses_when_appended_then_invalid_input_names_th
     layers = FakeLayerStore()
 
     with pytest.raises(InvalidInput) as raised:
-        service(layers).append(SCOPE, "c1", request(data))
+        append_to_log(service(layers), SCOPE, "c1", request(data))
 
     assert raised.value.details[0]["field"] == field and layers.log_messages(SCOPE, now=NOW) == []
 
 
 def test_given_a_small_clock_skew_when_appended_then_it_is_accepted():
-    result = service().append(SCOPE, "c1", request({"role": "user", "content": "x",
+    result = append_to_log(service(), SCOPE, "c1", request({"role": "user", "content": "x",
                                                     "createdAt": "2026-02-04T12:04:00Z"}))
     assert result.stored_count == 1
 
 
 def test_given_no_queue_when_extract_is_asked_then_invalid_input_names_extract():
     with pytest.raises(InvalidInput) as raised:
-        service(queue=None).append(SCOPE, "c1", request({"role": "user", "content": "x", "extract": True}))
+        append_to_log(service(queue=None), SCOPE, "c1", request({"role": "user", "content": "x", "extract": True}))
     assert raised.value.details[0]["field"] == "extract"
 
 
 def test_given_logged_messages_when_searched_then_hybrid_similarity_in_unit_range_and_filters_apply():
     embedder = FakeEmbedder()
     log = service(embedder=embedder)
-    log.append(SCOPE, "c1", request({"messages": [
+    append_to_log(log, SCOPE, "c1", request({"messages": [
         {"role": "user", "content": "the site visit is on monday", "intent": "schedule"},
         {"role": "assistant", "content": "noted the site visit"},
         {"role": "user", "content": "筛选失败一例"},
     ]}))
 
-    found = log.search(SCOPE, LogSearchRequest(query="site visit monday"))
-    users_only = log.search(SCOPE, LogSearchRequest(query="site visit", role="user"))
-    by_intent = log.search(SCOPE, LogSearchRequest(query="site visit", intent="SCHEDULE"))
+    found = search_log(log, SCOPE, LogSearchRequest(query="site visit monday"))
+    users_only = search_log(log, SCOPE, LogSearchRequest(query="site visit", role="user"))
+    by_intent = search_log(log, SCOPE, LogSearchRequest(query="site visit", intent="SCHEDULE"))
 
     assert found.results[0].content == "the site visit is on monday"
     assert all(0.0 <= hit.similarity <= 1.0 for hit in found.results)
     assert {h.role for h in users_only.results} == {"user"}
     assert [h.content for h in by_intent.results] == ["the site visit is on monday"]
-    assert log.search(SCOPE, LogSearchRequest(query="site", conversation_id="c2")).results == []
+    assert search_log(log, SCOPE, LogSearchRequest(query="site", conversation_id="c2")).results == []
 
 
 def test_given_vectors_of_another_model_when_searched_then_they_are_ranked_lexically():
     layers = FakeLayerStore()
-    service(layers, embedder=FakeEmbedder()).append(SCOPE, "c1", request({"role": "user", "content": "alpha beta"}))
+    append_to_log(service(layers, embedder=FakeEmbedder()), SCOPE, "c1",
+                    request({"role": "user", "content": "alpha beta"}))
     other = FakeEmbedder()
     other.model_id = "another-model"
 
-    found = service(layers, embedder=other).search(SCOPE, LogSearchRequest(query="alpha"))
+    found = search_log(service(layers, embedder=other), SCOPE, LogSearchRequest(query="alpha"))
 
     assert [h.similarity for h in found.results] == [1.0]  # BM25 alone, normalised to the best match
 
@@ -309,9 +306,9 @@ def test_given_a_time_range_end_outside_the_representable_dates_then_the_search_
 
 def test_given_a_time_range_ending_at_the_last_representable_instant_then_the_search_answers():
     layers = FakeLayerStore()
-    service(layers).append(SCOPE, "c1", request({"role": "user", "content": "签证材料已提交"}))
+    append_to_log(service(layers), SCOPE, "c1", request({"role": "user", "content": "签证材料已提交"}))
 
-    found = service(layers).search(SCOPE, LogSearchRequest.model_validate(
+    found = search_log(service(layers), SCOPE, LogSearchRequest.model_validate(
         {"query": "签证", "timeRange": ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999999Z"]}))
 
     assert [hit.content for hit in found.results] == ["签证材料已提交"]

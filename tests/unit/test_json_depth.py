@@ -9,13 +9,14 @@ import pytest
 from pydantic import ValidationError
 
 from agent_memory.api.inject import InjectionRequest
+from agent_memory.api.layers import HotMemoryView, IntentContextRequest, PutHotMemoryRequest
 from agent_memory.api.schemas import CreateMemoryRequest, ExtractRequest, MemoryToolRequest
 from agent_memory.api.tools import ToolUseBlock
 from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType
 from agent_memory.domain.models import ScopeRef
 from agent_memory.domain.requests import MAX_JSON_DEPTH, json_depth
 from agent_memory.services.conversation_log import ConversationLogService
-from agent_memory.services.memory_layers import IntentContextRequest, MemoryLayersService, PutHotMemoryRequest
+from agent_memory.services.memory_layers import MemoryLayersService
 from tests.fakes.layer_store import FakeLayerStore
 
 SCOPE = ScopeRef(tenant_id="t", user_id="u-1")
@@ -112,7 +113,7 @@ def layers_with(*values: Any) -> MemoryLayersService:
 def test_given_a_stored_entry_too_deep_to_write_out_then_hot_memory_reports_it_and_returns_the_rest():
     service = layers_with("签证材料准备中", nested(300))
 
-    view = service.hot_memory(SCOPE)
+    view = HotMemoryView.of(SCOPE, service.hot_memory(SCOPE))
 
     assert [e.key for e in view.entries] == ["k0"] and [e.key for e in view.status] == ["k0"]
     assert [(u.type, u.key) for u in view.unreadable] == [(HotMemoryType.STATUS, "k1")]

@@ -6,10 +6,10 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from agent_memory.domain.layers import LogMessage, WeeklyReport
+from agent_memory.domain.layers import Intent, LogMessage, WeeklyReport
 from agent_memory.domain.models import ScopeRef, utcnow
 from agent_memory.services.conversation_log import ConversationLogService
-from agent_memory.services.memory_layers import IntentContextRequest, MemoryLayersService
+from agent_memory.services.memory_layers import MemoryLayersService
 from tests.fakes.layer_store import FakeLayerStore
 
 SCOPE = ScopeRef(tenant_id="t", user_id="project/p-1")
@@ -41,8 +41,7 @@ def test_the_log_is_searched_only_when_the_history_book_is_thin(reports, log_sea
                                              content="访视窗口可以放宽到5天吗", created_at=now - timedelta(hours=1),
                                              expires_at=now + timedelta(days=30))], set())
 
-    context = service(store).context_for_prompt(
-        SCOPE, IntentContextRequest(intent={"type": "QA_QUERY", "query": "访视窗口"}))
+    context = service(store).context_for_prompt(SCOPE, Intent(type="QA_QUERY", query="访视窗口"))
 
     assert ("log" in [p.layer for p in context.parts]) is log_searched
     assert [p.layer for p in context.parts if p.layer == "reports"] == (["reports"] if reports else [])

@@ -11,7 +11,17 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 
 from agent_memory.api.inject import InjectionRequest, InjectionResult
+from agent_memory.api.layers import (
+    HotMemoryDeleted,
+    HotMemoryView,
+    IntentContext,
+    IntentContextRequest,
+    PutHotMemoryRequest,
+    ReportList,
+    ReportSearchRequest,
+)
 from agent_memory.api.load import ListMemoriesQuery, LoadContextOutput, LoadContextRequest, ResolvedText, ResolveRequest
+from agent_memory.api.log import AppendMessagesRequest, AppendResult, LogSearchRequest, LogSearchResult
 from agent_memory.api.responses import (
     BatchSaveResponse,
     DeletedMemory,
@@ -41,21 +51,6 @@ from agent_memory.api.search import (
 from agent_memory.api.tools import ToolResultBlock, ToolUseBlock
 from agent_memory.domain.layers import HotMemoryEntry
 from agent_memory.domain.models import MemoryPage
-from agent_memory.services.conversation_log import (
-    AppendMessagesRequest,
-    AppendResult,
-    LogSearchRequest,
-    LogSearchResult,
-)
-from agent_memory.services.memory_layers import (
-    HotMemoryDeleted,
-    HotMemoryView,
-    IntentContext,
-    IntentContextRequest,
-    PutHotMemoryRequest,
-    ReportList,
-    ReportSearchRequest,
-)
 from agent_memory.services.memory_tool import MemoryToolResult
 from agent_memory.services.rollup import HotMemoryRefresh
 from agent_memory.services.save import SaveInfoOutput

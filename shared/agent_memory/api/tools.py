@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, Field, StringConstraints, ValidationError
 from pydantic.alias_generators import to_snake
 
+from agent_memory.api.layers import HotMemoryView, PutHotMemoryRequest, ReportList, ReportSearchRequest
 from agent_memory.api.load import LoadContextOutput
+from agent_memory.api.log import MAX_LOG_MESSAGE_BYTES, AppendResult
 from agent_memory.api.schemas import Content, NonBlank
 from agent_memory.api.search import SearchMemoriesOutput, SearchRequest, memory_detail
 from agent_memory.domain.keys import MEMORY_KEY_PATTERN, Id
-from agent_memory.domain.layers import HotMemoryKey, HotMemoryType
+from agent_memory.domain.layers import HotMemoryKey, HotMemoryType, LogAppend, LogEntry
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.requests import RequestModel, max_utf8_bytes
 from agent_memory.domain.tools import (
@@ -31,17 +33,14 @@ from agent_memory.domain.tools import (
     Lang,
 )
 from agent_memory.errors import InvalidInput, NotFound
-from agent_memory.services.conversation_log import (
-    MAX_LOG_MESSAGE_BYTES,
-    AppendMessagesRequest,
-    ConversationLogService,
-    LogMessageIn,
-)
-from agent_memory.services.load import LoadService
-from agent_memory.services.memory_layers import MemoryLayersService, PutHotMemoryRequest, ReportSearchRequest
-from agent_memory.services.save import SaveService
-from agent_memory.services.search import SearchService
-from agent_memory.services.summarize import SummarizeService
+
+if TYPE_CHECKING:
+    from agent_memory.services.conversation_log import ConversationLogService
+    from agent_memory.services.load import LoadService
+    from agent_memory.services.memory_layers import MemoryLayersService
+    from agent_memory.services.save import SaveService
+    from agent_memory.services.search import SearchService
+    from agent_memory.services.summarize import SummarizeService
 
 Include = Literal["core", "all"]
 
@@ -176,10 +175,11 @@ class ToolExecutor:
             "get_user_context": lambda user, i: _json(LoadContextOutput.of(self._load.load_context(user, i.query,
                                                                                                  i.limit))),
             "log_message": self._log_message,
-            "get_hot_memory": lambda user, _: _json(self._layers_service().hot_memory(user)),
-            "set_hot_memory": lambda user, i: _json(self._layers_service().put_hot(
-                user, i.type, i.key, PutHotMemoryRequest(value=i.value, priority=i.priority))),
-            "search_reports": lambda user, i: _json(self._layers_service().search_reports(user, i.query, i.limit)),
+            "get_hot_memory": lambda user, _: _json(HotMemoryView.of(user, self._layers_service().hot_memory(user))),
+            "set_hot_memory": lambda user, i: _json(self._layers_service().put_hot(user, i.type, i.key, i.value,
+                                                                                   i.priority)),
+            "search_reports": lambda user, i: _json(ReportList.found(user, self._layers_service().search_reports(
+                user, i.query, i.limit))),
             "summarize_profile": lambda user, _: _json(self._summarize.summarize(user)),
         }
 
@@ -210,9 +210,10 @@ class ToolExecutor:
     def _log_message(self, user: ScopeRef, arguments: LogMessageInput) -> str:
         if self._log is None:
             raise InvalidInput("the conversation log is not available in this deployment")
-        request = AppendMessagesRequest(messages=[LogMessageIn(role=arguments.role, content=arguments.content)],
-                                        extract=arguments.extract)
-        return _json(self._log.append(user, arguments.conversation_id, request))
+        request = LogAppend(messages=[LogEntry(role=arguments.role, content=arguments.content)],
+                            extract=arguments.extract)
+        return _json(AppendResult.of(user, arguments.conversation_id,
+                                     self._log.append(user, arguments.conversation_id, request)))
 
     def _layers_service(self) -> MemoryLayersService:
         if self._layers is None:

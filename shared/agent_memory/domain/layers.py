@@ -11,11 +11,13 @@ The memory table's partition, caches and routes then work the same for both.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, computed_field
+from pydantic.alias_generators import to_camel
 
 from agent_memory.domain.keys import PROJECT_PREFIX, Id, ScopeId
 from agent_memory.domain.models import ScopeRef
@@ -50,6 +52,56 @@ class LogMessage(BaseModel):
     expires_at: datetime
     embedding: bytes | None = None
     embedding_model: str | None = None
+
+
+MAX_LOG_BATCH = 100  # messages in one append: DynamoDB's transaction limit (the active-week markers apart)
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """A message to append, as its caller sent it: the log gives it an id and a time when it has none."""
+
+    role: Literal["user", "assistant"]
+    content: str
+    intent: str | None = None
+    created_at: datetime | None = None
+    message_id: str | None = None
+    author_id: str | None = None
+
+
+@dataclass(frozen=True)
+class LogAppend:
+    """Messages to append to one conversation, and whether to queue the user's for extraction. `single`: the
+    caller sent one message's fields at the top level, so its errors name them as sent (`createdAt`)."""
+
+    messages: list[LogEntry]
+    extract: bool = False
+    single: bool = False
+
+    def field_name(self, index: int, field: str) -> str:
+        """How a message's field is named in errors: `createdAt` for one message, `messages.3.createdAt`."""
+        name = to_camel(field)
+        return name if self.single else f"messages.{index}.{name}"
+
+
+@dataclass(frozen=True)
+class LogAppended:
+    """The messages stored (in order), the user messages queued for extraction, and those the queue refused."""
+
+    messages: list[LogMessage]
+    queued: list[str]
+    failed: list[str]
+
+
+@dataclass(frozen=True)
+class LogQuery:
+    """A search of a scope's log: the query (stripped, non-empty) and the filters on what it ranks."""
+
+    query: str
+    conversation_id: str | None = None
+    role: Literal["user", "assistant"] | None = None
+    intent: str | None = None
+    time_range: tuple[datetime, datetime] | None = None  # [start, end], both inclusive
 
 
 class LogKey(BaseModel):
@@ -119,6 +171,14 @@ class HotMemoryEntry(BaseModel):
     source: Literal["api", "llm"] = "api"
     created_at: datetime
     updated_at: datetime
+
+
+class UnreadableHotEntry(BaseModel):
+    """A stored entry left out of a read, and why (delete it, or set it again, to clear this)."""
+
+    type: HotMemoryType
+    key: str
+    reason: str
 
 
 # ---- L3 -----------------------------------------------------------------------------------------
@@ -205,6 +265,31 @@ class Intent(OpenRequestModel):
     @property
     def text(self) -> str:
         return (self.query or str(self.entities.get("query") or "")).strip()
+
+
+class ContextPart(BaseModel):
+    layer: Literal["hot_memory", "reports", "log"]
+    items: int
+    tokens: int
+    text: str
+
+
+@dataclass(frozen=True)
+class PromptContext:
+    """Context for a prompt from the memory layers: the parts kept (in priority order, whole parts only,
+    within `max_tokens`), and the layers left out."""
+
+    parts: list[ContextPart]
+    skipped: list[str]  # not asked for by the intent, nothing found, or over the budget
+    max_tokens: int
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(p.text for p in self.parts)
+
+    @property
+    def tokens(self) -> int:
+        return sum(p.tokens for p in self.parts)
 
 
 # ---- log-and-forget extraction ---------------------------------------------------------------------

@@ -13,128 +13,37 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta, tzinfo
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import (
-    AfterValidator,
     BaseModel,
-    Field,
-    PrivateAttr,
-    StringConstraints,
-    ValidationError,
-    model_validator,
 )
-from pydantic.alias_generators import to_camel
-from pydantic_core import InitErrorDetails
 
 from agent_memory.domain.hybrid import rank_stored
-from agent_memory.domain.keys import Id, new_memory_key
+from agent_memory.domain.keys import new_memory_key
 from agent_memory.domain.layers import (
+    MAX_LOG_BATCH,
     EmbeddingJob,
     ExtractionJob,
+    LogAppend,
+    LogAppended,
     LogHit,
     LogKey,
     LogMessage,
-    scope_label,
+    LogQuery,
     week_start_of,
 )
-from agent_memory.domain.models import ScopeRef, TimeRange, not_in_the_future, require_utc, utcnow
-from agent_memory.domain.requests import RequestModel, max_utf8_bytes
+from agent_memory.domain.models import ScopeRef, utcnow
 from agent_memory.domain.vectors import encode_vector
 from agent_memory.errors import InvalidInput
 from agent_memory.ports import ConversationTurn, Embedder, ExtractionQueue, LayerStore
 from agent_memory.services.save import SaveService
 
-MAX_LOG_MESSAGE_BYTES = 32 * 1024
-MAX_LOG_BATCH = 100  # DynamoDB's transaction limit (the active-week markers are written apart)
-# A batch of 100 messages of 32 KB, JSON-escaped; stays under Lambda's 6 MB synchronous payload.
-MAX_LOG_BODY_BYTES = 4 * 1024 * 1024
 # How far ahead of the server's clock a caller's created_at may be (clock skew, not scheduling).
 MAX_CLOCK_SKEW = timedelta(minutes=5)
-DEFAULT_SEARCH_LIMIT = 5
-MAX_SEARCH_LIMIT = 20
 _JUST_AFTER = timedelta(milliseconds=1)
 _LAST_INSTANT = datetime.max.replace(tzinfo=UTC)
 
-
-
-class LogMessageIn(RequestModel):
-    role: Literal["user", "assistant"]
-    content: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1),
-                       AfterValidator(max_utf8_bytes(MAX_LOG_MESSAGE_BYTES))]
-    intent: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)] | None = None
-    # Default: the time of the request. A client message_id needs it: a retry must carry both to land
-    # on the same item (the log's sort key is created_at + message_id).
-    created_at: Annotated[datetime | None, AfterValidator(require_utc), AfterValidator(not_in_the_future)] = None
-    message_id: Id | None = None
-    author_id: Id | None = None  # who said it, in a project scope with many users
-
-
-class AppendMessagesRequest(RequestModel):
-    """One message (its fields at the top level) or a batch (`messages`), and whether to extract."""
-
-    messages: list[LogMessageIn] = Field(min_length=1, max_length=MAX_LOG_BATCH)
-    # Log and forget: queue each user message for memory extraction once it is stored.
-    extract: bool = False
-    _single: bool = PrivateAttr(default=False)
-
-    @model_validator(mode="wrap")
-    @classmethod
-    def _one_or_many(cls, data: Any, handler: Callable[[Any], AppendMessagesRequest]) -> AppendMessagesRequest:
-        if not isinstance(data, dict) or "messages" in data:
-            return handler(data)
-        message = {k: v for k, v in data.items() if k != "extract"}
-        wrapped = {"messages": [message], **({"extract": data["extract"]} if "extract" in data else {})}
-        try:
-            request = handler(wrapped)
-        except ValidationError as error:  # name a single message's fields as sent: `content`, not `messages.0.content`
-            raise ValidationError.from_exception_data(cls.__name__, [
-                InitErrorDetails(type=e["type"], loc=e["loc"][2:] if e["loc"][:2] == ("messages", 0) else e["loc"],
-                                 input=e["input"], ctx=e.get("ctx", {}))
-                for e in error.errors()
-            ]) from None
-        request._single = True
-        return request
-
-    def field_name(self, index: int, field: str) -> str:
-        """How a message's field is named in errors: `createdAt` for one message, `messages.3.createdAt`."""
-        name = to_camel(field)
-        return name if self._single else f"messages.{index}.{name}"
-
-
-class StoredMessage(BaseModel):
-    message_id: str
-    role: str
-    created_at: datetime
-    expires_at: datetime
-
-
-class AppendResult(BaseModel):
-    scope: dict[str, str]
-    conversation_id: str
-    stored_count: int
-    message_ids: list[str]
-    messages: list[StoredMessage]
-    expires_at: datetime  # when the first of these messages leaves the log
-    queued_extractions: list[str]  # message ids queued for extraction
-    # Stored but not queued (SQS refused): send the same messages again (same message_id and
-    # created_at, as returned here) to queue them; the log is overwritten in place.
-    failed_extractions: list[str] = Field(default_factory=list)
-
-
-class LogSearchRequest(RequestModel):
-    query: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
-    conversation_id: Id | None = None
-    role: Literal["user", "assistant"] | None = None
-    intent: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)] | None = None
-    time_range: TimeRange | None = None  # [start, end], both inclusive
-    limit: int = Field(default=DEFAULT_SEARCH_LIMIT, ge=1, le=MAX_SEARCH_LIMIT)
-
-
-class LogSearchResult(BaseModel):
-    scope: dict[str, str]
-    total_found: int
-    results: list[LogHit]
 
 
 class ConversationLogService:
@@ -157,7 +66,7 @@ class ConversationLogService:
 
     # ---- append --------------------------------------------------------------------------------
 
-    def append(self, scope: ScopeRef, conversation_id: str, request: AppendMessagesRequest) -> AppendResult:
+    def append(self, scope: ScopeRef, conversation_id: str, request: LogAppend) -> LogAppended:
         queue = self._queue()
         if request.extract and queue is None:
             raise InvalidInput("extraction queue not configured (LOG_EXTRACTION_QUEUE_URL)", details=[
@@ -180,17 +89,10 @@ class ConversationLogService:
 
         jobs = _extraction_jobs(scope, conversation_id, messages) if request.extract else []
         failed = queue.enqueue(jobs) if jobs and queue is not None else []  # queue is set when extract is
-        return AppendResult(
-            scope=scope_label(scope), conversation_id=conversation_id, stored_count=len(messages),
-            message_ids=[m.message_id for m in messages],
-            messages=[StoredMessage(message_id=m.message_id, role=m.role, created_at=m.created_at,
-                                    expires_at=m.expires_at) for m in messages],
-            expires_at=min(m.expires_at for m in messages),
-            queued_extractions=[j.message_id for j in jobs if j.message_id not in failed],
-            failed_extractions=failed,
-        )
+        return LogAppended(messages=messages, queued=[j.message_id for j in jobs if j.message_id not in failed],
+                           failed=failed)
 
-    def _messages(self, conversation_id: str, request: AppendMessagesRequest, now: datetime) -> list[LogMessage]:
+    def _messages(self, conversation_id: str, request: LogAppend, now: datetime) -> list[LogMessage]:
         """Checks that need the clock and the TTL (the request model cannot know them); all at once."""
         problems: list[dict[str, str]] = []
         messages: list[LogMessage] = []
@@ -243,7 +145,8 @@ class ConversationLogService:
 
     # ---- search --------------------------------------------------------------------------------
 
-    def search(self, scope: ScopeRef, request: LogSearchRequest) -> LogSearchResult:
+    def search(self, scope: ScopeRef, request: LogQuery) -> list[LogHit]:
+        """The scope's unexpired messages that match, best first."""
         start, end = request.time_range or (None, None)
         # The store's end is exclusive; at the last representable instant nothing lies beyond it anyway.
         after_end = end + _JUST_AFTER if end is not None and end < _LAST_INSTANT - _JUST_AFTER else None
@@ -256,10 +159,9 @@ class ConversationLogService:
         scores = rank_stored(request.query, [m.content for m in messages],
                              [(m.embedding, m.embedding_model) for m in messages], self._embedder)
         ranked = sorted(zip(messages, scores, strict=True), key=lambda p: (p[1], p[0].created_at), reverse=True)
-        hits = [LogHit(message_id=m.message_id, conversation_id=m.conversation_id, role=m.role, content=m.content,
+        return [LogHit(message_id=m.message_id, conversation_id=m.conversation_id, role=m.role, content=m.content,
                        intent=m.intent, created_at=m.created_at, similarity=min(1.0, score))
                 for m, score in ranked if score > 0]
-        return LogSearchResult(scope=scope_label(scope), total_found=len(hits), results=hits[:request.limit])
 
     def _store(self) -> Any:
         if self._layers is None:

@@ -3,115 +3,29 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, date, datetime
-from typing import Annotated, Any, Literal
-
-from pydantic import AfterValidator, BaseModel, Field, StringConstraints
+from datetime import datetime
+from typing import Any
 
 from agent_memory.domain.context import neutralize, one_line
 from agent_memory.domain.hybrid import rank_stored
 from agent_memory.domain.layers import (
     PROJECT_PREFIX,
+    ContextPart,
     HotMemoryEntry,
     HotMemoryType,
     Intent,
+    LogQuery,
+    PromptContext,
+    UnreadableHotEntry,
     WeeklyReport,
     format_hot_memory,
-    scope_label,
 )
 from agent_memory.domain.models import ScopeRef, is_cjk_text, utcnow
-from agent_memory.domain.requests import MAX_JSON_DEPTH, RequestModel, json_depth
+from agent_memory.domain.requests import MAX_JSON_DEPTH, json_depth
 from agent_memory.domain.tokens import estimate_tokens
 from agent_memory.errors import InvalidInput
 from agent_memory.ports import Embedder, LayerStore
-from agent_memory.services.conversation_log import ConversationLogService, LogSearchRequest
-
-MAX_HOT_VALUE_BYTES = 4 * 1024
-
-
-def _small_json(value: Any) -> Any:
-    import json
-
-    size = len(json.dumps(value, ensure_ascii=False).encode())
-    if size > MAX_HOT_VALUE_BYTES:
-        raise ValueError(f"is {size} bytes as JSON; the limit is {MAX_HOT_VALUE_BYTES}")
-    return value
-
-
-class PutHotMemoryRequest(RequestModel):
-    value: Annotated[Any, AfterValidator(_small_json)]
-    priority: int = Field(default=0, ge=-1000, le=1000)
-
-
-class UnreadableHotEntry(BaseModel):
-    """A stored entry left out of a read, and why (delete it, or set it again, to clear this)."""
-
-    type: HotMemoryType
-    key: str
-    reason: str
-
-
-class HotMemoryView(BaseModel):
-    """Hot memory grouped by section (meta, status, decisions, preferences), plus the flat list."""
-
-    scope: dict[str, str]
-    entries: list[HotMemoryEntry]
-    meta: list[HotMemoryEntry]
-    status: list[HotMemoryEntry]
-    decisions: list[HotMemoryEntry]
-    preferences: list[HotMemoryEntry]
-    # Entries stored before values were limited to MAX_JSON_DEPTH levels and nested deeper: not in `entries`
-    # (nor injected), so that one of them does not make every read of the scope's hot memory fail.
-    unreadable: list[UnreadableHotEntry] = Field(default_factory=list)
-
-
-class HotMemoryDeleted(BaseModel):
-    deleted: bool = True
-    type: HotMemoryType
-    key: str
-
-
-class ReportView(BaseModel):
-    week_start: date
-    week_end: date
-    summary: str
-    key_events: list[str]
-    metrics: dict[str, Any]
-    generated_by: str
-    created_at: datetime
-    similarity: float | None = None
-
-
-class ReportList(BaseModel):
-    scope: dict[str, str]
-    reports: list[ReportView]
-
-
-class ReportSearchRequest(RequestModel):
-    query: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
-    limit: int = Field(default=3, ge=1, le=20)
-
-
-class IntentContextRequest(RequestModel):
-    intent: Intent
-    max_tokens: int | None = Field(default=None, ge=100, le=50_000)
-
-
-class ContextPart(BaseModel):
-    layer: Literal["hot_memory", "reports", "log"]
-    items: int
-    tokens: int
-    text: str
-
-
-class IntentContext(BaseModel):
-    scope: dict[str, str]
-    context: str
-    parts: list[ContextPart]
-    skipped: list[str]  # layers left out: not asked for by the intent, nothing found, or over the budget
-    tokens: int
-    max_tokens: int
-
+from agent_memory.services.conversation_log import ConversationLogService
 
 # A question gets at most this many weekly reports; when fewer match, the conversation log fills in.
 REPORTS_PER_QUESTION = 2
@@ -137,53 +51,59 @@ class MemoryLayersService:
 
     # ---- L2 ------------------------------------------------------------------------------------
 
-    def put_hot(self, scope: ScopeRef, type_: HotMemoryType, key: str, request: PutHotMemoryRequest) -> HotMemoryEntry:
+    def put_hot(self, scope: ScopeRef, type_: HotMemoryType, key: str, value: Any, priority: int) -> HotMemoryEntry:
         now = self._clock()
-        entry = HotMemoryEntry(type=type_, key=key, value=request.value, priority=request.priority, source="api",
-                               created_at=now, updated_at=now)
+        entry = HotMemoryEntry(type=type_, key=key, value=value, priority=priority, source="api", created_at=now,
+                               updated_at=now)
         stored: HotMemoryEntry = self._store().put_hot(scope, entry)
         return stored
 
-    def hot_memory(self, scope: ScopeRef) -> HotMemoryView:
-        entries, unreadable = self._readable_hot(scope)
-        by_type = {t: [e for e in entries if e.type == t] for t in HotMemoryType}
-        return HotMemoryView(scope=scope_label(scope), entries=entries, meta=by_type[HotMemoryType.META],
-                             status=by_type[HotMemoryType.STATUS], decisions=by_type[HotMemoryType.DECISION],
-                             preferences=by_type[HotMemoryType.PREFERENCE], unreadable=unreadable)
+    def hot_memory(self, scope: ScopeRef) -> tuple[list[HotMemoryEntry], list[UnreadableHotEntry]]:
+        """The scope's entries, those nested deeper than a value may be set apart (written before the limit)."""
+        readable: list[HotMemoryEntry] = []
+        unreadable: list[UnreadableHotEntry] = []
+        for entry in self._store().hot_memory(scope):
+            if json_depth(entry.value, stop_above=MAX_JSON_DEPTH) <= MAX_JSON_DEPTH:
+                readable.append(entry)
+            else:
+                unreadable.append(UnreadableHotEntry(
+                    type=entry.type, key=entry.key,
+                    reason=f"the value nests deeper than {MAX_JSON_DEPTH} levels of arrays and objects, the limit; "
+                           "delete the entry or set it again"))
+        return readable, unreadable
 
-    def delete_hot(self, scope: ScopeRef, type_: HotMemoryType, key: str) -> HotMemoryDeleted:
+    def delete_hot(self, scope: ScopeRef, type_: HotMemoryType, key: str) -> None:
         self._store().delete_hot(scope, type_, key)
-        return HotMemoryDeleted(type=type_, key=key)
 
     def hot_memory_text(self, scope: ScopeRef, *, zh: bool) -> str:
-        entries, _ = self._readable_hot(scope)
+        entries, _ = self.hot_memory(scope)
         return format_hot_memory(entries, zh=zh, project=scope.user_id.startswith(PROJECT_PREFIX),
                                  clean=lambda t: one_line(t, 500))
 
     # ---- L3 ------------------------------------------------------------------------------------
 
-    def reports(self, scope: ScopeRef) -> ReportList:
-        return ReportList(scope=scope_label(scope), reports=[_view(r) for r in self._store().reports(scope)])
+    def reports(self, scope: ScopeRef) -> list[WeeklyReport]:
+        reports: list[WeeklyReport] = self._store().reports(scope)
+        return reports
 
-    def search_reports(self, scope: ScopeRef, query: str, limit: int) -> ReportList:
+    def search_reports(self, scope: ScopeRef, query: str, limit: int) -> list[tuple[WeeklyReport, float]]:
+        """The reports that match `query`, best first, each with its similarity."""
         reports: list[WeeklyReport] = self._store().reports(scope)
         scored = rank_stored(query, [_report_text(r) for r in reports],
                              [(r.embedding, r.embedding_model) for r in reports], self._embedder)
         ranked = sorted(zip(reports, scored, strict=True), key=lambda p: (p[1], p[0].week_start), reverse=True)
-        return ReportList(scope=scope_label(scope),
-                          reports=[_view(r, s) for r, s in ranked[:limit] if s > 0])
+        return [(r, s) for r, s in ranked[:limit] if s > 0]
 
     # ---- intent-driven context -----------------------------------------------------------------
 
-    def context_for_prompt(self, scope: ScopeRef, request: IntentContextRequest, *,
-                           hot_memory: bool = True) -> IntentContext:
+    def context_for_prompt(self, scope: ScopeRef, intent: Intent, max_tokens: int | None = None, *,
+                           hot_memory: bool = True) -> PromptContext:
         """Context for a prompt: hot memory always; for a question about the past, the history book (up to
         two weekly reports), and the conversation log too when the history book is thin (fewer than two
         matching reports); all under a token budget
         (hot memory first, whole parts only). `hot_memory=False` leaves hot memory out, neither read nor
         charged to the budget (inject has it as its own block)."""
-        budget = request.max_tokens or self._max_tokens
-        intent = request.intent
+        budget = max_tokens or self._max_tokens
         query = intent.text
         question = intent.type.lower() in self._questions and bool(query)
         zh = is_cjk_text(query) if query else True
@@ -197,10 +117,10 @@ class MemoryLayersService:
         else:
             skipped.append("hot_memory")
         if question:
-            found = self.search_reports(scope, query, REPORTS_PER_QUESTION).reports
+            found = self.search_reports(scope, query, REPORTS_PER_QUESTION)
             if found:
                 title = "## 相关历史记录" if zh else "## Related history"
-                text = "\n---\n".join([title, *(neutralize(r.summary) for r in found)])
+                text = "\n---\n".join([title, *(neutralize(r.summary) for r, _ in found)])
                 parts.append(ContextPart(layer="reports", items=len(found), tokens=estimate_tokens(text), text=text))
             else:
                 skipped.append("reports")
@@ -225,25 +145,9 @@ class MemoryLayersService:
                 used += part.tokens
             else:
                 skipped.append(part.layer)
-        context = "\n\n".join(p.text for p in kept)
-        return IntentContext(scope=scope_label(scope), context=context, parts=kept, skipped=skipped,
-                             tokens=used, max_tokens=budget)
+        return PromptContext(parts=kept, skipped=skipped, max_tokens=budget)
 
     # ---- internals ------------------------------------------------------------------------------
-
-    def _readable_hot(self, scope: ScopeRef) -> tuple[list[HotMemoryEntry], list[UnreadableHotEntry]]:
-        """The scope's entries, those nested deeper than a value may be set apart (written before the limit)."""
-        readable: list[HotMemoryEntry] = []
-        unreadable: list[UnreadableHotEntry] = []
-        for entry in self._store().hot_memory(scope):
-            if json_depth(entry.value, stop_above=MAX_JSON_DEPTH) <= MAX_JSON_DEPTH:
-                readable.append(entry)
-            else:
-                unreadable.append(UnreadableHotEntry(
-                    type=entry.type, key=entry.key,
-                    reason=f"the value nests deeper than {MAX_JSON_DEPTH} levels of arrays and objects, the limit; "
-                           "delete the entry or set it again"))
-        return readable, unreadable
 
     def _store(self) -> Any:
         if self._layers is None:
@@ -251,15 +155,9 @@ class MemoryLayersService:
         return self._layers
 
     def _log_lines(self, scope: ScopeRef, query: str, limit: int) -> list[str]:
-        found = self._log.search(scope, LogSearchRequest(query=query, limit=limit))
-        return [f"{hit.role}: {one_line(hit.content, 500)}" for hit in found.results]
+        found = self._log.search(scope, LogQuery(query=query))
+        return [f"{hit.role}: {one_line(hit.content, 500)}" for hit in found[:limit]]
 
 
 def _report_text(report: WeeklyReport) -> str:
     return "\n".join([report.summary, *report.key_events])
-
-
-def _view(report: WeeklyReport, similarity: float | None = None) -> ReportView:
-    return ReportView(week_start=report.week_start, week_end=report.week_end, summary=report.summary,
-                      key_events=report.key_events, metrics=report.metrics, generated_by=report.generated_by,
-                      created_at=report.created_at.astimezone(UTC), similarity=similarity)

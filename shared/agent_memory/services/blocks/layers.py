@@ -11,7 +11,7 @@ from agent_memory.domain.injection import KnowledgeItem
 from agent_memory.domain.layers import Intent, scope_label, scope_ref
 from agent_memory.ports import MemoryStore, Retriever
 from agent_memory.services.blocks.base import BlockCache, FetchContext
-from agent_memory.services.memory_layers import IntentContextRequest, MemoryLayersService
+from agent_memory.services.memory_layers import MemoryLayersService
 
 
 class HotMemorySource:
@@ -77,13 +77,12 @@ class IntentContextSource:
             return ""
         scope = (scope_ref(ctx.user.tenant_id, "projects", ctx.request.project_id) if ctx.request.project_id
                  else ctx.user)
-        request = IntentContextRequest(intent=intent)
         # The retrieval's query is part of the key: without the intent's own, it is the message.
         asked = self._query(ctx, intent) if intent.type.upper() in INTENT_RETRIEVALS else ""
         key = hashlib.sha256(f"{scope.user_id}|{intent.model_dump_json()}|{asked}".encode()).hexdigest()[:16]
 
         def history() -> str:
-            result = self._layers.context_for_prompt(scope, request, hot_memory=False)
+            result = self._layers.context_for_prompt(scope, intent, hot_memory=False)
             return "\n\n".join(p for p in [*(part.text for part in result.parts), self._retrieved(ctx, intent)] if p)
 
         return cache.get_or_build(f"{self.type}#{key}", self.ttl_seconds, history)
