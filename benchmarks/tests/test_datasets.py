@@ -240,18 +240,23 @@ def test_import_maps_duplicates_to_the_existing_memory():
 
 def test_run_dataset_scores_what_search_returns():
     pytest.importorskip("agent_memory.services.search")
+    from agent_memory.domain.ranking import ScoreBreakdown
+    from agent_memory.domain.search import SearchHit, SearchOutcome
     from agent_memory.services.save import SaveService
     from benchmarks.retrieval import run_dataset
     from tests.fakes.store import InMemoryMemoryStore
 
     store = InMemoryMemoryStore()
 
+    breakdown = ScoreBreakdown(keyword=0, text=0, lexical=0, vector=0, time_decay=0, relevance=0.4, interaction=0,
+                               type_priority=0, final=0.5, matched_keywords=[])
+
     class ReverseSearch:  # newest first: a fixed, query-blind ranking
         def search(self, user, request):
-            keys = [m.memory_key for m in reversed(store.all_current(user))][: request.limit]
-            return SimpleNamespace(results=[SimpleNamespace(memory_key=k, relevance_score=0.5,
-                                                            score_breakdown=SimpleNamespace(relevance=0.4))
-                                            for k in keys])
+            memories = list(reversed(store.all_current(user)))[: request.limit]
+            return SearchOutcome(hits=[SearchHit(memory=m, relevance_score=0.5, score_breakdown=breakdown,
+                                                 recall_round="precise") for m in memories],
+                                 strategy="reverse", expanded_keywords=None, rounds_executed=1)
 
     services = SimpleNamespace(save=SaveService(store=store, extractor=lambda: None), search=ReverseSearch())
     when = datetime(2023, 5, 8, tzinfo=UTC)
