@@ -34,8 +34,6 @@ from agent_memory.api.load import (
     ResolveRequest,
 )
 from agent_memory.api.log import LogSearchRequest, search_log
-from agent_memory.api.responses import SynonymEntry, SynonymList, ToolCatalogue
-from agent_memory.api.schemas import SynonymQuery, ToolsQuery
 from agent_memory.api.search import (
     RecallOutput,
     RecallRequest,
@@ -43,7 +41,8 @@ from agent_memory.api.search import (
     SearchRequest,
     memory_detail,
 )
-from agent_memory.api.tools import system_prompt, tool_definitions
+from agent_memory.api.synonyms import SynonymEntry, SynonymList, SynonymQuery
+from agent_memory.api.tools import ToolCatalogue, ToolsQuery, system_prompt, tool_definitions
 
 if TYPE_CHECKING:
     from agent_memory.bootstrap import Services

@@ -17,20 +17,21 @@ from agent_memory.api.http import (
     parse_optional_body,
     warm_before_snapshot,
 )
-from agent_memory.api.layers import HotMemoryDeleted, PutHotMemoryRequest
+from agent_memory.api.layers import HotMemoryDeleted, PutHotMemoryRequest, RefreshHotMemoryRequest
 from agent_memory.api.log import MAX_LOG_BODY_BYTES, AppendMessagesRequest, append_to_log
-from agent_memory.api.responses import BatchSaveResponse, DeletedMemory, SavedMemoryResponse, SynonymsAdded
-from agent_memory.api.schemas import (
-    AddSynonymsRequest,
+from agent_memory.api.memory_tool import MemoryToolRequest
+from agent_memory.api.save import (
     BatchRequest,
+    BatchSaveResponse,
     CreateMemoryRequest,
+    DeletedMemory,
     ExtractRequest,
-    MemoryToolRequest,
-    RefreshHotMemoryRequest,
+    SavedMemoryResponse,
+    SaveInfoOutput,
 )
+from agent_memory.api.synonyms import AddSynonymsRequest, SynonymsAdded
 from agent_memory.api.tools import ToolUseBlock
 from agent_memory.bootstrap import get_services
-from agent_memory.ports import ConversationTurn
 
 app = new_resolver()
 
@@ -55,13 +56,8 @@ def create_memories(user_id: str) -> Response:
 def extract_memories(user_id: str) -> Response:
     user = current_user(app, user_id)
     request = parse_body(app, ExtractRequest)
-    turn = ConversationTurn(
-        user_message=request.user_message,
-        assistant_message=request.assistant_message,
-        existing_info=request.existing_info,
-    )
-    output = get_services().save.extract_and_save(user, turn, conversation_id=request.conversation_id)
-    return json_response(200, output)
+    saved = get_services().save.extract_and_save(user, request.to_turn(), conversation_id=request.conversation_id)
+    return json_response(200, SaveInfoOutput.of(saved))
 
 
 @app.delete("/v1/users/<user_id>/memories/<memory_key>")

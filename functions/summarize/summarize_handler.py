@@ -3,7 +3,7 @@
 from aws_lambda_powertools.event_handler import Response
 
 from agent_memory.api.http import current_user, http_handler, json_response, new_resolver, parse_optional_body
-from agent_memory.api.schemas import SummarizeRequest
+from agent_memory.api.profile import SummarizeOutput, SummarizeRequest
 from agent_memory.bootstrap import get_services
 
 app = new_resolver()
@@ -13,7 +13,7 @@ app = new_resolver()
 def summarize(user_id: str) -> Response:
     user = current_user(app, user_id)
     parse_optional_body(app, SummarizeRequest)  # {"action": "summarize"}, or nothing
-    return json_response(200, get_services().summarize.summarize(user))
+    return json_response(200, SummarizeOutput.of(get_services().summarize.summarize(user)))
 
 
 handler = http_handler(app)

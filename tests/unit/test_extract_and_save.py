@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from agent_memory.api.save import SaveInfoOutput
 from agent_memory.bootstrap import build_services
 from agent_memory.domain.models import MemoryType, NewMemory
 from agent_memory.ports import ConversationTurn
@@ -20,7 +21,7 @@ def test_extract_reports_the_save_info_output_and_stores_values_in_metadata():
 
     output = save.extract_and_save(USER, ConversationTurn(user_message="..."), conversation_id="c-1")
 
-    assert output.model_dump() == {
+    assert SaveInfoOutput.of(output).model_dump() == {
         "action": "save_info",
         "extracted_info": {"age": 32, "major": "计算机"},
         "saved_count": 2,

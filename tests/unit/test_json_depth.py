@@ -10,7 +10,8 @@ from pydantic import ValidationError
 
 from agent_memory.api.inject import InjectionRequest
 from agent_memory.api.layers import HotMemoryView, IntentContextRequest, PutHotMemoryRequest
-from agent_memory.api.schemas import CreateMemoryRequest, ExtractRequest, MemoryToolRequest
+from agent_memory.api.memory_tool import MemoryToolRequest
+from agent_memory.api.save import CreateMemoryRequest, ExtractRequest
 from agent_memory.api.tools import ToolUseBlock
 from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType
 from agent_memory.domain.models import ScopeRef

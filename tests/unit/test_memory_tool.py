@@ -10,6 +10,7 @@ import pytest
 from anthropic.lib.tools._beta_builtin_memory_tool import BetaLocalFilesystemMemoryTool
 from anthropic.types.beta import BetaMemoryTool20250818CreateCommand, BetaMemoryTool20250818ViewCommand
 
+from agent_memory.domain.memory_edits import MemoryToolResult
 from agent_memory.domain.memory_files import (
     MAX_DIRECTORIES,
     MAX_FILE_BYTES,
@@ -20,7 +21,7 @@ from agent_memory.domain.memory_files import (
 )
 from agent_memory.domain.models import ScopeRef
 from agent_memory.errors import Throttled
-from agent_memory.services.memory_tool import MemoryToolResult, MemoryToolService
+from agent_memory.services.memory_tool import MemoryToolService
 from tests.fakes.memory_files import FakeMemoryFileStore
 from tests.fakes.memory_tool_session import (
     NOTES,

@@ -56,7 +56,7 @@ def test_an_unchanged_user_is_summarized_from_the_cache():
     first = service.summarize(USER)
     assert service.summarize(USER) == first and len(calls) == 1
     fact(store, "目前在杭州", "currentLocation", "杭州")
-    assert service.summarize(USER).user_profile["basic"]["location"] == "杭州" and len(calls) == 2
+    assert service.summarize(USER).profile.user_profile["basic"]["location"] == "杭州" and len(calls) == 2
 
 
 def test_claude_writes_the_narrative_when_a_provider_is_configured():
@@ -82,7 +82,7 @@ def test_claude_writes_the_narrative_when_a_provider_is_configured():
                               http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
     output = SummarizeService(store=store, narrate=lambda: narrator).summarize(USER)
 
-    assert output.narrative_summary == "用户33岁,目前在杭州。婚姻状况等信息尚未收集。"
+    assert output.narrative == "用户33岁,目前在杭州。婚姻状况等信息尚未收集。"
     body = requests[0]
     assert body["system"][0]["cache_control"] == {"type": "ephemeral"}
     assert json.loads(body["messages"][0]["content"])["user_profile"]["basic"]["age"] == "33岁"

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 from pydantic import ValidationError
 
-from agent_memory.api.schemas import BatchRequest, CreateMemoryRequest, ExtractRequest
+from agent_memory.api.save import BatchRequest, CreateMemoryRequest, ExtractRequest
 from agent_memory.domain.models import MemoryType
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
-from agent_memory.api.responses import BatchSaveResponse, SavedMemoryResponse
+from agent_memory.api.save import BatchSaveResponse, SavedMemoryResponse
 from agent_memory.bootstrap import build_services
 from agent_memory.domain.models import Memory, MemoryPage, MemoryType, NewMemory, SaveOutcome, ScopeRef
 from agent_memory.domain.ranking import Candidate
@@ -64,7 +64,7 @@ def test_given_a_direct_save_when_extraction_restates_it_then_it_is_merged_and_o
     output = services.save.extract_and_save(USER, ConversationTurn(user_message="I'm allergic to peanuts"),
                                             conversation_id="c-1")
 
-    assert output.saved_count == 0 and output.saved_memories == []
+    assert output.saved_count == 0 and output.saved == []
     assert output.skipped_fields == ["allergy"]  # reported as said already, like a duplicate
     assert current(services) == ["Is allergic to peanuts"]
     kept = services.store.get(USER, direct.memory.memory_key)

@@ -37,6 +37,10 @@ class PutHotMemoryRequest(RequestModel):
     priority: int = Field(default=0, ge=-1000, le=1000)
 
 
+class RefreshHotMemoryRequest(RequestModel):
+    """The hot-memory refresh takes no fields: no body, or `{}`."""
+
+
 class HotMemoryView(BaseModel):
     """Hot memory grouped by section (meta, status, decisions, preferences), plus the flat list."""
 

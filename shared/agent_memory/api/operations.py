@@ -17,29 +17,22 @@ from agent_memory.api.layers import (
     IntentContext,
     IntentContextRequest,
     PutHotMemoryRequest,
+    RefreshHotMemoryRequest,
     ReportList,
     ReportSearchRequest,
 )
 from agent_memory.api.load import ListMemoriesQuery, LoadContextOutput, LoadContextRequest, ResolvedText, ResolveRequest
 from agent_memory.api.log import AppendMessagesRequest, AppendResult, LogSearchRequest, LogSearchResult
-from agent_memory.api.responses import (
-    BatchSaveResponse,
-    DeletedMemory,
-    SavedMemoryResponse,
-    SynonymList,
-    SynonymsAdded,
-    ToolCatalogue,
-)
-from agent_memory.api.schemas import (
-    AddSynonymsRequest,
+from agent_memory.api.memory_tool import MemoryToolRequest
+from agent_memory.api.profile import SummarizeOutput, SummarizeRequest
+from agent_memory.api.save import (
     BatchRequest,
+    BatchSaveResponse,
     CreateMemoryRequest,
+    DeletedMemory,
     ExtractRequest,
-    MemoryToolRequest,
-    RefreshHotMemoryRequest,
-    SummarizeRequest,
-    SynonymQuery,
-    ToolsQuery,
+    SavedMemoryResponse,
+    SaveInfoOutput,
 )
 from agent_memory.api.search import (
     MemoryDetailOutput,
@@ -48,13 +41,11 @@ from agent_memory.api.search import (
     SearchMemoriesOutput,
     SearchRequest,
 )
-from agent_memory.api.tools import ToolResultBlock, ToolUseBlock
-from agent_memory.domain.layers import HotMemoryEntry
+from agent_memory.api.synonyms import AddSynonymsRequest, SynonymList, SynonymQuery, SynonymsAdded
+from agent_memory.api.tools import ToolCatalogue, ToolResultBlock, ToolsQuery, ToolUseBlock
+from agent_memory.domain.layers import HotMemoryEntry, HotMemoryRefresh
+from agent_memory.domain.memory_edits import MemoryToolResult
 from agent_memory.domain.models import MemoryPage
-from agent_memory.services.memory_tool import MemoryToolResult
-from agent_memory.services.rollup import HotMemoryRefresh
-from agent_memory.services.save import SaveInfoOutput
-from agent_memory.services.summarize import SummarizeOutput
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from pydantic.alias_generators import to_snake
 from agent_memory.api.layers import HotMemoryView, PutHotMemoryRequest, ReportList, ReportSearchRequest
 from agent_memory.api.load import LoadContextOutput
 from agent_memory.api.log import MAX_LOG_MESSAGE_BYTES, AppendResult
+from agent_memory.api.profile import SummarizeOutput
 from agent_memory.api.schemas import Content, NonBlank
 from agent_memory.api.search import SearchMemoriesOutput, SearchRequest, memory_detail
 from agent_memory.domain.keys import MEMORY_KEY_PATTERN, Id
@@ -129,6 +130,19 @@ def system_prompt(lang: Lang = "en") -> str:
     return SYSTEM_PROMPTS[lang]
 
 
+class ToolsQuery(RequestModel):
+    """GET /v1/tools: the descriptions' language (default: the deployment's TOOLS_LANGUAGE) and whether
+    to add the extended tools (log, hot memory, reports, profile) to the four memory tools."""
+
+    lang: Literal["en", "zh"] | None = None
+    include: Literal["core", "all"] = "core"
+
+
+class ToolCatalogue(BaseModel):
+    tools: list[dict[str, Any]] = Field(description="Anthropic tool definitions: name, description, input_schema")
+    system_prompt: str
+
+
 # A tool_use id as the Messages API issues and accepts them: echoed into the tool_result, so no other text.
 TOOL_USE_ID_PATTERN = r"^[a-zA-Z0-9_-]+$"
 
@@ -180,7 +194,7 @@ class ToolExecutor:
                                                                                    i.priority)),
             "search_reports": lambda user, i: _json(ReportList.found(user, self._layers_service().search_reports(
                 user, i.query, i.limit))),
-            "summarize_profile": lambda user, _: _json(self._summarize.summarize(user)),
+            "summarize_profile": lambda user, _: _json(SummarizeOutput.of(self._summarize.summarize(user))),
         }
 
     def execute(self, user: ScopeRef, block: ToolUseBlock) -> ToolResultBlock:

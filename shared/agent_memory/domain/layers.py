@@ -181,6 +181,16 @@ class UnreadableHotEntry(BaseModel):
     reason: str
 
 
+class HotMemoryRefresh(BaseModel):
+    scope: dict[str, str]
+    status: Literal["refreshed", "skipped", "no_messages"]
+    reason: str | None = None
+    messages_read: int = 0
+    entries: list[HotMemoryEntry] = Field(default_factory=list)  # written (new or changed)
+    unchanged: int = 0
+    kept_api_entries: list[str] = Field(default_factory=list)  # "type/key" set through the API: never overwritten
+
+
 # ---- L3 -----------------------------------------------------------------------------------------
 
 class WeeklyReport(BaseModel):

@@ -11,7 +11,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from pydantic import BaseModel
+
 from agent_memory.domain.memory_files import MemoryEntry
+
+
+class MemoryToolResult(BaseModel):
+    """The tool result to hand back to the model: its text, and whether it reports an error."""
+
+    content: str
+    is_error: bool = False
+
 
 LINE_NUMBER_WIDTH = 6
 DIRECTORY_SIZE = 4096

@@ -34,7 +34,14 @@ from typing import Annotated, Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
-from agent_memory.domain.memory_edits import MemoryEditError, insert_at, render_directory, render_file, replace_once
+from agent_memory.domain.memory_edits import (
+    MemoryEditError,
+    MemoryToolResult,
+    insert_at,
+    render_directory,
+    render_file,
+    replace_once,
+)
 from agent_memory.domain.memory_files import (
     MAX_DIRECTORIES,
     MAX_FILE_BYTES,
@@ -109,13 +116,6 @@ MemoryToolCommand = Annotated[
     Field(discriminator="command"),
 ]
 memory_tool_command: TypeAdapter[MemoryToolCommand] = TypeAdapter(MemoryToolCommand)
-
-
-class MemoryToolResult(BaseModel):
-    """The tool result to hand back to the model: its text, and whether it reports an error."""
-
-    content: str
-    is_error: bool = False
 
 
 class _Refused(Exception):

@@ -25,6 +25,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, TypeAdapter
 from agent_memory.domain.keys import PROJECT_PREFIX, Id, ScopeId
 from agent_memory.domain.layers import (
     HotMemoryEntry,
+    HotMemoryRefresh,
     LogMessage,
     WeeklyReport,
     scope_label,
@@ -99,16 +100,6 @@ class ShardResult(BaseModel):
     pages: int
     scopes_queued: int
     continued: bool  # the shard re-enqueued itself with a cursor, to go on in a fresh invocation
-
-
-class HotMemoryRefresh(BaseModel):
-    scope: dict[str, str]
-    status: Literal["refreshed", "skipped", "no_messages"]
-    reason: str | None = None
-    messages_read: int = 0
-    entries: list[HotMemoryEntry] = Field(default_factory=list)  # written (new or changed)
-    unchanged: int = 0
-    kept_api_entries: list[str] = Field(default_factory=list)  # "type/key" set through the API: never overwritten
 
 
 class ScopeResult(BaseModel):

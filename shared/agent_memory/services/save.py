@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
-
-from pydantic import BaseModel, Field
 
 from agent_memory.domain.duplicates import EXTRACTED_SOURCE, DuplicateRule, is_transcript_turn
 from agent_memory.domain.embedding_budget import check_embedding_budget
@@ -16,7 +15,6 @@ from agent_memory.domain.keywords import extract_keywords
 from agent_memory.domain.models import (
     ExtractedMemory,
     Memory,
-    MemoryType,
     NewMemory,
     PartialSave,
     SaveOutcome,
@@ -36,20 +34,19 @@ FieldReader = Callable[[str], list[ExtractedMemory]]
 NON_SLOT_FIELDS = frozenset({"", "other", "note", "misc"})
 
 
-class SavedMemory(BaseModel):
-    memoryType: MemoryType
-    content: str
-    field: str
+@dataclass
+class TurnSaved:
+    """What extraction read in a turn and what of it was stored: the fields it read (name -> value), the
+    memories saved with the field each fills ("" for none), and what was skipped (a field the caller holds
+    with the same value, or a memory said already: its field, else its content)."""
 
+    extracted_info: dict[str, Any] = field(default_factory=dict)
+    saved: list[tuple[str, NewMemory]] = field(default_factory=list)
+    skipped_fields: list[str] = field(default_factory=list)
 
-class SaveInfoOutput(BaseModel):
-    """The save_info action's answer: what was extracted and what was saved."""
-
-    action: str = "save_info"
-    extracted_info: dict[str, Any] = Field(default_factory=dict)
-    saved_count: int = 0
-    saved_memories: list[SavedMemory] = Field(default_factory=list)
-    skipped_fields: list[str] = Field(default_factory=list)
+    @property
+    def saved_count(self) -> int:
+        return len(self.saved)
 
 
 MAX_CONTEXT_BYTES = 8 * 1024
@@ -282,9 +279,9 @@ class SaveService:
 
     def extract_and_save(
         self, user: ScopeRef, turn: ConversationTurn, *, conversation_id: str | None = None
-    ) -> SaveInfoOutput:
+    ) -> TurnSaved:
         known = {current_field_name(name): value for name, value in turn.existing_info.items() if _has_value(value)}
-        output = SaveInfoOutput()
+        output = TurnSaved()
         pending: list[tuple[str, NewMemory]] = []
         # The turn the user answered, kept beside each memory for search only: an answer ("32, in
         # Shenzhen") is found by the words of its question. Measured on LoCoMo: +0.05 hit@5.
@@ -321,9 +318,7 @@ class SaveService:
             if result.outcome in (SaveOutcome.DUPLICATE, SaveOutcome.MERGED):  # said already: nothing stored
                 output.skipped_fields.append(field or memory.content)
                 continue
-            output.saved_memories.append(SavedMemory(memoryType=memory.memory_type, content=memory.content,
-                                                     field=field))
-        output.saved_count = len(output.saved_memories)
+            output.saved.append((field, memory))
         return output
 
 

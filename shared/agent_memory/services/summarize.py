@@ -5,14 +5,11 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
-
-from pydantic import BaseModel
+from dataclasses import dataclass
 
 from agent_memory.domain.models import Memory, ScopeRef
 from agent_memory.domain.profile import (
     DEFAULT_PROFILE_SCHEMA,
-    Completeness,
     Profile,
     ProfileSchema,
     build_profile,
@@ -21,11 +18,12 @@ from agent_memory.domain.profile import (
 from agent_memory.ports import MemoryStore
 
 
-class SummarizeOutput(BaseModel):
-    action: str = "summarize"
-    user_profile: dict[str, dict[str, Any]]
-    completeness: Completeness
-    narrative_summary: str
+@dataclass(frozen=True)
+class ProfileSummary:
+    """The user's structured profile and the narrative written from it."""
+
+    profile: Profile
+    narrative: str
 
 
 class SummarizeService:
@@ -43,10 +41,10 @@ class SummarizeService:
         self._schema = schema
         self._narrate = narrate
         self._max_users = max_users
-        self._cache: OrderedDict[ScopeRef, tuple[int, SummarizeOutput]] = OrderedDict()
+        self._cache: OrderedDict[ScopeRef, tuple[int, ProfileSummary]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def summarize(self, user: ScopeRef) -> SummarizeOutput:
+    def summarize(self, user: ScopeRef) -> ProfileSummary:
         """An unchanged user (same version counter) is answered from the cache: no narrative call."""
         version = self._store.user_version(user)
         with self._lock:
@@ -55,8 +53,7 @@ class SummarizeService:
                 return cached[1]
         profile = build_profile(self._current(user), self._schema)
         # A provider of the writer: the LLM SDK is imported only when a narrative is actually needed.
-        output = SummarizeOutput(user_profile=profile.user_profile, completeness=profile.completeness,
-                                 narrative_summary=self._narrate()(profile))
+        output = ProfileSummary(profile=profile, narrative=self._narrate()(profile))
         with self._lock:
             self._cache[user] = (version, output)
             while len(self._cache) > self._max_users:

@@ -1,0 +1,161 @@
+"""Saving memories over HTTP: one, a batch, or those extracted from a conversation turn, and deleting one;
+the requests and answers, and how they map to the save service.
+
+Every request accepts snake_case and camelCase names (`memory_type` or `memoryType`); unknown fields are
+rejected so a typo never silently drops data.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from agent_memory.api.schemas import (
+    MAX_BATCH_ITEMS,
+    MAX_MESSAGE_BYTES,
+    Content,
+    FieldName,
+    Message,
+    Metadata,
+    NonBlank,
+    ShortText,
+)
+from agent_memory.domain.duplicates import EXTRACTED_SOURCE
+from agent_memory.domain.models import (
+    KNOWN_CATEGORIES,
+    Keyword,
+    Memory,
+    MemoryType,
+    NewMemory,
+    SaveOutcome,
+    SaveResult,
+    not_in_the_future,
+    require_utc,
+)
+from agent_memory.domain.requests import RequestModel, max_utf8_bytes
+from agent_memory.ports import ConversationTurn
+
+if TYPE_CHECKING:
+    from agent_memory.services.save import TurnSaved
+
+CATEGORY_DESCRIPTION = (
+    "One of the deployment's categories, case-insensitive (MEMORY_CATEGORIES; by default "
+    f"{', '.join(KNOWN_CATEGORIES)}); any other is a 422. An empty MEMORY_CATEGORIES accepts any category.")
+
+class CreateMemoryRequest(RequestModel):
+    """The save_user_memory tool's input, plus the optional slot and import fields."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"memory_type": "FACT", "content": "用户32岁，在杭州做前端开发", "importance": 80},
+        {"memory_type": "PREFERENCE", "content": "Prefers short answers by email", "field": "contact_channel"},
+    ]})
+
+    memory_type: MemoryType
+    content: Content
+    category: ShortText | None = Field(default=None, description=CATEGORY_DESCRIPTION)
+    field: FieldName | None = None
+    importance: int | None = Field(default=None, ge=0, le=100)
+    keywords: list[Keyword] = Field(default_factory=list, max_length=32)
+    # Where the memory came from. Unstated: `conversation` with a conversation id (a memory an agent took from
+    # that conversation), else `api`. `transcript` marks a verbatim turn of a conversation: kept as said, it gets
+    # no profile field and merges only with turns of its own conversation.
+    source: ShortText | None = Field(default=None, description=(
+        "Where the memory came from. Default: `conversation` when `conversation_id` is given, else `api`. "
+        "`transcript`: a verbatim turn of a conversation (no profile field is read from it; it never supersedes "
+        "or merges into a memory outside its conversation)."))
+    conversation_id: ShortText | None = None
+    metadata: Metadata = Field(default_factory=dict)
+    created_at: Annotated[datetime | None, AfterValidator(require_utc), AfterValidator(not_in_the_future)] = None
+    # The preceding turn of the conversation, indexed for search only (batch items get it from the
+    # previous item of the same conversation when omitted).
+    context: Content | None = None
+
+    def to_new_memory(self) -> NewMemory:
+        source = self.source or (EXTRACTED_SOURCE if self.conversation_id else "api")
+        return NewMemory.model_validate({**self.model_dump(), "source": source})
+
+class BatchRequest(RequestModel):
+    memories: list[CreateMemoryRequest] = Field(min_length=1, max_length=MAX_BATCH_ITEMS)
+
+class ExtractRequest(RequestModel):
+    """The save_info action: extract memories from a conversation turn."""
+
+    action: Literal["save_info"] | None = None
+    user_message: Annotated[str, NonBlank, AfterValidator(max_utf8_bytes(MAX_MESSAGE_BYTES))]
+    assistant_message: Message = ""
+    existing_info: Metadata = Field(default_factory=dict)
+    conversation_id: ShortText | None = None
+
+    def to_turn(self) -> ConversationTurn:
+        return ConversationTurn(user_message=self.user_message, assistant_message=self.assistant_message,
+                                existing_info=self.existing_info)
+
+# Outcomes that stored nothing: the memory answered is the one already there.
+NOT_STORED = frozenset({SaveOutcome.DUPLICATE, SaveOutcome.MERGED})
+
+class SavedMemoryResponse(BaseModel):
+    outcome: SaveOutcome
+    memory: Memory
+    superseded: Memory | None
+    skipped_fields: list[str]  # the field of the memory already there (an identical one, or one it restates)
+
+    @classmethod
+    def of(cls, result: SaveResult) -> SavedMemoryResponse:
+        kept = result.outcome in NOT_STORED
+        return cls(outcome=result.outcome, memory=result.memory, superseded=result.superseded,
+                   skipped_fields=[result.memory.field or ""] if kept else [])
+
+    @property
+    def status(self) -> int:
+        return 200 if self.outcome in NOT_STORED else 201
+
+
+class BatchItemResult(BaseModel):
+    index: int
+    memory_key: str
+    outcome: SaveOutcome
+    superseded_key: str | None
+
+
+class BatchSaveResponse(BaseModel):
+    saved_count: int  # created or superseding: not the duplicates nor the merged
+    memory_keys: list[str]
+    results: list[BatchItemResult]
+
+    @classmethod
+    def of(cls, results: list[SaveResult]) -> BatchSaveResponse:
+        return cls(
+            saved_count=sum(1 for r in results if r.outcome not in NOT_STORED),
+            memory_keys=[r.memory.memory_key for r in results],
+            results=[BatchItemResult(index=i, memory_key=r.memory.memory_key, outcome=r.outcome,
+                                     superseded_key=r.superseded.memory_key if r.superseded else None)
+                     for i, r in enumerate(results)],
+        )
+
+class DeletedMemory(BaseModel):
+    deleted: bool = True
+    memory_key: str
+
+class SavedMemory(BaseModel):
+    memoryType: MemoryType
+    content: str
+    field: str
+
+
+class SaveInfoOutput(BaseModel):
+    """The save_info action's answer: what was extracted and what was saved."""
+
+    action: str = "save_info"
+    extracted_info: dict[str, Any] = Field(default_factory=dict)
+    saved_count: int = 0
+    saved_memories: list[SavedMemory] = Field(default_factory=list)
+    skipped_fields: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def of(cls, turn: TurnSaved) -> SaveInfoOutput:
+        return cls(extracted_info=turn.extracted_info, saved_count=turn.saved_count,
+                   saved_memories=[SavedMemory(memoryType=memory.memory_type, content=memory.content, field=field)
+                                   for field, memory in turn.saved],
+                   skipped_fields=turn.skipped_fields)
