@@ -1,6 +1,7 @@
 """The layer's dependency rule, read from the imports themselves: domain imports only domain (never the API);
 ports import only domain; adapters never import services (so a service can be built from any adapter); block
-sources never import the inject service."""
+sources never import the inject service; services never import api (the HTTP wire contract lives in api, which
+maps requests to service calls and service results to answers, never the other way)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ PACKAGE = Path(__file__).resolve().parents[2] / "shared" / "agent_memory"
 # layer -> the agent_memory modules it may not import (by prefix)
 FORBIDDEN = {
     "domain": ("agent_memory.ports", "agent_memory.services", "agent_memory.adapters", "agent_memory.bootstrap"),
-    "ports": ("agent_memory.services", "agent_memory.adapters", "agent_memory.bootstrap"),
-    "adapters": ("agent_memory.services", "agent_memory.bootstrap"),
-    "extraction": ("agent_memory.services", "agent_memory.adapters", "agent_memory.bootstrap"),
+    "ports": ("agent_memory.services", "agent_memory.adapters", "agent_memory.api", "agent_memory.bootstrap"),
+    "adapters": ("agent_memory.services", "agent_memory.api", "agent_memory.bootstrap"),
+    "extraction": ("agent_memory.services", "agent_memory.adapters", "agent_memory.api", "agent_memory.bootstrap"),
+    "services": ("agent_memory.api", "agent_memory.bootstrap"),
 }
 # A file in the layer holds one job; past this many lines it is doing several.
 MAX_LINES = 450
