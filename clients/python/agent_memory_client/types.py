@@ -118,16 +118,13 @@ class Memory(TypedDict):
     embedding_model: str | None
 
 
-class _SaveResponseRequired(TypedDict):
+class SaveResponse(TypedDict):
+    """`save`: 201 when stored (`created` or `superseded` an older value of the field), 200 `duplicate` or
+    `merged` (nothing stored: `memory` is the one already there, its field in `skipped_fields`)."""
+
     outcome: SaveOutcome
     memory: Memory
     superseded: Memory | None
-
-
-class SaveResponse(_SaveResponseRequired, total=False):
-    """`save`: 201 when stored (`created` or `superseded` an older value of the field), 200 `duplicate` or
-    `merged` (nothing stored: `memory` is the one already there)."""
-
     skipped_fields: list[str]
 
 
@@ -390,8 +387,17 @@ class HotMemoryEntry(TypedDict):
     updated_at: str
 
 
+class UnreadableHotEntry(TypedDict):
+    """A stored entry left out of a read, and why (delete it, or set it again, to clear this)."""
+
+    type: HotMemoryType
+    key: str
+    reason: str
+
+
 class HotMemoryView(TypedDict):
-    """`get_hot_memory`: the entries by priority, and grouped by section."""
+    """`get_hot_memory`: the entries by priority, and grouped by section; `unreadable`, entries stored nested
+    deeper than values may be now, left out until deleted or set again."""
 
     scope: dict[str, str]
     entries: list[HotMemoryEntry]
@@ -399,6 +405,7 @@ class HotMemoryView(TypedDict):
     status: list[HotMemoryEntry]
     decisions: list[HotMemoryEntry]
     preferences: list[HotMemoryEntry]
+    unreadable: list[UnreadableHotEntry]
 
 
 class HotMemoryDeleted(TypedDict):
