@@ -298,3 +298,13 @@ def test_a_batch_whose_embedding_would_pass_the_timeout_is_a_413_naming_memories
     assert memories(api) == []
     fits = api.call("POST", f"{USER}/memories/batch", {"memories": batch["memories"][:10]})
     assert fits.status == 201 and fits.body["saved_count"] == 10
+
+
+def test_given_a_recall_message_longer_than_a_search_query_then_recall_answers_from_its_opening(api):
+    api.call("POST", f"{USER}/memories", {"memory_type": "FACT", "content": "上次的训练命令是 python train.py --epochs 3"})
+
+    for message in ("上次的训练命令 " + "很长的消息" * 500, "the training command from last time " + "word " * 900):
+        recall = api.call("POST", f"{USER}/memories/recall", {"message": message})
+
+        assert recall.status == 200, recall.body
+        assert all(len(q) <= 2000 for q in recall.body["decision"]["search_queries"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agent_memory.domain.recall import IntentType, RecallQuery, analyze
+from agent_memory.domain.search import MAX_QUERY_CHARS
 
 
 @pytest.mark.parametrize(
@@ -43,3 +44,14 @@ def test_recall_reads_urgency_and_complexity():
             "which school did I prefer, and when did I plan to move?")
     assert analyze(RecallQuery(message=long)).is_complex_query
     assert not analyze(RecallQuery(message="what did I say about tennis?")).is_complex_query
+
+
+def test_a_message_longer_than_a_search_query_is_searched_by_its_opening_cut_at_a_space():
+    words = "the deploy command from last time " + " ".join(f"step{i}" for i in range(900))
+    cjk = "上次说的部署命令" + "很长的消息" * 600
+
+    for message in (words, cjk):
+        queries = analyze(RecallQuery(message=message, context_type="mid_conversation")).search_queries
+        assert queries and all(0 < len(q) <= MAX_QUERY_CHARS for q in queries)
+    topic = analyze(RecallQuery(message=words, context_type="mid_conversation")).search_queries[0]
+    assert topic.startswith("deploy command") and topic.split()[-1].startswith("step")  # whole words only

@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from agent_memory.domain.keywords import extract_keywords
 from agent_memory.domain.models import MemoryType
+from agent_memory.domain.search import MAX_QUERY_CHARS
 from agent_memory.domain.text import is_cjk
 
 RecallContext = Literal["initialization", "mid_conversation", "command"]
@@ -82,6 +83,16 @@ class RecallDecision(BaseModel):
     reasoning: str
 
 
+def _searchable(text: str) -> str:
+    """The text within a search query's length, cut at the last space before the limit where there is one: a
+    message may be four times as long as a query, and its opening says what it is about."""
+    if len(text) <= MAX_QUERY_CHARS:
+        return text
+    head = text[:MAX_QUERY_CHARS]
+    space = head.rfind(" ")
+    return head[:space].rstrip() if space > MAX_QUERY_CHARS // 2 else head
+
+
 def analyze(request: RecallQuery) -> RecallDecision:
     text = request.message
     intent, confidence, cue = IntentType.GENERAL_CHAT, 0.6, None
@@ -98,11 +109,11 @@ def analyze(request: RecallQuery) -> RecallDecision:
     topic = re.sub(r"[\s,，。.!！?？:：;；、]+", " ", topic).strip()
     keywords = [stripped for k in extract_keywords(topic, max_keywords=5, min_weight=0.0)
                 if len(stripped := _CUE_WORDS.sub("", k.term).strip()) >= 2]
-    queries = [q for q in dict.fromkeys([topic, " ".join(keywords)]) if q]
+    queries = [q for q in dict.fromkeys([_searchable(topic), " ".join(keywords)]) if q]
     needs = intent is not IntentType.GENERAL_CHAT or request.context_type == "initialization"
     if intent is IntentType.GENERAL_CHAT and needs:
         reasoning = "conversation start: load what is known about the user"
-        queries = queries or [text]
+        queries = queries or [_searchable(text)]
     elif needs:
         reasoning = f"cue {cue!r} signals {intent.value.lower().replace('_', ' ')}"
     else:
