@@ -301,7 +301,7 @@ def test_a_batch_whose_embedding_would_pass_the_timeout_is_a_413_naming_memories
 
 
 def test_given_a_recall_message_longer_than_a_search_query_then_recall_answers_from_its_opening(api):
-    api.call("POST", f"{USER}/memories", {"memory_type": "FACT", "content": "上次的训练命令是 python train.py --epochs 3"})
+    api.call("POST", f"{USER}/memories", {"memory_type": "FACT", "content": "上次的训练命令是 python train.py"})
 
     for message in ("上次的训练命令 " + "很长的消息" * 500, "the training command from last time " + "word " * 900):
         recall = api.call("POST", f"{USER}/memories/recall", {"message": message})
