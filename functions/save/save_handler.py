@@ -37,7 +37,7 @@ app = new_resolver()
 
 
 @app.post("/v1/users/<user_id>/memories")
-def create_memory(user_id: str) -> Response:
+def create_memory(user_id: str) -> Response[str]:
     user = current_user(app, user_id)
     request = parse_body(app, CreateMemoryRequest)
     response = SavedMemoryResponse.of(get_services().save.save(user, request.to_new_memory()))
@@ -45,7 +45,7 @@ def create_memory(user_id: str) -> Response:
 
 
 @app.post("/v1/users/<user_id>/memories/batch")
-def create_memories(user_id: str) -> Response:
+def create_memories(user_id: str) -> Response[str]:
     user = current_user(app, user_id)
     request = parse_body(app, BatchRequest)
     results = get_services().save.save_batch(user, [m.to_new_memory() for m in request.memories])
@@ -53,7 +53,7 @@ def create_memories(user_id: str) -> Response:
 
 
 @app.post("/v1/users/<user_id>/memories/extract")
-def extract_memories(user_id: str) -> Response:
+def extract_memories(user_id: str) -> Response[str]:
     user = current_user(app, user_id)
     request = parse_body(app, ExtractRequest)
     saved = get_services().save.extract_and_save(user, request.to_turn(), conversation_id=request.conversation_id)
@@ -61,14 +61,14 @@ def extract_memories(user_id: str) -> Response:
 
 
 @app.delete("/v1/users/<user_id>/memories/<memory_key>")
-def delete_memory(user_id: str, memory_key: str) -> Response:
+def delete_memory(user_id: str, memory_key: str) -> Response[str]:
     user = current_user(app, user_id)
     deleted = get_services().save.delete(user, memory_key_param(memory_key))
     return json_response(200, DeletedMemory(memory_key=deleted.memory_key))
 
 
 @app.post("/v1/users/<user_id>/tools/execute")
-def execute_tool(user_id: str) -> Response:
+def execute_tool(user_id: str) -> Response[str]:
     """A model's tool_use block in, its tool_result block out (a mistake the model can fix is is_error)."""
     user = current_user(app, user_id)
     block = parse_body(app, ToolUseBlock)
@@ -77,15 +77,15 @@ def execute_tool(user_id: str) -> Response:
 
 
 @app.post("/v1/users/<user_id>/memory-tool")
-def memory_tool(user_id: str) -> Response:
+def memory_tool(user_id: str) -> Response[str]:
     """Claude's memory tool, its /memories files kept in the user's partition."""
     user = current_user(app, user_id)
     command = parse_body(app, MemoryToolRequest)
-    return json_response(200, get_services().memory_tool_service().execute(user, command.root))
+    return json_response(200, get_services().memory_tool.execute(user, command.root))
 
 
 @app.post("/v1/synonyms")
-def add_synonyms() -> Response:
+def add_synonyms() -> Response[str]:
     tenant = current_tenant(app)
     authorize_tenant_write(app, "adding synonyms")
     request = parse_body(app, AddSynonymsRequest)
@@ -94,7 +94,7 @@ def add_synonyms() -> Response:
 
 
 @app.put("/v1/<scope_type>/<scope_id>/hot-memory/<memory_type>/<key>")
-def put_hot_memory(scope_type: str, scope_id: str, memory_type: str, key: str) -> Response:
+def put_hot_memory(scope_type: str, scope_id: str, memory_type: str, key: str) -> Response[str]:
     scope = current_scope(app, scope_type, scope_id)
     type_, name = hot_memory_slot(memory_type, key)
     request = parse_body(app, PutHotMemoryRequest)
@@ -103,7 +103,7 @@ def put_hot_memory(scope_type: str, scope_id: str, memory_type: str, key: str) -
 
 
 @app.post("/v1/<scope_type>/<scope_id>/hot-memory/refresh")
-def refresh_hot_memory(scope_type: str, scope_id: str) -> Response:
+def refresh_hot_memory(scope_type: str, scope_id: str) -> Response[str]:
     """Hot-memory refresh: the LLM updates status/decisions/preferences from the recent log."""
     scope = current_scope(app, scope_type, scope_id)
     parse_optional_body(app, RefreshHotMemoryRequest)
@@ -111,7 +111,7 @@ def refresh_hot_memory(scope_type: str, scope_id: str) -> Response:
 
 
 @app.delete("/v1/<scope_type>/<scope_id>/hot-memory/<memory_type>/<key>")
-def delete_hot_memory(scope_type: str, scope_id: str, memory_type: str, key: str) -> Response:
+def delete_hot_memory(scope_type: str, scope_id: str, memory_type: str, key: str) -> Response[str]:
     scope = current_scope(app, scope_type, scope_id)
     type_, name = hot_memory_slot(memory_type, key)
     get_services().memory_layers.delete_hot(scope, type_, name)
@@ -119,7 +119,7 @@ def delete_hot_memory(scope_type: str, scope_id: str, memory_type: str, key: str
 
 
 @app.post("/v1/<scope_type>/<scope_id>/conversations/<conversation_id>/messages")
-def append_messages(scope_type: str, scope_id: str, conversation_id: str) -> Response:
+def append_messages(scope_type: str, scope_id: str, conversation_id: str) -> Response[str]:
     scope = current_scope(app, scope_type, scope_id)
     conversation = id_param("conversation_id", conversation_id)
     request = parse_body(app, AppendMessagesRequest, max_bytes=MAX_LOG_BODY_BYTES)

@@ -27,10 +27,11 @@ from agent_memory.ports import (
     IndexSnapshotStore,
     LayerStore,
     MemoryExtractor,
+    MemoryFileStore,
     MemoryStore,
     Retriever,
     SearchIndex,
-    SynonymSource,
+    SynonymStore,
     TaskQueue,
     TokenCounter,
     WeeklyReportWriter,
@@ -74,21 +75,14 @@ class Services:
     tools: ToolExecutor  # runs a model's tool_use block with the services above
     inject: InjectService
     index: SearchIndex
-    synonyms: SynonymSource | None
+    synonyms: SynonymStore
     embedder_provider: EmbedderProvider  # call it for the Embedder (or None); the model loads on first use
-    # The three layers' store (L1 log, L2 hot memory, L3 reports) and what uses it; None when built without
-    # a DynamoDB client (over fakes only).
-    layers: LayerStore | None = None
-    memory_layers: MemoryLayersService | None = None  # L2 hot memory, L3 reads, intent-driven context
-    rollup: RollupService | None = None  # L3 weekly rollup: schedule fan-out, worker tasks, hot-memory refresh
-    conversation_log: ConversationLogService | None = None  # L1: append, search
-    log_extraction: LogExtractionWorker | None = None  # L1 log and forget: the queued extractions' worker
-    memory_tool: MemoryToolService | None = None  # Claude's memory tool over the user's /memories files
-
-    def memory_tool_service(self) -> MemoryToolService:
-        if self.memory_tool is None:
-            raise InvalidInput("the memory tool needs the DynamoDB table", details=[{"field": "MEMORY_TABLE_NAME"}])
-        return self.memory_tool
+    layers: LayerStore  # the three layers' store: L1 log, L2 hot memory, L3 reports
+    memory_layers: MemoryLayersService  # L2 hot memory, L3 reads, intent-driven context
+    rollup: RollupService  # L3 weekly rollup: worker tasks, hot-memory refresh
+    conversation_log: ConversationLogService  # L1: append, search
+    log_extraction: LogExtractionWorker  # L1 log and forget: the queued extractions' worker
+    memory_tool: MemoryToolService  # Claude's memory tool over the user's /memories files
 
 
 def _one_at_a_time[T](provider: Callable[[], T]) -> Callable[[], T]:
@@ -136,15 +130,19 @@ def build_services(
     extractor: MemoryExtractor | None = None,
     embedder: Embedder | _Unset | None = _UNSET,
     index: SearchIndex | None = None,
-    synonyms: SynonymSource | _Unset | None = _UNSET,
+    synonyms: SynonymStore | None = None,
+    layers: LayerStore | None = None,
+    memory_files: MemoryFileStore | None = None,
     dynamodb_client: object | None = None,
     report_writer: WeeklyReportWriter | None = None,
     hot_memory_refresher: HotMemoryRefresher | _Unset | None = _UNSET,
 ) -> Services:
-    """Wire the services. Tests pass fakes or moto-backed clients; production passes nothing."""
+    """Wire the services. Tests pass fakes or moto-backed clients; production passes nothing. A table-backed
+    adapter not given (store, synonyms, layers, memory_files) is built over the DynamoDB client, which is made
+    only when one is missing."""
     from agent_memory.adapters.dynamodb.items import report_unavailable_store, table_client
 
-    if dynamodb_client is None and (store is None or synonyms is _UNSET):
+    if dynamodb_client is None and None in (store, synonyms, layers, memory_files):
         dynamodb_client = table_client(connect_seconds=settings.store_connect_timeout_seconds,
                                        read_seconds=settings.store_read_timeout_seconds,
                                        attempts=settings.store_call_attempts)
@@ -156,7 +154,7 @@ def build_services(
         store = DynamoMemoryStore(
             table_name=settings.memory_table_name, client=dynamodb_client, max_attempts=settings.store_max_attempts
         )
-    if isinstance(synonyms, _Unset):
+    if synonyms is None:
         from agent_memory.adapters.dynamodb.synonyms import DynamoSynonymStore
 
         synonyms = DynamoSynonymStore(table_name=settings.memory_table_name, client=dynamodb_client,
@@ -213,13 +211,12 @@ def build_services(
         neighbour_share=settings.memory_search_neighbour_share,
         diversity=settings.memory_search_diversity,
     )
-    layers = _layer_store(settings, dynamodb_client)
-    conversation_log = memory_layers = None
-    if layers is not None:
-        conversation_log = _conversation_log(settings, layers, embedder_provider)
-        memory_layers = MemoryLayersService(layers=layers, log=conversation_log, embedder=embedder_provider,
-                                            question_intents=settings.question_intents,
-                                            max_tokens=settings.intent_context_max_tokens)
+    if layers is None:
+        layers = _layer_store(settings, dynamodb_client)
+    conversation_log = _conversation_log(settings, layers, embedder_provider)
+    memory_layers = MemoryLayersService(layers=layers, log=conversation_log, embedder=embedder_provider,
+                                        question_intents=settings.question_intents,
+                                        max_tokens=settings.intent_context_max_tokens)
     summarizer_provider = cache(lambda: _conversation_summarizer(settings))
     counter_provider = cache(lambda: _token_counter(settings))
     inject = InjectService(
@@ -268,10 +265,11 @@ def build_services(
         layers=layers,
         memory_layers=memory_layers,
         conversation_log=conversation_log,
-        log_extraction=None if layers is None else LogExtractionWorker(layers=layers, save=save),
-        memory_tool=_memory_tool(settings, dynamodb_client),
-        rollup=None if layers is None else _rollup_service(settings, layers, embedder_provider,
-                                                           writer=report_writer, refresher=hot_memory_refresher),
+        log_extraction=LogExtractionWorker(layers=layers, save=save),
+        memory_tool=MemoryToolService(_memory_file_store(settings, dynamodb_client) if memory_files is None
+                                      else memory_files),
+        rollup=_rollup_service(settings, layers, embedder_provider, writer=report_writer,
+                               refresher=hot_memory_refresher),
     )
 
 
@@ -312,18 +310,14 @@ def _rollup_service(settings: Settings, layers: LayerStore, embedder: EmbedderPr
                          page_size=settings.rollup_page_size)
 
 
-def _memory_tool(settings: Settings, dynamodb_client: object | None) -> MemoryToolService | None:
-    if dynamodb_client is None:
-        return None
+def _memory_file_store(settings: Settings, dynamodb_client: object) -> MemoryFileStore:
     from agent_memory.adapters.dynamodb.memory_files import DynamoMemoryFileStore
 
-    return MemoryToolService(DynamoMemoryFileStore(table_name=settings.memory_table_name, client=dynamodb_client,
-                                                   max_attempts=settings.store_max_attempts))
+    return DynamoMemoryFileStore(table_name=settings.memory_table_name, client=dynamodb_client,
+                                 max_attempts=settings.store_max_attempts)
 
 
-def _layer_store(settings: Settings, dynamodb_client: object | None) -> LayerStore | None:
-    if dynamodb_client is None:
-        return None
+def _layer_store(settings: Settings, dynamodb_client: object) -> LayerStore:
     from agent_memory.adapters.dynamodb.layers import DynamoLayerStore
 
     return DynamoLayerStore(table_name=settings.memory_table_name, client=dynamodb_client,

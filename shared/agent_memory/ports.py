@@ -289,6 +289,14 @@ class SynonymSource(Protocol):
     def synonyms_for(self, tenant_id: str, terms: list[str]) -> dict[str, list[tuple[str, float]]]: ...
 
 
+class SynonymStore(SynonymSource, Protocol):
+    """The tenant's synonyms, also written (POST /v1/synonyms)."""
+
+    def add(self, tenant_id: str, keyword: str, synonyms: list[str], similarity: float) -> int:
+        """Store each synonym both ways with the keyword; returns how many pairs were written."""
+        ...
+
+
 class Retriever(Protocol):
     """A pluggable knowledge, experience, SOP or protocol source (e.g. the HTTP retriever): items of
     `{content, source, similarity, category}`."""

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from agent_memory.api.inject import InjectionRequest
-from agent_memory.bootstrap import build_services
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.settings import Settings
+from tests.fakes.services import services_over_fakes
 from tests.fakes.store import InMemoryMemoryStore
 
 NOW = 1_795_309_200.0  # 2026-11-22T01:00:00Z
@@ -21,8 +21,7 @@ def user(name: str) -> ScopeRef:
 
 def build(store: InMemoryMemoryStore | None = None, **settings: Any):
     """The services over the in-memory store, without embedder or synonyms."""
-    services = build_services(Settings(**settings), store=store or InMemoryMemoryStore(), embedder=None,
-                              synonyms=None)
+    services = services_over_fakes(Settings(**settings), store=store or InMemoryMemoryStore(), embedder=None)
     return services
 
 

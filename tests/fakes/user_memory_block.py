@@ -9,13 +9,13 @@ from typing import Any
 
 from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
 from agent_memory.api.inject import InjectionRequest, InjectionResult, inject_context
-from agent_memory.bootstrap import build_services
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.summary import extractive_summary
 from agent_memory.services.blocks.user_memory import UserMemorySource
 from agent_memory.services.inject import InjectLimits, InjectService
 from agent_memory.settings import Settings
 from tests.fakes.inject import NOW
+from tests.fakes.services import services_over_fakes
 from tests.fakes.store import InMemoryMemoryStore
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
@@ -38,7 +38,7 @@ class Block:
     """One user_memory source behind an inject service, over the store's keyword search."""
 
     def __init__(self, store: InMemoryMemoryStore, cache: LayeredContextCache | None = None, **options: Any) -> None:
-        search = build_services(Settings(), store=store, embedder=None, synonyms=None).search
+        search = services_over_fakes(Settings(), store=store, embedder=None).search
         self.source = UserMemorySource(store=store, search=search, **options)
         self.cache = cache or LayeredContextCache(local=LocalContextCache(), shared=None)
         self.service = InjectService(sources=[self.source], cache=self.cache, executor=ThreadPoolExecutor(2),

@@ -6,11 +6,10 @@ from __future__ import annotations
 import pytest
 
 from agent_memory.api.save import SaveInfoOutput
-from agent_memory.bootstrap import build_services
 from agent_memory.domain.models import MemoryType, NewMemory
 from agent_memory.ports import ConversationTurn
 from agent_memory.settings import Settings
-from tests.fakes.services import USER, extracted, services
+from tests.fakes.services import USER, extracted, services, services_over_fakes
 from tests.fakes.store import InMemoryMemoryStore
 
 
@@ -69,7 +68,7 @@ def test_same_value_compares_what_caller_and_extraction_write(known, stated, sam
 
 
 def test_likings_dislikes_and_allergies_add_up_instead_of_superseding_each_other():
-    built = build_services(Settings(), store=InMemoryMemoryStore(), embedder=None, synonyms=None)
+    built = services_over_fakes(Settings(), store=InMemoryMemoryStore(), embedder=None)
     for message in ("我喜欢打篮球", "我喜欢游泳", "I hate spicy food", "I don't like long emails",
                     "I'm allergic to peanuts", "我对猫过敏", "I'm vegetarian"):
         built.save.extract_and_save(USER, ConversationTurn(user_message=message))

@@ -12,7 +12,6 @@ import pytest
 from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
 from agent_memory.adapters.embeddings.query_cache import QueryCachingEmbedder
 from agent_memory.api.inject import InjectionRequest, InjectionResult, inject_context
-from agent_memory.bootstrap import build_services
 from agent_memory.domain.injection import ContextRequest
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef, StoreVersions
 from agent_memory.domain.summary import extractive_summary
@@ -21,6 +20,7 @@ from agent_memory.services.blocks.registry import default_sources
 from agent_memory.services.inject import InjectService
 from agent_memory.settings import Settings
 from tests.fakes import embedders
+from tests.fakes.services import services_over_fakes
 from tests.fakes.store import InMemoryMemoryStore
 
 USER = ScopeRef(tenant_id="t-overlap", user_id="u")
@@ -90,11 +90,11 @@ def test_given_new_messages_then_the_blocks_are_the_plain_wirings_with_one_versi
         vector_lines: int):
     inner = HashingEmbedder()
     store = seeded(inner)
-    services = build_services(Settings(memory_search_query_vector_lines=vector_lines), store=store,
-                              embedder=QueryCachingEmbedder(inner), synonyms=None)
+    services = services_over_fakes(Settings(memory_search_query_vector_lines=vector_lines), store=store,
+                              embedder=QueryCachingEmbedder(inner))
     plain_embedder = HashingEmbedder()
-    plain = plain_inject(build_services(Settings(memory_search_query_vector_lines=vector_lines), store=store,
-                                        embedder=plain_embedder, synonyms=None), store)
+    plain = plain_inject(services_over_fakes(Settings(memory_search_query_vector_lines=vector_lines), store=store,
+                                        embedder=plain_embedder), store)
 
     for message in MESSAGES:
         inner.queries.clear()
@@ -113,8 +113,8 @@ def test_given_new_messages_then_the_blocks_are_the_plain_wirings_with_one_versi
 def test_given_a_keyword_relevant_search_then_nothing_is_embedded():
     inner = HashingEmbedder()
     store = seeded(inner)
-    services = build_services(Settings(context_relevant_search_mode="keyword"), store=store,
-                              embedder=QueryCachingEmbedder(inner), synonyms=None)
+    services = services_over_fakes(Settings(context_relevant_search_mode="keyword"), store=store,
+                              embedder=QueryCachingEmbedder(inner))
 
     result = inject_context(services.inject, USER, ask("Which visa fits a fintech job?"))
 
@@ -124,7 +124,7 @@ def test_given_a_keyword_relevant_search_then_nothing_is_embedded():
 def test_given_an_embedder_without_a_query_cache_then_inject_embeds_only_for_the_search():
     inner = HashingEmbedder()
     store = seeded(inner)
-    services = build_services(Settings(), store=store, embedder=inner, synonyms=None)
+    services = services_over_fakes(Settings(), store=store, embedder=inner)
 
     inject_context(services.inject, USER, ask("Which visa fits a fintech job?"))
 
@@ -181,7 +181,7 @@ def test_the_user_memory_source_starts_the_search_querys_embedding_before_anythi
             events.append(f"prefetch {text!r}")
 
     store = Store()
-    search = build_services(Settings(), store=store, embedder=PrefetchingEmbedder(), synonyms=None).search
+    search = services_over_fakes(Settings(), store=store, embedder=PrefetchingEmbedder()).search
 
     def inject_with(relevant_n: int, message: str) -> None:
         source = UserMemorySource(store=store, search=search, relevant_n=relevant_n)

@@ -17,9 +17,9 @@ def test_a_dialogue_query_is_embedded_by_its_last_lines_when_configured():
 
 
 def test_prefetch_starts_the_text_the_search_embeds_and_nothing_for_a_keyword_search():
-    from agent_memory.bootstrap import build_services
     from agent_memory.domain.search import SearchQuery
     from agent_memory.settings import Settings
+    from tests.fakes.services import services_over_fakes
     from tests.fakes.store import InMemoryMemoryStore
 
     class Embedder:
@@ -32,8 +32,8 @@ def test_prefetch_starts_the_text_the_search_embeds_and_nothing_for_a_keyword_se
             self.prefetched.append(text)
 
     embedder = Embedder()
-    search = build_services(Settings(memory_search_query_vector_lines=2), store=InMemoryMemoryStore(),
-                            embedder=embedder, synonyms=None).search
+    search = services_over_fakes(Settings(memory_search_query_vector_lines=2), store=InMemoryMemoryStore(),
+                            embedder=embedder).search
 
     search.prefetch(SearchQuery(query="user: hi\nassistant: hello\nuser: which visa fits me?"))
     search.prefetch(SearchQuery(query="which visa", search_mode="keyword"))
@@ -45,10 +45,10 @@ def test_a_search_starts_its_query_embedding_before_the_index_reads_and_waits_fo
     import numpy as np
 
     from agent_memory.api.search import SearchRequest, search_memories
-    from agent_memory.bootstrap import build_services
     from agent_memory.domain.models import NewMemory, ScopeRef
     from agent_memory.domain.vectors import encode_vector
     from agent_memory.settings import Settings
+    from tests.fakes.services import services_over_fakes
     from tests.fakes.store import InMemoryMemoryStore
 
     events: list[str] = []
@@ -72,7 +72,7 @@ def test_a_search_starts_its_query_embedding_before_the_index_reads_and_waits_fo
             return np.array([1.0, 0.0], dtype=np.float32)
 
     store, user = Store(), ScopeRef(tenant_id="t", user_id="u")
-    services = build_services(Settings(), store=store, embedder=Embedder(), synonyms=None)
+    services = services_over_fakes(Settings(), store=store, embedder=Embedder())
     store.save_many(user, [NewMemory(memory_type=MemoryType.FACT, content="Caroline went hiking",
                                      embedding=encode_vector(np.array([1.0, 0.0], dtype=np.float32)),
                                      embedding_model="recording")])

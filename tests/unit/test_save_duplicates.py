@@ -10,7 +10,6 @@ import pytest
 
 from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
 from agent_memory.api.save import BatchSaveResponse, SavedMemoryResponse
-from agent_memory.bootstrap import build_services
 from agent_memory.domain.models import Memory, MemoryPage, MemoryType, NewMemory, SaveOutcome, ScopeRef
 from agent_memory.domain.ranking import Candidate
 from agent_memory.errors import BatchInterrupted, SearchUnavailable
@@ -20,6 +19,7 @@ from agent_memory.settings import Settings
 from tests.conftest import TABLE
 from tests.fakes.dynamodb_faults import ONE_TRANSACTION_EACH, ThrottlingAfter
 from tests.fakes.embedders import HashingEmbedder
+from tests.fakes.services import services_over_fakes
 from tests.fakes.store import InMemoryMemoryStore
 
 USER = ScopeRef(tenant_id="t-merge", user_id="u")
@@ -45,8 +45,7 @@ class CountingStore(InMemoryMemoryStore):
 def built(store: InMemoryMemoryStore | None = None, **settings: Any) -> Any:
     """The services as bootstrap wires them: the offline extractor, the serverless search tier, a bag-of-words
     embedder."""
-    return build_services(Settings(**settings), store=store or InMemoryMemoryStore(), embedder=HashingEmbedder(),
-                          synonyms=None)
+    return services_over_fakes(Settings(**settings), store=store or InMemoryMemoryStore(), embedder=HashingEmbedder())
 
 
 def fact(content: str, **extra: Any) -> NewMemory:

@@ -8,11 +8,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from agent_memory.api.search import SearchRequest, search_memories
-from agent_memory.bootstrap import build_services
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.vectors import encode_vector
 from agent_memory.settings import Settings
 from tests.fakes.embedders import HashingEmbedder
+from tests.fakes.services import services_over_fakes
 from tests.fakes.store import InMemoryMemoryStore
 
 USER = ScopeRef(tenant_id="t", user_id="u")
@@ -32,7 +32,7 @@ def services(diversity: float, embedder: HashingEmbedder | None = None):
                                    embedding=encode_vector(embedder.embed_documents([content])[0]),
                                    embedding_model=embedder.model_id))
     settings = Settings(memory_table_name="x", memory_search_diversity=diversity)
-    return build_services(settings, store=store, embedder=embedder, synonyms=None)
+    return services_over_fakes(settings, store=store, embedder=embedder)
 
 
 def search(built, mode: str = "hybrid"):

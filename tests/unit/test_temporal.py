@@ -7,11 +7,11 @@ from datetime import UTC, date, datetime
 import pytest
 
 from agent_memory.api.search import SearchRequest, search_memories
-from agent_memory.bootstrap import build_services
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.temporal import AFTERWARDS, time_cue
 from agent_memory.services.search import SearchService
 from agent_memory.settings import Settings
+from tests.fakes.services import services_over_fakes
 from tests.fakes.store import InMemoryMemoryStore
 
 NOW = datetime(2026, 11, 23, 15, 0, tzinfo=UTC)
@@ -94,7 +94,7 @@ def camping_search(settings: Settings) -> SearchService:
     for month in (3, 7, 10):
         store.save(USER, NewMemory(memory_type=MemoryType.FACT, content=f"Went camping at the lake ({month})",
                                    created_at=datetime(2023, month, 12, tzinfo=UTC)))
-    return build_services(settings, store=store, embedder=None, synonyms=None).search
+    return services_over_fakes(settings, store=store, embedder=None).search
 
 
 def test_search_ranks_what_was_said_in_the_named_period_first_and_says_which_period():

@@ -9,12 +9,11 @@ import pytest
 from jsonschema.validators import Draft202012Validator
 
 from agent_memory.api.tools import ToolExecutor, ToolUseBlock, system_prompt, tool_definitions
-from agent_memory.bootstrap import build_services
 from agent_memory.domain.models import ScopeRef
 from agent_memory.domain.tools import CORE_TOOLS, EXTENDED_TOOLS, LANGUAGES
 from agent_memory.settings import Settings
 from tests.fakes.extractor import FakeExtractor
-from tests.fakes.store import InMemoryMemoryStore
+from tests.fakes.services import services_over_fakes
 
 USER = ScopeRef(tenant_id="t", user_id="tool-user")
 SNAKE_CASE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -68,8 +67,7 @@ def test_categories_come_from_the_deployment():
 
 @pytest.fixture
 def executor() -> ToolExecutor:
-    return build_services(Settings(), store=InMemoryMemoryStore(), extractor=FakeExtractor([]), embedder=None,
-                          synonyms=None).tools
+    return services_over_fakes(Settings(), extractor=FakeExtractor([]), embedder=None).tools
 
 
 def call(executor: ToolExecutor, name: str, arguments: dict) -> tuple[object, bool]:
@@ -111,7 +109,10 @@ def test_a_mistake_the_model_can_fix_is_an_error_result_saying_what_to_fix(execu
     assert message in str(content)
 
 
-def test_without_the_layers_the_extended_tools_say_they_are_unavailable(executor):
+def test_without_the_layers_the_extended_tools_say_they_are_unavailable():
+    built = services_over_fakes(Settings(), extractor=FakeExtractor([]), embedder=None)
+    executor = ToolExecutor(save=built.save, search=built.search, load=built.load, summarize=built.summarize)
+
     content, failed = call(executor, "get_hot_memory", {})
 
     assert failed and "not available" in str(content)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta, tzinfo
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import (
     BaseModel,
@@ -71,7 +71,7 @@ class ConversationLogService:
         if request.extract and queue is None:
             raise InvalidInput("extraction queue not configured (LOG_EXTRACTION_QUEUE_URL)", details=[
                 {"field": "extract", "message": "extraction queue not configured", "type": "unavailable"}])
-        store = self._store()
+        store = self._layers
         now = self._clock()
         messages = self._messages(conversation_id, request, now)
         weeks: set[date] = {week_start_of(m.created_at, self._tz) for m in messages}
@@ -128,7 +128,7 @@ class ConversationLogService:
         embedder = self._embedder()
         if embedder is None:
             return 0
-        store = self._store()
+        store = self._layers
         pending = [m for m in store.logged_messages(job.scope, job.messages)
                    if not (m.embedding and m.embedding_model == embedder.model_id)]
         if pending:
@@ -150,7 +150,7 @@ class ConversationLogService:
         start, end = request.time_range or (None, None)
         # The store's end is exclusive; at the last representable instant nothing lies beyond it anyway.
         after_end = end + _JUST_AFTER if end is not None and end < _LAST_INSTANT - _JUST_AFTER else None
-        found: list[LogMessage] = self._store().log_messages(scope, start=start, end=after_end, now=self._clock())
+        found: list[LogMessage] = self._layers.log_messages(scope, start=start, end=after_end, now=self._clock())
         intent = request.intent.lower() if request.intent else None
         messages = [m for m in found
                     if (request.conversation_id is None or m.conversation_id == request.conversation_id)
@@ -162,11 +162,6 @@ class ConversationLogService:
         return [LogHit(message_id=m.message_id, conversation_id=m.conversation_id, role=m.role, content=m.content,
                        intent=m.intent, created_at=m.created_at, similarity=min(1.0, score))
                 for m, score in ranked if score > 0]
-
-    def _store(self) -> Any:
-        if self._layers is None:
-            raise InvalidInput("the conversation log needs the DynamoDB store", details=[{"field": "scope"}])
-        return self._layers
 
 
 def new_message_id() -> str:
@@ -216,8 +211,6 @@ class LogExtractionWorker:
         self._lease = lease_seconds
 
     def process(self, job: ExtractionJob) -> ExtractionOutcome:
-        if self._layers is None:
-            raise InvalidInput("the extraction worker needs the DynamoDB store")
         scope = job.scope
         if not self._layers.claim_extraction(scope, job.message_id, self._lease):
             return ExtractionOutcome(message_id=job.message_id, status="skipped")

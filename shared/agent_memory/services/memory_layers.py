@@ -23,7 +23,6 @@ from agent_memory.domain.layers import (
 from agent_memory.domain.models import ScopeRef, is_cjk_text, utcnow
 from agent_memory.domain.requests import MAX_JSON_DEPTH, json_depth
 from agent_memory.domain.tokens import estimate_tokens
-from agent_memory.errors import InvalidInput
 from agent_memory.ports import Embedder, LayerStore
 from agent_memory.services.conversation_log import ConversationLogService
 
@@ -55,14 +54,14 @@ class MemoryLayersService:
         now = self._clock()
         entry = HotMemoryEntry(type=type_, key=key, value=value, priority=priority, source="api", created_at=now,
                                updated_at=now)
-        stored: HotMemoryEntry = self._store().put_hot(scope, entry)
+        stored: HotMemoryEntry = self._layers.put_hot(scope, entry)
         return stored
 
     def hot_memory(self, scope: ScopeRef) -> tuple[list[HotMemoryEntry], list[UnreadableHotEntry]]:
         """The scope's entries, those nested deeper than a value may be set apart (written before the limit)."""
         readable: list[HotMemoryEntry] = []
         unreadable: list[UnreadableHotEntry] = []
-        for entry in self._store().hot_memory(scope):
+        for entry in self._layers.hot_memory(scope):
             if json_depth(entry.value, stop_above=MAX_JSON_DEPTH) <= MAX_JSON_DEPTH:
                 readable.append(entry)
             else:
@@ -73,7 +72,7 @@ class MemoryLayersService:
         return readable, unreadable
 
     def delete_hot(self, scope: ScopeRef, type_: HotMemoryType, key: str) -> None:
-        self._store().delete_hot(scope, type_, key)
+        self._layers.delete_hot(scope, type_, key)
 
     def hot_memory_text(self, scope: ScopeRef, *, zh: bool) -> str:
         entries, _ = self.hot_memory(scope)
@@ -83,12 +82,12 @@ class MemoryLayersService:
     # ---- L3 ------------------------------------------------------------------------------------
 
     def reports(self, scope: ScopeRef) -> list[WeeklyReport]:
-        reports: list[WeeklyReport] = self._store().reports(scope)
+        reports: list[WeeklyReport] = self._layers.reports(scope)
         return reports
 
     def search_reports(self, scope: ScopeRef, query: str, limit: int) -> list[tuple[WeeklyReport, float]]:
         """The reports that match `query`, best first, each with its similarity."""
-        reports: list[WeeklyReport] = self._store().reports(scope)
+        reports: list[WeeklyReport] = self._layers.reports(scope)
         scored = rank_stored(query, [_report_text(r) for r in reports],
                              [(r.embedding, r.embedding_model) for r in reports], self._embedder)
         ranked = sorted(zip(reports, scored, strict=True), key=lambda p: (p[1], p[0].week_start), reverse=True)
@@ -148,11 +147,6 @@ class MemoryLayersService:
         return PromptContext(parts=kept, skipped=skipped, max_tokens=budget)
 
     # ---- internals ------------------------------------------------------------------------------
-
-    def _store(self) -> Any:
-        if self._layers is None:
-            raise InvalidInput("the memory layers need the DynamoDB store", details=[{"field": "scope"}])
-        return self._layers
 
     def _log_lines(self, scope: ScopeRef, query: str, limit: int) -> list[str]:
         found = self._log.search(scope, LogQuery(query=query))

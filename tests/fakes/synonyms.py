@@ -1,0 +1,27 @@
+"""The SynonymStore port in memory: each synonym stored both ways with its keyword, normalized as the DynamoDB
+store normalizes them."""
+
+from __future__ import annotations
+
+from agent_memory.domain.keywords import normalize_keyword
+
+
+class FakeSynonymStore:
+    def __init__(self) -> None:
+        self.pairs: dict[str, dict[tuple[str, str], float]] = {}  # tenant -> (keyword, synonym) -> similarity
+
+    def add(self, tenant_id: str, keyword: str, synonyms: list[str], similarity: float) -> int:
+        term = normalize_keyword(keyword)
+        pairs = {(term, normalize_keyword(s)) for s in synonyms} | {(normalize_keyword(s), term) for s in synonyms}
+        written = {(a, b) for a, b in pairs if a and b and a != b}
+        self.pairs.setdefault(tenant_id, {}).update(dict.fromkeys(written, similarity))
+        return len(written)
+
+    def synonyms_for(self, tenant_id: str, terms: list[str]) -> dict[str, list[tuple[str, float]]]:
+        stored = self.pairs.get(tenant_id, {})
+        found = {}
+        for term in terms:
+            entries = [(b, score) for (a, b), score in stored.items() if a == normalize_keyword(term)]
+            if entries:
+                found[term] = sorted(entries, key=lambda pair: -pair[1])
+        return found
