@@ -54,7 +54,7 @@ def _assets_dir() -> Path:
 
 
 @app.get("/openapi.json")
-def openapi() -> Response:
+def openapi() -> Response[str]:
     return Response(200, "application/json", openapi_json(_base_path() or "/"))
 
 
@@ -70,14 +70,14 @@ _DOCS_HEADERS = {
 
 
 @app.get("/docs")
-def docs() -> Response:
+def docs() -> Response[str]:
     base = _base_path()
     page = docs_page(f"{base}/openapi.json", f"{base}/docs/assets")
     return Response(200, "text/html; charset=utf-8", page, headers=_DOCS_HEADERS)
 
 
 @app.get("/docs/assets/<name>")
-def asset(name: str) -> Response:
+def asset(name: str) -> Response[str]:
     if name == "docs-init.js":
         return Response(200, "text/javascript; charset=utf-8", DOCS_INIT_JS, headers=_CACHED)
     if name not in _ASSETS:
@@ -86,13 +86,13 @@ def asset(name: str) -> Response:
 
 
 @app.get("/ui")
-def inspector() -> Response:
+def inspector() -> Response[str]:
     return _inspector_page()
 
 
 # `.*`: API Gateway's greedy `/ui/{proxy+}` also takes `/ui/` (an empty tail), the page's own address.
 @app.get("/ui/.*")
-def inspector_file() -> Response:
+def inspector_file() -> Response[str]:
     """A whitelisted asset, else index.html for a page route (deep links, and `/ui/` itself), else a 404."""
     name = app.current_event.path.removeprefix("/ui/")
     if name in UI_ASSETS:
@@ -102,7 +102,7 @@ def inspector_file() -> Response:
     raise NotFound(f"no inspector page or asset {name!r}")
 
 
-def _inspector_page() -> Response:
+def _inspector_page() -> Response[str]:
     """index.html with the stage's prefix filled in: the page's <base> and the API's root."""
     page = (UI_DIR / "index.html").read_text(encoding="utf-8").replace("{{base}}", html.escape(_base_path()))
     return Response(200, "text/html; charset=utf-8", page, headers=_UI_HEADERS)

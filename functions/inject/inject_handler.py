@@ -50,7 +50,7 @@ _ACTING_FOR = {"user_id": _check_user, "userId": _check_user, "project_id": _che
 
 
 @app.post("/v1/context/inject")
-def inject() -> Response:
+def inject() -> Response[str]:
     current_tenant(app)  # a token without a tenant is refused before the body is read
     # The body names the user (and project) it acts for: the token is checked against each as it is read, so
     # a token for another user is refused before megabytes of messages are parsed or validated.

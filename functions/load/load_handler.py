@@ -57,7 +57,7 @@ def get_services() -> Services:
 
 
 @app.post("/v1/users/<user_id>/context/load")
-def load_context(user_id: str) -> Response:
+def load_context(user_id: str) -> Response[str]:
     user = current_user(app, user_id)
     request = parse_body(app, LoadContextRequest)
     return json_response(200, LoadContextOutput.of(get_services().load.load_context(user, request.query,
@@ -65,28 +65,28 @@ def load_context(user_id: str) -> Response:
 
 
 @app.post("/v1/users/<user_id>/memories/search")
-def search_memories(user_id: str) -> Response:
+def search_memories(user_id: str) -> Response[str]:
     user = current_user(app, user_id)
     request = parse_body(app, SearchRequest)
     return json_response(200, SearchMemoriesOutput.of(get_services().search.search(user, request.to_query())))
 
 
 @app.post("/v1/users/<user_id>/memories/recall")
-def recall(user_id: str) -> Response:
+def recall(user_id: str) -> Response[str]:
     user = current_user(app, user_id)
     request = parse_body(app, RecallRequest)
     return json_response(200, RecallOutput.of(get_services().recall.recall(user, request.to_query())))
 
 
 @app.post("/v1/users/<user_id>/memories/resolve")
-def resolve_placeholders(user_id: str) -> Response:
+def resolve_placeholders(user_id: str) -> Response[str]:
     user = current_user(app, user_id)
     request = parse_body(app, ResolveRequest)
     return json_response(200, ResolvedText.of(get_services().load.resolve_placeholders(user, request.text)))
 
 
 @app.get("/v1/users/<user_id>/memories")
-def list_memories(user_id: str) -> Response:
+def list_memories(user_id: str) -> Response[str]:
     user = current_user(app, user_id)
     query = parse_query(app, ListMemoriesQuery)
     page = get_services().load.list_memories(
@@ -96,14 +96,14 @@ def list_memories(user_id: str) -> Response:
 
 
 @app.get("/v1/users/<user_id>/memories/<memory_key>")
-def get_memory(user_id: str, memory_key: str) -> Response:
+def get_memory(user_id: str, memory_key: str) -> Response[str]:
     user = current_user(app, user_id)
     no_query(app)
     return json_response(200, memory_detail(get_services().search, user, memory_key_param(memory_key)))
 
 
 @app.get("/v1/synonyms")
-def get_synonyms() -> Response:
+def get_synonyms() -> Response[str]:
     tenant = current_tenant(app)
     keyword = parse_query(app, SynonymQuery).keyword
     found = get_services().search.synonyms_for(tenant, (keyword,)).get(keyword, ())
@@ -112,7 +112,7 @@ def get_synonyms() -> Response:
 
 
 @app.get("/v1/tools")
-def tools() -> Response:
+def tools() -> Response[str]:
     current_tenant(app)
     query = parse_query(app, ToolsQuery)
     settings = get_services().settings
@@ -123,21 +123,21 @@ def tools() -> Response:
 
 
 @app.get("/v1/<scope_type>/<scope_id>/hot-memory")
-def get_hot_memory(scope_type: str, scope_id: str) -> Response:
+def get_hot_memory(scope_type: str, scope_id: str) -> Response[str]:
     scope = current_scope(app, scope_type, scope_id)
     no_query(app)
     return json_response(200, HotMemoryView.of(scope, get_services().memory_layers.hot_memory(scope)))
 
 
 @app.get("/v1/<scope_type>/<scope_id>/reports")
-def list_reports(scope_type: str, scope_id: str) -> Response:
+def list_reports(scope_type: str, scope_id: str) -> Response[str]:
     scope = current_scope(app, scope_type, scope_id)
     no_query(app)
     return json_response(200, ReportList.of(scope, get_services().memory_layers.reports(scope)))
 
 
 @app.post("/v1/<scope_type>/<scope_id>/reports/search")
-def search_reports(scope_type: str, scope_id: str) -> Response:
+def search_reports(scope_type: str, scope_id: str) -> Response[str]:
     scope = current_scope(app, scope_type, scope_id)
     request = parse_body(app, ReportSearchRequest)
     found = get_services().memory_layers.search_reports(scope, request.query, request.limit)
@@ -145,7 +145,7 @@ def search_reports(scope_type: str, scope_id: str) -> Response:
 
 
 @app.post("/v1/<scope_type>/<scope_id>/context/intent")
-def intent_context(scope_type: str, scope_id: str) -> Response:
+def intent_context(scope_type: str, scope_id: str) -> Response[str]:
     scope = current_scope(app, scope_type, scope_id)
     request = parse_body(app, IntentContextRequest)
     context = get_services().memory_layers.context_for_prompt(scope, request.intent, request.max_tokens)
@@ -153,7 +153,7 @@ def intent_context(scope_type: str, scope_id: str) -> Response:
 
 
 @app.post("/v1/<scope_type>/<scope_id>/conversations/search")
-def search_conversations(scope_type: str, scope_id: str) -> Response:
+def search_conversations(scope_type: str, scope_id: str) -> Response[str]:
     scope = current_scope(app, scope_type, scope_id)
     request = parse_body(app, LogSearchRequest)
     return json_response(200, search_log(get_services().conversation_log, scope, request))

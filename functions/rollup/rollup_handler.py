@@ -8,6 +8,7 @@ queue, and the rollup worker takes it from there. A failure raises, so the sched
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.bootstrap import get_services
 from agent_memory.domain.models import utcnow
@@ -18,7 +19,7 @@ from agent_memory.services.rollup import ScheduleRequest
 @logger.inject_lambda_context(clear_state=True)
 @tracer.capture_lambda_handler
 @metrics.log_metrics
-def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     request = ScheduleRequest.model_validate(event)
     plan = get_services().rollup.plan(request.time or utcnow(), week=request.week)
     logger.info("rollup planned", extra={"week_start": plan.week_start.isoformat(), "timezone": plan.timezone,

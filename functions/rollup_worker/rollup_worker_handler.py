@@ -10,7 +10,9 @@ from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.bootstrap import get_services
 from agent_memory.observability import logger, metrics, tracer
@@ -21,7 +23,7 @@ processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failu
 @logger.inject_lambda_context(clear_state=True)
 @tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
-def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+def handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
     batch = get_services().rollup.batch(remaining_seconds=lambda: context.get_remaining_time_in_millis() / 1000)
 
     def run(record: SQSRecord) -> None:

@@ -10,7 +10,7 @@ app = new_resolver()
 
 
 @app.post("/v1/users/<user_id>/profile/summarize")
-def summarize(user_id: str) -> Response:
+def summarize(user_id: str) -> Response[str]:
     user = current_user(app, user_id)
     parse_optional_body(app, SummarizeRequest)  # {"action": "summarize"}, or nothing
     return json_response(200, SummarizeOutput.of(get_services().summarize.summarize(user)))

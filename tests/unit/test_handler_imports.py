@@ -1,15 +1,18 @@
 """What importing the load and inject handlers leaves for later: the X-Ray SDK (built on the first
 invocation), numpy and the services (imported by the first request or the SnapStart hook). How long the
-import takes is make bench-scale's to measure; this only keeps the heavy modules out of it."""
+import takes is make bench-scale's to measure; this only keeps the heavy modules out of it. And every handler
+module is under mypy's strict flags, checked with the layer."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+import tomllib
 
 import pytest
 
 from benchmarks.scale import IMPORTS, lambda_environment
+from local.template import ROOT, functions
 
 DEFERRED = ("aws_xray_sdk.core", "numpy", "agent_memory.bootstrap", "agent_memory.services.search",
             "agent_memory.services.memory_layers", "botocore.client", "httpx")
@@ -31,3 +34,11 @@ def test_importing_the_handler_in_lambdas_environment_leaves_the_heavy_modules_u
 
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ""
+
+
+def test_every_handler_module_is_type_checked_strictly_with_the_layer():
+    mypy = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+    [strict] = [override for override in mypy.get("overrides", []) if override.get("disallow_any_generics")]
+
+    assert "functions" in mypy["files"]
+    assert sorted(strict["module"]) == sorted(function.module for function in functions().values())

@@ -58,12 +58,12 @@ RETRY_AFTER_SECONDS: dict[type[AgentMemoryError], str] = {
 
 
 def error_response(status: int, code: str, message: str, details: Any = None, headers: dict[str, str] | None = None
-                   ) -> Response:
+                   ) -> Response[str]:
     body = {"error": {"code": code, "message": message, "details": details}}
     return Response(status, "application/json", json.dumps(body, ensure_ascii=False), headers=headers)
 
 
-def json_response(status: int, payload: BaseModel | dict[str, Any]) -> Response:
+def json_response(status: int, payload: BaseModel | dict[str, Any]) -> Response[str]:
     if isinstance(payload, BaseModel):
         body = payload.model_dump_json(exclude_none=False)
     else:
