@@ -521,7 +521,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     offline_aws_credentials()
 
     from agent_memory.adapters.embeddings import build_embedder
-    from agent_memory.bootstrap import build_services
+    from agent_memory.bootstrap.services import build_services
     from agent_memory.services.save import SaveService
     from agent_memory.settings import Settings
     from benchmarks.inject_evidence import run_evidence

@@ -636,7 +636,7 @@ def build_tiers(stack: ExitStack, dynamodb: Any, settings: Any, embedder: Any, h
 
     from agent_memory.adapters.opensearch.admin import ensure_index
     from agent_memory.adapters.opensearch.index import OpenSearchIndex
-    from agent_memory.bootstrap import build_services
+    from agent_memory.bootstrap.services import build_services
     from local.opensearch_node import OpenSearchNode
 
     started = time.perf_counter()

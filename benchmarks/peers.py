@@ -153,7 +153,7 @@ def run_mem0(dataset: BenchDataset, peer_python: Path, timeout_s: float) -> dict
 
 def run_ours(dataset: BenchDataset, backend: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """run_dataset in our mode on a fresh table; also the settings that shape the ranking."""
-    from agent_memory.bootstrap import build_services
+    from agent_memory.bootstrap.services import build_services
     from agent_memory.settings import Settings
     from local.template import create_tables
 

@@ -342,7 +342,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     datasets = [load(name, root, limit_conversations=args.limit_conversations) for name in names]
 
 
-    from agent_memory.bootstrap import build_services
+    from agent_memory.bootstrap.services import build_services
     from agent_memory.settings import Settings
     from local.template import create_tables
 

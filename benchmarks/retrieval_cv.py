@@ -401,7 +401,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     from agent_memory.adapters.embeddings import build_embedder
     from agent_memory.adapters.embeddings.query_cache import QueryCachingEmbedder
-    from agent_memory.bootstrap import build_services
+    from agent_memory.bootstrap.services import build_services
     from agent_memory.domain.models import ScopeRef
     from agent_memory.settings import Settings
     from local.template import create_tables

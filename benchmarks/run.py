@@ -43,7 +43,7 @@ def main() -> None:
 
 
     from agent_memory.api.search import SearchRequest, search_memories
-    from agent_memory.bootstrap import build_services
+    from agent_memory.bootstrap.services import build_services
     from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
     from agent_memory.ports import ConversationTurn
     from agent_memory.settings import Settings

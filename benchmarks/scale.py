@@ -170,7 +170,7 @@ def run_size(size: int, *, args: argparse.Namespace, client: Any, settings: Any,
     from agent_memory.adapters.dynamodb.index_snapshots import CHUNK_BYTES, DynamoIndexSnapshotStore
     from agent_memory.api.inject import InjectionRequest, inject_context
     from agent_memory.api.search import SearchRequest, search_memories
-    from agent_memory.bootstrap import build_services
+    from agent_memory.bootstrap.services import build_services
     from agent_memory.domain.models import ScopeRef
     from benchmarks.inject import _quiet_metrics, caller_state, history, unique_texts
 
@@ -356,7 +356,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     offline_aws_credentials()
 
     from agent_memory.adapters.embeddings import build_embedder
-    from agent_memory.bootstrap import build_services
+    from agent_memory.bootstrap.services import build_services
     from agent_memory.settings import Settings
     from benchmarks.inject import unique_texts
     from benchmarks.retrieval import machine_info

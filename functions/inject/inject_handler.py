@@ -24,7 +24,7 @@ from agent_memory.api.inject import InjectionRequest, inject_context
 from agent_memory.api.schemas import MAX_INJECT_BODY_BYTES
 
 if TYPE_CHECKING:
-    from agent_memory.bootstrap import Services
+    from agent_memory.bootstrap.services import Services
 
 app = new_resolver()
 

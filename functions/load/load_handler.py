@@ -45,7 +45,7 @@ from agent_memory.api.synonyms import SynonymEntry, SynonymList, SynonymQuery
 from agent_memory.api.tools import ToolCatalogue, ToolsQuery, system_prompt, tool_definitions
 
 if TYPE_CHECKING:
-    from agent_memory.bootstrap import Services
+    from agent_memory.bootstrap.services import Services
 
 app = new_resolver()
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_memory.bootstrap import Services, build_services, read_fields
+from agent_memory.bootstrap.services import Services, build_services, read_fields
 from agent_memory.domain.models import ExtractedMemory, MemoryType, ScopeRef
 from agent_memory.extraction import OfflineExtractor
 from agent_memory.services.load import LoadService

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from agent_memory.bootstrap import build_services
+from agent_memory.bootstrap.services import build_services
 from agent_memory.errors import LlmUnavailable
 from agent_memory.ports import ConversationTurn
 from agent_memory.settings import get_settings

@@ -15,7 +15,7 @@ from agent_memory.adapters.dynamodb.index_snapshots import CHUNK_BYTES, DynamoIn
 from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
 from agent_memory.adapters.in_process_index import InProcessIndex
 from agent_memory.api.search import SearchRequest, search_memories
-from agent_memory.bootstrap import build_services
+from agent_memory.bootstrap.services import build_services
 from agent_memory.domain.keys import partition_key, snapshot_partition_key
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.ports import IndexSnapshotStore

@@ -17,7 +17,7 @@ from agent_memory.adapters.dynamodb.layers import DynamoLayerStore
 from agent_memory.adapters.dynamodb.memory_files import DynamoMemoryFileStore, file_key
 from agent_memory.adapters.opensearch.sync import SyncAction, classify
 from agent_memory.api.search import SearchRequest, search_memories
-from agent_memory.bootstrap import build_services
+from agent_memory.bootstrap.services import build_services
 from agent_memory.domain.keys import partition_key
 from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType
 from agent_memory.domain.memory_files import MAX_RENAME_ENTRIES, MemoryDirectory, MemoryEntry, MemoryFile

@@ -10,12 +10,14 @@ from typing import Any
 import boto3
 import pytest
 
-from agent_memory.bootstrap import build_services, get_services
+from agent_memory.bootstrap import get_services
+from agent_memory.bootstrap.services import build_services
 from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogMessage, previous_week, scope_ref
 from agent_memory.domain.models import is_cjk_text, utcnow
 from agent_memory.domain.reports import ExtractiveReportWriter, WeekLog
 from agent_memory.errors import InvalidInput, LlmUnavailable
-from agent_memory.services.rollup import ScopeTask, ShardTask
+from agent_memory.services.rollup import ScopeTask
+from agent_memory.services.rollup_schedule import ShardTask
 from agent_memory.settings import get_settings
 from tests.integration.conftest import reset_containers
 
@@ -112,11 +114,11 @@ def reports(api: Any, base: str, tenant: str = "acme") -> list[dict[str, Any]]:
 
 
 def use_services(api: Any, monkeypatch: pytest.MonkeyPatch, lambda_env: Any, **overrides: Any) -> Any:
-    """The worker (and the schedule) built with the given fakes, as test_api does for the save function."""
+    """The worker built with the given fakes, as test_api does for the save function (the schedule builds only
+    its queue)."""
     services = build_services(get_settings(), dynamodb_client=lambda_env, **overrides)
     monkeypatch.setattr("agent_memory.bootstrap.get_services", lambda: services)
-    for function in ("RollupFunction", "RollupWorkerFunction"):
-        monkeypatch.setitem(api.functions.container(function).__dict__, "get_services", lambda: services)
+    monkeypatch.setitem(api.functions.container("RollupWorkerFunction").__dict__, "get_services", lambda: services)
     return services
 
 

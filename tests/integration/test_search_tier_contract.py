@@ -19,7 +19,7 @@ import pytest
 from agent_memory.adapters.opensearch.admin import ensure_index
 from agent_memory.adapters.opensearch.index import OpenSearchIndex
 from agent_memory.api.search import SearchRequest, search_memories
-from agent_memory.bootstrap import build_services
+from agent_memory.bootstrap.services import build_services
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.settings import Settings
 from tests.conftest import TABLE

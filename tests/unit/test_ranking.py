@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_memory.bootstrap import ranking_weights
+from agent_memory.bootstrap.services import ranking_weights
 from agent_memory.domain.keys import new_memory_key
 from agent_memory.domain.models import Keyword, Memory, MemoryType
 from agent_memory.domain.ranking import (

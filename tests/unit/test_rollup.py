@@ -12,7 +12,8 @@ from agent_memory.domain.layers import LogMessage, week_bounds
 from agent_memory.domain.models import is_cjk_text
 from agent_memory.domain.reports import REPORT_MAX_CHARS, ExtractiveReportWriter, WeekLog, rollup_week, week_metrics
 from agent_memory.errors import QueueUnavailable
-from agent_memory.services.rollup import ScheduleRequest, ScopeTask, ShardTask, parse_task
+from agent_memory.services.rollup import ScopeTask, parse_task
+from agent_memory.services.rollup_schedule import ScheduleRequest, ShardTask
 from tests.fakes.sqs import FakeSqs
 
 WEEK = date(2026, 11, 16)  # a Monday

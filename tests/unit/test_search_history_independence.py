@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 
 from agent_memory.adapters.in_process_index import InProcessIndex
 from agent_memory.api.search import SearchRequest, search_memories
-from agent_memory.bootstrap import ranking_weights
+from agent_memory.bootstrap.services import ranking_weights
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.services.search import SearchService
 from agent_memory.settings import Settings

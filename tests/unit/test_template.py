@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from local.template import functions, load_template, resources, routes
 
@@ -39,17 +40,19 @@ def test_functions_run_python312_on_one_shared_layer():
 
 
 def test_functions_that_build_the_services_get_the_opensearch_layer_only_with_the_opensearch_tier():
-    # With OpenSearchEndpoint set, building the services opens the index client (opensearch-py); the docs never do.
+    # With OpenSearchEndpoint set, building the services (or the indexer) opens the index client (opensearch-py);
+    # the docs never do, nor does the weekly schedule, which builds only its queue (get_rollup_scheduler).
     builders = {logical_id for logical_id, function in functions().items()
-                if "agent_memory.bootstrap import" in function.handler_file.read_text(encoding="utf-8")}
-    assert builders == set(functions()) - {"DocsFunction"}
+                if re.search(r"\bget_(services|indexer)\b", function.handler_file.read_text(encoding="utf-8"))}
+    assert builders == set(functions()) - {"DocsFunction", "RollupFunction"}
     assert resources()["OpenSearchLayer"]["Condition"] == "UseOpenSearch"
     on_condition = {"Fn::If": ["UseOpenSearch", {"Ref": "OpenSearchLayer"}, {"Ref": "AWS::NoValue"}]}
     for logical_id in builders:
         layers = resources()[logical_id]["Properties"]["Layers"]
         conditional = resources()[logical_id].get("Condition") == "UseOpenSearch"
         assert layers == ([{"Ref": "OpenSearchLayer"}] if conditional else [on_condition]), logical_id
-    assert "Layers" not in resources()["DocsFunction"]["Properties"]
+    for logical_id in set(functions()) - builders:
+        assert "Layers" not in resources()[logical_id]["Properties"], logical_id
 
 
 def _writes_under(logical_id: str, prefix: str) -> set[str]:

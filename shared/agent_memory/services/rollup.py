@@ -1,6 +1,7 @@
 """The weekly rollup (weekly report, hot-memory refresh and expired-log cleanup), as a fan-out.
 
     schedule, Monday 01:00 ─ plan ──────────▶ one shard task per active-scope shard ──▶ RollupQueue
+                                               (services/rollup_schedule.py)
     worker: shard task ─── expand_shard ────▶ one scope task per scope that logged that week
                                                (paged; near its deadline it re-enqueues itself with the cursor)
     worker: scope task ─── rollup_scope ────▶ the week's report (conditional put: once per scope and week),
@@ -16,11 +17,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import date, datetime, timedelta
-from typing import Annotated, Any, Literal
+from datetime import date, datetime
+from typing import Annotated, Literal
 from zoneinfo import ZoneInfo
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, Field, TypeAdapter
 
 from agent_memory.domain.keys import PROJECT_PREFIX, Id, ScopeId
 from agent_memory.domain.layers import (
@@ -32,11 +33,11 @@ from agent_memory.domain.layers import (
     week_bounds,
 )
 from agent_memory.domain.models import ScopeRef, utcnow
-from agent_memory.domain.reports import ReportDraft, WeekLog, rollup_week, week_metrics
+from agent_memory.domain.reports import ReportDraft, WeekLog, week_metrics
 from agent_memory.domain.vectors import encode_vector
-from agent_memory.errors import InvalidInput
 from agent_memory.observability import logger
 from agent_memory.ports import Embedder, HotMemoryRefresher, LayerStore, TaskQueue, WeeklyReportWriter
+from agent_memory.services.rollup_schedule import ShardTask
 
 STAGE_WRITTEN = "written"
 STAGE_COMPLETE = "complete"
@@ -44,15 +45,6 @@ NO_LLM = "no LLM provider is configured (LLM_PROVIDER); hot memory is refreshed 
 
 
 # ---- tasks on the queue -------------------------------------------------------------------------
-
-class ShardTask(BaseModel):
-    """Fan out one shard of the week's active scopes; `cursor` continues an earlier page."""
-
-    kind: Literal["shard"] = "shard"
-    week: date
-    shard: int = Field(ge=0)
-    cursor: dict[str, Any] | None = None
-
 
 class ScopeTask(BaseModel):
     """Roll up one scope's week."""
@@ -76,23 +68,6 @@ def parse_task(body: str) -> ShardTask | ScopeTask:
 
 
 # ---- requests and results -----------------------------------------------------------------------
-
-class ScheduleRequest(BaseModel):
-    """The schedule's event. EventBridge Scheduler sends the template's input, with `time` set to the
-    scheduled time; `week` (a Monday) asks for that week instead of the default, the week before `time`."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    time: AwareDatetime | None = None
-    week: date | None = None
-
-
-class RollupPlan(BaseModel):
-    week_start: date
-    week_end: date
-    timezone: str
-    shard_tasks: int
-
 
 class ShardResult(BaseModel):
     week_start: date
@@ -152,19 +127,6 @@ class RollupService:
         self._scope_margin = scope_margin_seconds
         self._clock = clock
         self._monotonic = monotonic
-
-    # ---- the schedule --------------------------------------------------------------------------
-
-    def plan(self, now: datetime, week: date | None = None) -> RollupPlan:
-        """One shard task per shard for the week (default: the previous week in the rollup's timezone)."""
-        try:
-            week_start = rollup_week(now, self._timezone, week)
-        except ValueError as error:
-            raise InvalidInput(str(error), details=[{"field": "week"}]) from error
-        tasks = [ShardTask(week=week_start, shard=shard) for shard in range(self._layers.shards)]
-        self._queue().send([task.model_dump_json() for task in tasks])
-        return RollupPlan(week_start=week_start, week_end=week_start + timedelta(days=6), timezone=self._timezone,
-                          shard_tasks=len(tasks))
 
     # ---- the worker ----------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""The composition root: builds the services with their adapters, once per container."""
+"""The API's and the workers' graph: every service with its adapters (build_services)."""
 
 from __future__ import annotations
 
@@ -6,18 +6,18 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import Enum
-from functools import cache, lru_cache
+from functools import cache
 from threading import Lock
 from typing import TYPE_CHECKING, Literal
 
 from agent_memory.adapters.pinned_versions import VersionPinningStore, pinned_versions
 from agent_memory.api.tools import ToolExecutor
+from agent_memory.bootstrap.scheduler import rollup_queue
 from agent_memory.domain.conversation import Message
 from agent_memory.domain.models import ExtractedMemory, Memory, ScopeRef
 from agent_memory.domain.profile import Profile
 from agent_memory.domain.ranking import RankingWeights
 from agent_memory.domain.relevance import RelevanceCalibration
-from agent_memory.errors import InvalidInput
 from agent_memory.ports import (
     ContextCache,
     ConversationTurn,
@@ -32,7 +32,6 @@ from agent_memory.ports import (
     Retriever,
     SearchIndex,
     SynonymStore,
-    TaskQueue,
     TokenCounter,
     WeeklyReportWriter,
 )
@@ -45,10 +44,9 @@ from agent_memory.services.recall import RecallService
 from agent_memory.services.save import SaveService
 from agent_memory.services.search import SearchService
 from agent_memory.services.summarize import SummarizeService
-from agent_memory.settings import Settings, get_settings
+from agent_memory.settings import Settings
 
 if TYPE_CHECKING:
-    from agent_memory.adapters.opensearch.sync import Indexer
     from agent_memory.services.blocks.base import BlockSource
     from agent_memory.services.rollup import RollupService
 
@@ -279,16 +277,6 @@ def _rollup_service(settings: Settings, layers: LayerStore, embedder: EmbedderPr
     from agent_memory.services.rollup import RollupService
 
     @cache
-    def queue() -> TaskQueue:
-        if not settings.rollup_queue_url:
-            raise InvalidInput("the rollup needs its work queue", details=[{"field": "ROLLUP_QUEUE_URL"}])
-        import boto3
-
-        from agent_memory.adapters.task_queue import SqsTaskQueue
-
-        return SqsTaskQueue(queue_url=settings.rollup_queue_url, client=boto3.client("sqs"))
-
-    @cache
     def report_writer() -> WeeklyReportWriter:
         if writer is not None:
             return writer
@@ -304,8 +292,8 @@ def _rollup_service(settings: Settings, layers: LayerStore, embedder: EmbedderPr
 
         return build_hot_memory_refresher(settings)
 
-    return RollupService(layers=layers, queue=queue, writer=report_writer, refresher=hot_memory_refresher,
-                         embedder=embedder, timezone=settings.rollup_timezone,
+    return RollupService(layers=layers, queue=rollup_queue(settings), writer=report_writer,
+                         refresher=hot_memory_refresher, embedder=embedder, timezone=settings.rollup_timezone,
                          refresh_messages=settings.hot_memory_refresh_messages,
                          page_size=settings.rollup_page_size)
 
@@ -425,19 +413,3 @@ def _index_snapshots(settings: Settings, dynamodb_client: object | None) -> Inde
     return DynamoIndexSnapshotStore(table_name=settings.memory_table_name, client=dynamodb_client,
                                     min_interval_seconds=settings.search_snapshot_min_interval_seconds)
 
-
-@lru_cache(maxsize=1)
-def get_services() -> Services:
-    """The container's services, built on first use (never at import)."""
-    return build_services(get_settings())
-
-
-@lru_cache(maxsize=1)
-def get_indexer() -> Indexer:
-    """The stream indexer's adapters (the OpenSearch index and the embedder), built on first use."""
-    from agent_memory.adapters.embeddings import build_embedder
-    from agent_memory.adapters.opensearch.index import make_index
-    from agent_memory.adapters.opensearch.sync import Indexer
-
-    settings = get_settings()
-    return Indexer(index=make_index(settings), embedder=build_embedder(settings))
