@@ -113,7 +113,7 @@ class LocalQueues:
 
     @staticmethod
     def _backend() -> Any:
-        from moto.core import DEFAULT_ACCOUNT_ID
+        from moto.core.models import DEFAULT_ACCOUNT_ID  # where moto defines it (moto.core imports it implicitly)
         from moto.sqs.models import sqs_backends
 
         return sqs_backends[DEFAULT_ACCOUNT_ID][REGION]

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -41,7 +41,8 @@ _CfnLoader.add_multi_constructor("!", _construct_tag)
 
 @lru_cache(maxsize=4)
 def load_template(path: Path = TEMPLATE_PATH) -> dict[str, Any]:
-    return yaml.load(path.read_text(encoding="utf-8"), Loader=_CfnLoader)
+    # A template is a mapping at the top: yaml.load says only "a document".
+    return cast(dict[str, Any], yaml.load(path.read_text(encoding="utf-8"), Loader=_CfnLoader))
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,8 @@ class FunctionDef:
 
 
 def resources(template: dict[str, Any] | None = None) -> dict[str, Any]:
-    return (template or load_template())["Resources"]
+    found: dict[str, Any] = (template or load_template())["Resources"]  # a template's Resources is a mapping
+    return found
 
 
 def functions(template: dict[str, Any] | None = None) -> dict[str, FunctionDef]:

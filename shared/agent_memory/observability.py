@@ -8,10 +8,10 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, overload
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
-from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.metrics import MetricUnit as MetricUnit  # re-exported: the services' metrics use it
 
 SERVICE = "agent-memory"
 
@@ -50,6 +50,17 @@ class LazyTracer:
                     self._tracer = self._build()
                 tracer = self._tracer
         return tracer
+
+    # Typed as it is used, a decorator with or without arguments: what it wraps keeps its signature (the
+    # wrapper passes event, context and keyword arguments through and returns what the handler returns).
+    @overload
+    def capture_lambda_handler[H: Callable[..., Any]](self, lambda_handler: H, capture_response: bool | None = None,
+                                                      capture_error: bool | None = None) -> H: ...
+
+    @overload
+    def capture_lambda_handler[H: Callable[..., Any]](self, lambda_handler: None = None,
+                                                      capture_response: bool | None = None,
+                                                      capture_error: bool | None = None) -> Callable[[H], H]: ...
 
     def capture_lambda_handler(self, lambda_handler: Callable[..., Any] | None = None,
                                capture_response: bool | None = None,

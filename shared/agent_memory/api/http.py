@@ -105,11 +105,23 @@ class _Resolver(APIGatewayHttpResolver):
         return super().resolve(event, context)
 
 
+def _exception_handler[E: Exception](app: APIGatewayHttpResolver, kind: type[E]
+                                      ) -> Callable[[Callable[[E], Response[str]]], Callable[[E], Response[str]]]:
+    """`app.exception_handler(kind)` with its types: powertools leaves that decorator unannotated. It registers
+    the handler for `kind` and returns it unchanged."""
+
+    def register(handle: Callable[[E], Response[str]]) -> Callable[[E], Response[str]]:
+        app.exception_handler(kind)(handle)
+        return handle
+
+    return register
+
+
 def new_resolver() -> APIGatewayHttpResolver:
     app = _Resolver()
 
-    @app.exception_handler(AgentMemoryError)
-    def _domain_error(error: AgentMemoryError) -> Response:
+    @_exception_handler(app, AgentMemoryError)
+    def _domain_error(error: AgentMemoryError) -> Response[str]:
         # An interrupted batch answers with its cause's status (and Retry-After), and says what was written.
         kind = type(error.cause) if isinstance(error, BatchInterrupted) else type(error)
         status = STATUS_BY_ERROR.get(kind, 500)
@@ -117,8 +129,8 @@ def new_resolver() -> APIGatewayHttpResolver:
         headers = {"Retry-After": retry} if retry else None
         return error_response(status, error.code, error.message, error.details, headers)
 
-    @app.exception_handler(Exception)
-    def _unexpected(error: Exception) -> Response:
+    @_exception_handler(app, Exception)
+    def _unexpected(error: Exception) -> Response[str]:
         request_id = getattr(app.lambda_context, "aws_request_id", None)
         logger.error("unhandled error", extra=error_fields(error))
         return error_response(
@@ -127,7 +139,7 @@ def new_resolver() -> APIGatewayHttpResolver:
         )
 
     @app.not_found
-    def _not_found(_: Exception) -> Response:
+    def _not_found(_: Exception) -> Response[str]:
         event = app.current_event
         return error_response(404, "route_not_found", f"no route for {event.http_method} {event.path}")
 

@@ -91,8 +91,8 @@ INPUTS: dict[str, type[BaseModel]] = {
 
 
 def _input_schema(name: str, lang: Lang, categories: Sequence[str]) -> dict[str, Any]:
-    schema = INPUTS[name].model_json_schema(by_alias=False)
-    schema = _resolved(schema, schema.pop("$defs", {}))
+    generated = INPUTS[name].model_json_schema(by_alias=False)
+    schema: dict[str, Any] = _resolved(generated, generated.pop("$defs", {}))  # a resolved dict is a dict
     schema.pop("title", None)
     schema.pop("description", None)
     schema["additionalProperties"] = False

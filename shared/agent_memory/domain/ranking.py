@@ -147,7 +147,9 @@ class QueryKeywords:
 def time_decay(created_at: datetime, now: datetime, half_life_days: float) -> float:
     """Exponential decay with the given half-life, never below 50%."""
     age_days = max(0.0, (now - created_at).total_seconds() / 86400)
-    return 0.5 + 0.5 * 0.5 ** (age_days / half_life_days)
+    # typeshed types float ** float as Any (a negative base makes a complex number); 0.5 makes a float.
+    decay: float = 0.5 ** (age_days / half_life_days)
+    return 0.5 + 0.5 * decay
 
 
 def keyword_match(memory: Memory, query: QueryKeywords, weights: RankingWeights) -> tuple[float, list[str]]:

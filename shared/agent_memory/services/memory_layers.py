@@ -8,8 +8,8 @@ from typing import Any
 
 from agent_memory.domain.context import neutralize, one_line
 from agent_memory.domain.hybrid import rank_stored
+from agent_memory.domain.keys import PROJECT_PREFIX
 from agent_memory.domain.layers import (
-    PROJECT_PREFIX,
     ContextPart,
     HotMemoryEntry,
     HotMemoryType,

@@ -4,7 +4,7 @@ scope's version counter, the code a `ClientError` carries, and how SDK errors be
 from __future__ import annotations
 
 import json
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError, HTTPClientError
@@ -28,7 +28,8 @@ _deserializer = TypeDeserializer()
 
 
 def to_value(value: Any) -> dict[str, Any]:
-    return _serializer.serialize(value)
+    # boto3 ships no types: serialize returns an attribute value, a dict such as {"S": "..."}.
+    return cast(dict[str, Any], _serializer.serialize(value))
 
 
 def to_item(values: dict[str, Any]) -> dict[str, Any]:

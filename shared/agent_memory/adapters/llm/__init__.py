@@ -5,7 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agent_memory.ports import MemoryExtractor
+    from collections.abc import Callable
+
+    from agent_memory.domain.conversation import Message
+    from agent_memory.domain.profile import Profile
+    from agent_memory.ports import HotMemoryRefresher, MemoryExtractor, TokenCounter, WeeklyReportWriter
     from agent_memory.settings import Settings
 
 
@@ -26,7 +30,8 @@ def build_extractor(settings: Settings, *, http_client: Any = None, secrets_clie
     )
 
 
-def build_narrator(settings: Settings, *, http_client: Any = None, secrets_client: Any = None) -> Any:
+def build_narrator(settings: Settings, *, http_client: Any = None, secrets_client: Any = None
+                   ) -> Callable[[Profile], str]:
     """The summarize narrative writer: Claude when a provider is configured, else the offline template."""
     if settings.effective_llm_provider == "offline":
         from agent_memory.domain.profile import template_narrative
@@ -38,7 +43,8 @@ def build_narrator(settings: Settings, *, http_client: Any = None, secrets_clien
     return ClaudeNarrator(client=client, model=settings.effective_llm_model)
 
 
-def build_conversation_summarizer(settings: Settings, *, http_client: Any = None, secrets_client: Any = None) -> Any:
+def build_conversation_summarizer(settings: Settings, *, http_client: Any = None, secrets_client: Any = None
+                                  ) -> Callable[[list[Message]], str]:
     """Compaction's early-turn summary: Claude when a provider is configured, else extractive (offline)."""
     from agent_memory.domain.summary import extractive_summary
 
@@ -50,7 +56,8 @@ def build_conversation_summarizer(settings: Settings, *, http_client: Any = None
     return ClaudeConversationSummarizer(client=client, model=settings.effective_llm_model, fallback=extractive_summary)
 
 
-def build_token_counter(settings: Settings, *, http_client: Any = None, secrets_client: Any = None) -> Any:
+def build_token_counter(settings: Settings, *, http_client: Any = None, secrets_client: Any = None
+                        ) -> TokenCounter | None:
     """Anthropic's count_tokens when the anthropic provider is configured (or asked for); else None."""
     mode = settings.context_token_counter
     if mode == "estimate" or (mode == "auto" and settings.effective_llm_provider != "anthropic"):
@@ -61,7 +68,8 @@ def build_token_counter(settings: Settings, *, http_client: Any = None, secrets_
     return AnthropicTokenCounter(client=client, model=settings.effective_llm_model)
 
 
-def build_report_writer(settings: Settings, *, http_client: Any = None, secrets_client: Any = None) -> Any:
+def build_report_writer(settings: Settings, *, http_client: Any = None, secrets_client: Any = None
+                        ) -> WeeklyReportWriter:
     """The weekly report's writer: Claude when a provider is configured, else extractive (offline)."""
     if settings.effective_llm_provider == "offline":
         from agent_memory.domain.reports import ExtractiveReportWriter
@@ -75,7 +83,8 @@ def build_report_writer(settings: Settings, *, http_client: Any = None, secrets_
                                     max_tokens=max(settings.llm_max_tokens, 2000), temperature=settings.llm_temperature)
 
 
-def build_hot_memory_refresher(settings: Settings, *, http_client: Any = None, secrets_client: Any = None) -> Any:
+def build_hot_memory_refresher(settings: Settings, *, http_client: Any = None, secrets_client: Any = None
+                               ) -> HotMemoryRefresher | None:
     """The hot-memory refresh needs an LLM: None offline (the refresh is then skipped)."""
     if settings.effective_llm_provider == "offline":
         return None

@@ -8,6 +8,7 @@ from agent_memory.domain.duplicates import DuplicateRule
 from agent_memory.domain.memory_selection import DEFAULT_IMPORTANCE_MARGIN, DEFAULT_MAX_SHARE, DEFAULT_MAX_TOKENS
 from agent_memory.domain.models import Memory, ScopeRef
 from agent_memory.domain.request_blocks import DEFAULT_ASSESSMENT_NOTE
+from agent_memory.domain.search import SearchMode
 from agent_memory.ports import MemoryStore, Retriever
 from agent_memory.services.blocks.base import BlockSource
 from agent_memory.services.blocks.layers import HotMemorySource, IntentContextSource
@@ -25,7 +26,7 @@ from agent_memory.services.blocks.retrieved import (
 )
 from agent_memory.services.blocks.user_memory import UserMemorySource
 from agent_memory.services.memory_layers import MemoryLayersService
-from agent_memory.services.search import SearchMode, SearchService
+from agent_memory.services.search import SearchService
 
 
 def default_sources(
