@@ -119,7 +119,7 @@ invoke: $(VENV)/.installed
 	$(PY) -m local.invoke $(FN) $(EVENT)
 
 lint: $(VENV)/.installed
-	$(VENV)/bin/ruff check conftest.py shared functions local layers tests benchmarks clients stubs
+	$(VENV)/bin/ruff check conftest.py shared functions local layers tests benchmarks clients
 
 typecheck: $(VENV)/.installed
 	$(VENV)/bin/mypy

@@ -31,8 +31,10 @@ def _construct_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dic
             value = str(value).split(".", 1)
     elif isinstance(node, yaml.SequenceNode):
         value = loader.construct_sequence(node, deep=True)
-    else:
+    elif isinstance(node, yaml.MappingNode):
         value = loader.construct_mapping(node, deep=True)
+    else:
+        raise yaml.constructor.ConstructorError(None, None, f"!{suffix} on an unexpected node", node.start_mark)
     return {name: value}
 
 
