@@ -32,7 +32,7 @@ help:
 	@echo "make bench-duplicates  the near-duplicate thresholds by 5-fold cross-validation on labelled pairs (benchmarks/results/near_duplicates.json)"
 	@echo "make bench-log         conversation log write and search latency (benchmarks/results/log_write.json)"
 	@echo "make bench-local       \`make run\` over HTTP: import, whole-stack RSS, search (START=1 starts one; benchmarks/results/local_stack.json)"
-	@echo "make soak              a bounded mixed load on a stack of its own for SOAK_MINUTES (30): RSS flat, no 5xx, writes read back, queues drained (benchmarks/results/soak.json, docs/soak.png)"
+	@echo "make soak              a bounded mixed load on a stack of its own for SOAK_MINUTES (60): RSS flat, no 5xx, writes read back, queues drained (benchmarks/results/soak.json, docs/soak.png)"
 	@echo "make bench-http        retrieval and inject over HTTP, four ways of saving turns, fresh and long-standing (MODES=plain CONVERSATIONS=1 URL=...; benchmarks/results/http_retrieval.json)"
 	@echo "make bench-opensearch  the OpenSearch tier beside the serverless tier at scale (SIZES=1000,10000; benchmarks/results/opensearch_scale.json, docs/opensearch_scale.png)"
 	@echo "make bench-peers       mem0 OSS beside us on LoCoMo dev: hit@k, p50/p95, ours / mem0 (own venv .venv-peers; benchmarks/results/peers.json)"

@@ -1,7 +1,7 @@
 """Soak: a bounded mixed load on the local stack for SOAK_MINUTES, its memory sampled as it runs (make soak).
 
 Starts `python -m local.stack` on 127.0.0.1 with a temporary data directory (or uses a running stack: --url),
-then for --minutes (SOAK_MINUTES, default 30) runs CLIENTS threads of mixed requests under a fresh tenant, each
+then for --minutes (SOAK_MINUTES, default 60) runs CLIENTS threads of mixed requests under a fresh tenant, each
 thread the only writer of its users, so every user's last acknowledged state is known:
 
   saves       plain; with a conversation_id; with context (the turn before); batches of 10 (both)
@@ -64,7 +64,7 @@ from benchmarks.local_stack import (
     tree_rss_kib,
 )
 
-DEFAULT_MINUTES = 30.0
+DEFAULT_MINUTES = 60.0  # the bounded caches and memos fill for 15-20 minutes: a 30-minute run ends in its warm-up
 SAMPLE_SECONDS = 10.0
 CLIENTS = 3
 USERS_PER_CLIENT = 3
