@@ -11,9 +11,11 @@ from agent_memory.adapters.context_cache import LayeredContextCache, LocalContex
 from agent_memory.api.inject import InjectionRequest, InjectionResult, inject_context
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.summary import extractive_summary
+from agent_memory.domain.vectors import encode_vector
 from agent_memory.services.blocks.user_memory import UserMemorySource
 from agent_memory.services.inject import InjectLimits, InjectService
 from agent_memory.settings import Settings
+from tests.fakes.embedders import HashingEmbedder
 from tests.fakes.inject import NOW
 from tests.fakes.services import services_over_fakes
 from tests.fakes.store import InMemoryMemoryStore
@@ -29,16 +31,21 @@ def who(name: str) -> ScopeRef:
 
 
 def remember(store: InMemoryMemoryStore, user: ScopeRef, content: str, importance: int = 70, day: int = 0,
-             memory_type: MemoryType = MemoryType.FACT) -> None:
+             memory_type: MemoryType = MemoryType.FACT, embedder: HashingEmbedder | None = None) -> None:
+    """`embedder`: the memory carries its embedding, as a save stores it."""
+    vector = {} if embedder is None else {"embedding": encode_vector(embedder.embed_documents([content])[0]),
+                                          "embedding_model": embedder.model_id}
     store.save(user, NewMemory(memory_type=memory_type, content=content, importance=importance,
-                               created_at=START + timedelta(days=day)))
+                               created_at=START + timedelta(days=day), **vector))
 
 
 class Block:
     """One user_memory source behind an inject service, over the store's keyword search."""
 
-    def __init__(self, store: InMemoryMemoryStore, cache: LayeredContextCache | None = None, **options: Any) -> None:
-        search = services_over_fakes(Settings(), store=store, embedder=None).search
+    def __init__(self, store: InMemoryMemoryStore, cache: LayeredContextCache | None = None,
+                 settings: Settings | None = None, embedder: HashingEmbedder | None = None, **options: Any) -> None:
+        """`settings` and `embedder` build the search (default: the default settings, keyword search only)."""
+        search = services_over_fakes(settings or Settings(), store=store, embedder=embedder).search
         self.source = UserMemorySource(store=store, search=search, **options)
         self.cache = cache or LayeredContextCache(local=LocalContextCache(), shared=None)
         self.service = InjectService(sources=[self.source], cache=self.cache, executor=ThreadPoolExecutor(2),

@@ -7,6 +7,8 @@ from typing import Any
 from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
 from agent_memory.domain.models import MemoryType
 from agent_memory.domain.tokens import estimate_tokens
+from agent_memory.settings import Settings
+from tests.fakes.embedders import HashingEmbedder
 from tests.fakes.store import InMemoryMemoryStore
 from tests.fakes.user_memory_block import FILLER, Block, remember, who
 
@@ -65,6 +67,25 @@ def test_near_duplicates_are_shown_once():
 
     assert sum("prefers WhatsApp for contact" in line for line in lines) == 1
     assert any("voice notes" in line for line in lines)
+
+
+def test_the_block_diversifies_the_search_ranking_once_so_the_search_order_setting_does_not_change_it():
+    # Given paraphrases of one preference that outscore other relevant memories, all carrying embeddings
+    store, user, embedder = InMemoryMemoryStore(), who("diversity"), HashingEmbedder()
+    for i in range(12):
+        remember(store, user, f"Prefers WhatsApp messages about topic {i}", day=i, embedder=embedder)
+    for i in range(10):
+        remember(store, user, f"Joined a WhatsApp group for {FILLER[i]}", day=20 + i, embedder=embedder)
+    message = "Can you send me a WhatsApp message?"
+
+    # When the block is built over searches whose own result order ranges from by score to most diverse
+    by_setting = {diversity: Block(store, settings=Settings(memory_search_diversity=diversity), embedder=embedder,
+                                   max_share=0.0).lines(user, message)
+                  for diversity in (0.0, 0.4, 1.0)}
+
+    # Then the block's picks are the same: its own maximal marginal relevance is the only one applied
+    assert len(by_setting[0.0]) == 8
+    assert by_setting[0.4] == by_setting[0.0] and by_setting[1.0] == by_setting[0.0]
 
 
 def test_the_share_sizes_the_block_past_its_floor_and_the_cap_bounds_it():

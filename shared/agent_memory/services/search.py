@@ -128,11 +128,12 @@ class SearchService:
         return lambda: embedder.embed_query(text)
 
     def search(self, user: ScopeRef, request: SearchQuery, *, max_rounds: int = len(RECALL_ROUNDS),
-               max_results: int | None = None) -> SearchOutcome:
+               max_results: int | None = None, diversified: bool = True) -> SearchOutcome:
         """Ranked memories for the request. At most `max_rounds` recall rounds run; a thin recall is topped
         up from the final ranking (results marked `recall_round: "fill"`). `max_results` replaces the
         request's limit and MAX_RESULTS, for a caller inside the service that picks from a longer ranking
-        (the user_memory block fills a token budget)."""
+        (the user_memory block fills a token budget). `diversified=False` keeps the score order for a
+        caller that diversifies the ranking itself, so maximal marginal relevance runs once."""
         requested: SearchMode = request.search_mode or self._default_mode
         terms = self._query_keywords(request)
         if self._expand:  # a synonym may be a phrase ("top talent pass scheme"), not one keyword
@@ -158,7 +159,7 @@ class SearchService:
             candidates = [c for c in candidates if _mentions_any(c.memory, required, self._weights)]
         mode: SearchMode = requested if embedder else "keyword"
         limit = min(request.limit, MAX_RESULTS) if max_results is None else max(1, max_results)
-        diversify = self._diversity > 0 and mode != "keyword"
+        diversify = diversified and self._diversity > 0 and mode != "keyword"
         # Diversified, the rounds recall a deeper pool; the results are then picked from it.
         pool = max(limit, DIVERSITY_POOL) if diversify else limit
         now = utcnow()

@@ -77,7 +77,7 @@ class UserMemorySource:
         # form of the relevant part's value).
         self._top_key = _digest(top_n, importance_margin, self._duplicates)
         self._relevant_key = _digest(top_n, relevant_n, importance_margin, max_share, max_tokens, min_relevance,
-                                     search_mode, TRADE_OFF, self._duplicates, "lines+covered")
+                                     search_mode, TRADE_OFF, self._duplicates, "lines+covered", "score-order")
 
     def prepare(self, request: ContextRequest) -> None:
         """Start the relevant memories' query embedding (~20 ms of CPU), so that it runs while the request
@@ -140,7 +140,9 @@ class UserMemorySource:
         min_count = self._top_n + self._relevant_n
         depth = search_depth(budget - sum(c.tokens for c in shown), top["stored_tokens"] / len(memories) + LINE_FRAME,
                              min_count - len(shown))
-        found = self._search.search(ctx.user, self._relevant_request(query, depth), max_results=depth)
+        # Score order: the picks below diversify it under the block's budget and duplicate rule.
+        found = self._search.search(ctx.user, self._relevant_request(query, depth), max_results=depth,
+                                    diversified=False)
         lines: dict[str, str] = {}
         ranked: list[SelectableMemory] = []
         for hit in found.hits:
