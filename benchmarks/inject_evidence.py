@@ -202,7 +202,7 @@ def inject_service(services: Any, settings: Any, executor: Any, **selection: Any
         "user_memory_max_tokens": settings.context_user_memory_max_tokens, **selection}
     current = getattr(services.index, "current_memories", None)
     sources = default_sources(store=services.store, search=services.search, current_memories=current,
-                              knowledge=None, experiences=None, **options)
+                              knowledge=None, experiences=None, memory_layers=services.memory_layers, **options)
     return InjectService(sources=sources, cache=LayeredContextCache(local=LocalContextCache(), shared=None),
                          executor=executor, summarizer=lambda: extractive_summary)
 

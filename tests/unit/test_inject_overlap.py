@@ -71,7 +71,8 @@ def plain_inject(services: Any, store: InMemoryMemoryStore) -> InjectService:
     """The same search and index behind an inject service without the early embedding or the pins."""
     return InjectService(sources=default_sources(store=store, search=services.search,
                                                  current_memories=services.index.current_memories,
-                                                 knowledge=None, experiences=None),
+                                                 knowledge=None, experiences=None,
+                                                 memory_layers=services.memory_layers),
                          cache=LayeredContextCache(local=LocalContextCache(), shared=None),
                          executor=ThreadPoolExecutor(2), summarizer=lambda: extractive_summary)
 

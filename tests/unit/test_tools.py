@@ -109,15 +109,6 @@ def test_a_mistake_the_model_can_fix_is_an_error_result_saying_what_to_fix(execu
     assert message in str(content)
 
 
-def test_without_the_layers_the_extended_tools_say_they_are_unavailable():
-    built = services_over_fakes(Settings(), extractor=FakeExtractor([]), embedder=None)
-    executor = ToolExecutor(save=built.save, search=built.search, load=built.load, summarize=built.summarize)
-
-    content, failed = call(executor, "get_hot_memory", {})
-
-    assert failed and "not available" in str(content)
-
-
 @pytest.mark.parametrize("tool_use_id", ["toolu_01A09q90qw90lq917835lq9", "call-1", "A_b-9"])
 def test_a_tool_use_id_as_the_messages_api_issues_them_is_accepted(tool_use_id):
     assert ToolUseBlock.model_validate({"type": "tool_use", "id": tool_use_id, "name": "get_hot_memory"}).id

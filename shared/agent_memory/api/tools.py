@@ -178,8 +178,8 @@ class ToolExecutor:
     """Runs one tool call for a user with the services behind the HTTP routes of the same names."""
 
     def __init__(self, *, save: SaveService, search: SearchService, load: LoadService,
-                 summarize: SummarizeService, memory_layers: MemoryLayersService | None = None,
-                 conversation_log: ConversationLogService | None = None) -> None:
+                 summarize: SummarizeService, memory_layers: MemoryLayersService,
+                 conversation_log: ConversationLogService) -> None:
         self._save, self._search, self._load, self._summarize = save, search, load, summarize
         self._layers, self._log = memory_layers, conversation_log
         self._runners: dict[str, Callable[[ScopeRef, Any], str]] = {
@@ -189,10 +189,9 @@ class ToolExecutor:
             "get_user_context": lambda user, i: _json(LoadContextOutput.of(self._load.load_context(user, i.query,
                                                                                                  i.limit))),
             "log_message": self._log_message,
-            "get_hot_memory": lambda user, _: _json(HotMemoryView.of(user, self._layers_service().hot_memory(user))),
-            "set_hot_memory": lambda user, i: _json(self._layers_service().put_hot(user, i.type, i.key, i.value,
-                                                                                   i.priority)),
-            "search_reports": lambda user, i: _json(ReportList.found(user, self._layers_service().search_reports(
+            "get_hot_memory": lambda user, _: _json(HotMemoryView.of(user, self._layers.hot_memory(user))),
+            "set_hot_memory": lambda user, i: _json(self._layers.put_hot(user, i.type, i.key, i.value, i.priority)),
+            "search_reports": lambda user, i: _json(ReportList.found(user, self._layers.search_reports(
                 user, i.query, i.limit))),
             "summarize_profile": lambda user, _: _json(SummarizeOutput.of(self._summarize.summarize(user))),
         }
@@ -222,15 +221,8 @@ class ToolExecutor:
                           ensure_ascii=False)
 
     def _log_message(self, user: ScopeRef, arguments: LogMessageInput) -> str:
-        if self._log is None:
-            raise InvalidInput("the conversation log is not available in this deployment")
         request = LogAppend(messages=[LogEntry(role=arguments.role, content=arguments.content)],
                             extract=arguments.extract)
         return _json(AppendResult.of(user, arguments.conversation_id,
                                      self._log.append(user, arguments.conversation_id, request)))
-
-    def _layers_service(self) -> MemoryLayersService:
-        if self._layers is None:
-            raise InvalidInput("hot memory and reports are not available in this deployment")
-        return self._layers
 

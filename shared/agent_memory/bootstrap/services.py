@@ -332,7 +332,7 @@ def _conversation_log(settings: Settings, layers: LayerStore, embedder: Embedder
 
 def _context_sources(settings: Settings, store: MemoryStore, search: SearchService,
                      memories: Callable[[ScopeRef], list[Memory]] | None,
-                     memory_layers: MemoryLayersService | None, embedder: EmbedderProvider) -> list[BlockSource]:
+                     memory_layers: MemoryLayersService, embedder: EmbedderProvider) -> list[BlockSource]:
     from agent_memory.adapters.retrievers import build_retriever
     from agent_memory.services.blocks.registry import default_sources
     from agent_memory.services.blocks.retrieved import DEFAULT_KNOWLEDGE_TRIGGERS

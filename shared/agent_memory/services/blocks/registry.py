@@ -36,6 +36,7 @@ def default_sources(
     current_memories: Callable[[ScopeRef], list[Memory]] | None,
     knowledge: Retriever | None,
     experiences: Retriever | None,
+    memory_layers: MemoryLayersService,
     knowledge_triggers: tuple[str, ...] = DEFAULT_KNOWLEDGE_TRIGGERS,
     top_memories: int = 5,
     relevant_memories: int = 3,
@@ -44,18 +45,13 @@ def default_sources(
     user_memory_max_share: float = DEFAULT_MAX_SHARE,
     user_memory_max_tokens: int = DEFAULT_MAX_TOKENS,
     assessment_note: str = DEFAULT_ASSESSMENT_NOTE,
-    memory_layers: MemoryLayersService | None = None,
     sop: Retriever | None = None,
     protocol: Retriever | None = None,
     duplicates: DuplicateRule | None = None,
 ) -> list[BlockSource]:
-    """Hot memory first, the request's eight block types, then the intent's context; the last two only
-    with the memory layers."""
-    layered: list[BlockSource] = [] if memory_layers is None else [
-        HotMemorySource(layers=memory_layers, store=store),
-        IntentContextSource(layers=memory_layers, retrievers={"sop": sop, "protocol": protocol})]
+    """Hot memory first, the request's eight block types, then the intent's context."""
     return [
-        *layered[:1],
+        HotMemorySource(layers=memory_layers, store=store),
         UserMemorySource(store=store, search=search, current_memories=current_memories, top_n=top_memories,
                          relevant_n=relevant_memories, search_mode=relevant_search_mode,
                          importance_margin=importance_margin, max_share=user_memory_max_share,
@@ -67,5 +63,5 @@ def default_sources(
         SimilarExperiencesSource(retriever=experiences),
         DeviceContextSource(),
         ActiveAgentsHistorySource(),
-        *layered[1:],
+        IntentContextSource(layers=memory_layers, retrievers={"sop": sop, "protocol": protocol}),
     ]
