@@ -14,7 +14,8 @@ class FakeSynonymStore:
         term = normalize_keyword(keyword)
         pairs = {(term, normalize_keyword(s)) for s in synonyms} | {(normalize_keyword(s), term) for s in synonyms}
         written = {(a, b) for a, b in pairs if a and b and a != b}
-        self.pairs.setdefault(tenant_id, {}).update(dict.fromkeys(written, similarity))
+        # Stored as the table stores it: four decimals.
+        self.pairs.setdefault(tenant_id, {}).update(dict.fromkeys(written, round(similarity, 4)))
         return len(written)
 
     def synonyms_for(self, tenant_id: str, terms: list[str]) -> dict[str, list[tuple[str, float]]]:
@@ -23,5 +24,5 @@ class FakeSynonymStore:
         for term in terms:
             entries = [(b, score) for (a, b), score in stored.items() if a == normalize_keyword(term)]
             if entries:
-                found[term] = sorted(entries, key=lambda pair: -pair[1])
+                found[term] = sorted(entries, key=lambda pair: (-pair[1], pair[0]))
         return found

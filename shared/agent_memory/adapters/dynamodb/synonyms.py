@@ -53,7 +53,7 @@ class DynamoSynonymStore:
         for term in terms:
             entries = table.get(normalize_keyword(term))
             if entries:
-                found[term] = sorted(entries.items(), key=lambda kv: -kv[1])
+                found[term] = sorted(entries.items(), key=lambda kv: (-kv[1], kv[0]))
         return found
 
     def _tenant_table(self, tenant_id: str) -> dict[str, dict[str, float]]:
