@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from local.queues import LocalQueues
 from local.settings import LocalSettings
@@ -29,35 +33,35 @@ class CountingFunctions:
         return {"batchItemFailures": []}
 
 
-def test_given_queued_work_when_the_workers_stop_then_they_drain_it_first(tmp_path):
-    queues = LocalQueues(tmp_path)
-    queues.start()
+@pytest.fixture
+def queues(tmp_path: Path) -> Iterator[LocalQueues]:
+    started = LocalQueues(tmp_path)
+    started.start()
     try:
-        sqs = queues.client()
-        for i in range(12):
-            sqs.send_message(QueueUrl=queues.urls["AccessStatsQueue"], MessageBody=str(i))
-        functions = CountingFunctions(0.05)
-        workers = Workers(LocalSettings(), queues.urls, sqs, functions)  # type: ignore[arg-type]
-        report = workers.start().drain(timeout=30)
-        assert functions.records == {"AccessStatsFunction": 12}
-        assert report["left"] == {}
-        assert queues.pending()["AccessStatsQueue"] == 0
+        yield started
     finally:
-        queues.stop()
+        started.stop()
 
 
-def test_given_a_drain_timeout_then_the_workers_stop_and_report_what_is_left(tmp_path):
-    queues = LocalQueues(tmp_path)
-    queues.start()
-    try:
-        sqs = queues.client()
-        for i in range(30):
-            sqs.send_message(QueueUrl=queues.urls["LogExtractionQueue"], MessageBody=str(i))
-        functions = CountingFunctions(0.5)  # 5 per batch: far slower than the timeout allows
-        report = Workers(LocalSettings(), queues.urls, sqs, functions).start().drain(timeout=0.2)  # type: ignore[arg-type]
-        done = functions.records.get("ExtractWorkerFunction", 0)
-        assert done < 30
-        assert report["left"]["LogExtractionQueue"]["visible"] == 30 - done
-        assert queues.save()["LogExtractionQueue"] == 30 - done  # what the next start queues again
-    finally:
-        queues.stop()
+def test_given_queued_work_when_the_workers_stop_then_they_drain_it_first(queues):
+    sqs = queues.client()
+    for i in range(12):
+        sqs.send_message(QueueUrl=queues.urls["AccessStatsQueue"], MessageBody=str(i))
+    functions = CountingFunctions(0.05)
+    workers = Workers(LocalSettings(), queues.urls, sqs, functions)  # type: ignore[arg-type]
+    report = workers.start().drain(timeout=30)
+    assert functions.records == {"AccessStatsFunction": 12}
+    assert report["left"] == {}
+    assert queues.pending()["AccessStatsQueue"] == 0
+
+
+def test_given_a_drain_timeout_then_the_workers_stop_and_report_what_is_left(queues):
+    sqs = queues.client()
+    for i in range(30):
+        sqs.send_message(QueueUrl=queues.urls["LogExtractionQueue"], MessageBody=str(i))
+    functions = CountingFunctions(0.5)  # 5 per batch: far slower than the timeout allows
+    report = Workers(LocalSettings(), queues.urls, sqs, functions).start().drain(timeout=0.2)  # type: ignore[arg-type]
+    done = functions.records.get("ExtractWorkerFunction", 0)
+    assert done < 30
+    assert report["left"]["LogExtractionQueue"]["visible"] == 30 - done
+    assert queues.save()["LogExtractionQueue"] == 30 - done  # what the next start queues again
