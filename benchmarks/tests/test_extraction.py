@@ -8,7 +8,7 @@ from agent_memory.domain.models import ExtractedMemory, MemoryType
 from agent_memory.errors import LlmUnavailable
 from agent_memory.extraction import OfflineExtractor
 from agent_memory.ports import ConversationTurn
-from benchmarks.extraction import EVAL_SETS, TARGETS, evaluate, load_turns, value_matches
+from benchmarks.extraction import EVAL_SETS, GENERAL_EVAL_SETS, TARGETS, evaluate, load_turns, value_matches
 
 TURNS = [
     {"id": "a", "lang": "zh", "user_message": "我32岁", "expected": [
@@ -72,6 +72,28 @@ def test_given_every_labelled_turn_then_the_labels_use_the_known_fields_and_type
         for turn in load_turns(path):
             ConversationTurn(user_message=turn["user_message"], assistant_message=turn.get("assistant_message", ""))
             assert {e["memory_type"] for e in turn["expected"]} <= known, turn["id"]
+
+
+GENERAL_PACK_FIELDS = {
+    **dict.fromkeys(("preferredName", "age", "currentLocation", "nationality", "currentJobTitle", "currentCompany",
+                     "education", "maritalStatus", "hasChildren", "pet", "allergy", "healthCondition",
+                     "languageSkills"), "FACT"),
+    **dict.fromkeys(("diet", "preferredLanguage", "responseStyle", "communicationChannel", "preference", "dislike"),
+                    "PREFERENCE"),
+    "goal": "INTENT",
+}
+
+
+@pytest.mark.parametrize("name", sorted(GENERAL_EVAL_SETS))
+def test_given_the_general_pack_sets_then_every_field_is_labelled_with_its_type_and_some_turns_give_nothing(name):
+    turns = load_turns(GENERAL_EVAL_SETS[name])
+    labels = [(e["memory_type"], e["field"]) for turn in turns for e in turn["expected"]]
+
+    assert len({turn["id"] for turn in turns}) == len(turns)
+    assert {(GENERAL_PACK_FIELDS.get(field), field) for _, field in labels} == set(labels)
+    assert {field for _, field in labels} == set(GENERAL_PACK_FIELDS)
+    assert {turn["lang"] for turn in turns} == {"en", "zh"}
+    assert 0.1 <= sum(not turn["expected"] for turn in turns) / len(turns) <= 0.25
 
 
 def test_given_recorded_claude_responses_then_the_replay_runs_the_real_sdk_and_extractor_offline(tmp_path):
