@@ -168,8 +168,10 @@ mcp:
 fuzz: $(VENV)/.installed prerequisites $(DDB_LOCAL)/.installed
 	$(PY) -m local.fuzz --examples $(or $(EXAMPLES),25)
 
+# Service-layer latency of save, extract, search and load_context at 100, 700 and 1,000 memories on DynamoDB Local,
+# with a progress bar per row (benchmarks/results/latency.json). QUICK=1: 20 calls per row, one user of 100 memories.
 bench: $(VENV)/.installed $(DDB_LOCAL)/.installed
-	$(PY) -m benchmarks.run $(if $(BACKEND),--backend $(BACKEND))
+	$(PY) -m benchmarks.run $(if $(BACKEND),--backend $(BACKEND)) $(if $(QUICK),--quick)
 
 # Retrieval quality on LoCoMo and MADial-Bench zh (reads ../shared/bench; several minutes).
 # TIER=opensearch: the same on a real local OpenSearch node (the parity of the two tiers).

@@ -17,14 +17,21 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from benchmarks.common import add_backend_argument, corpus, dynamodb_client, offline_aws_credentials, percentile
+from benchmarks.common import (
+    add_backend_argument,
+    corpus,
+    dynamodb_client,
+    offline_aws_credentials,
+    percentile,
+    progress,
+)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def measure(fn: Callable[[int], object], runs: int) -> dict[str, float]:
+def measure(fn: Callable[[int], object], runs: int, name: str = "") -> dict[str, float]:
     samples = []
-    for i in range(runs):
+    for i in progress(range(runs), desc=name, total=runs, unit="call"):
         started = time.perf_counter()
         fn(i)
         samples.append((time.perf_counter() - started) * 1000)
@@ -38,7 +45,11 @@ def main() -> None:
     parser.add_argument("--sizes", default="100,700,1000", help="memories per user for search and load_context")
     add_backend_argument(parser)
     parser.add_argument("--skip-saves", action="store_true", help="only the search and load_context rows")
+    parser.add_argument("--quick", action="store_true",
+                        help="a first look in under a minute: 20 runs, one user of 100 memories")
     args = parser.parse_args()
+    if args.quick:
+        args.runs, args.sizes = 20, "100"
     offline_aws_credentials()
 
 
@@ -52,22 +63,22 @@ def main() -> None:
 
     backend = args.backend
     rows: dict[str, dict[str, float]] = {}
+
+    def row(name: str, fn: Callable[[int], object], runs: int) -> None:
+        rows[name] = measure(fn, runs, name)
+
     with dynamodb_client(backend) as client:
         create_tables(client, {"MemoryTable": "bench"})
         services = build_services(Settings(memory_table_name="bench"), dynamodb_client=client)
         save_user = ScopeRef(tenant_id="bench", user_id="saver")
         if not args.skip_saves:
-            rows["save (new memory)"] = measure(
-                lambda i: services.save.save(
-                    save_user, NewMemory(memory_type=MemoryType.FACT, content=f"fact number {i}")),
-                args.runs)
-            rows["save (supersede a field)"] = measure(
-                lambda i: services.save.save(save_user, NewMemory(memory_type=MemoryType.FACT, content=f"用户{i}岁",
-                                                                  field="age")), args.runs)
+            row("save (new memory)", lambda i: services.save.save(
+                save_user, NewMemory(memory_type=MemoryType.FACT, content=f"fact number {i}")), args.runs)
+            row("save (supersede a field)", lambda i: services.save.save(
+                save_user, NewMemory(memory_type=MemoryType.FACT, content=f"用户{i}岁", field="age")), args.runs)
             message = "我今年32岁，浙大计算机硕士毕业的，现在在杭州做前端开发，工作8年了，年薪大概80万"
-            rows["extract (offline, 8 fields)"] = measure(
-                lambda i: services.save.extract_and_save(
-                    ScopeRef(tenant_id="bench", user_id=f"x{i}"), ConversationTurn(user_message=message)),
+            row("extract (offline, 8 fields)", lambda i: services.save.extract_and_save(
+                ScopeRef(tenant_id="bench", user_id=f"x{i}"), ConversationTurn(user_message=message)),
                 max(10, args.runs // 5))
         texts, questions, _ = corpus()
         # A question never asked before on every call: the embedder's query cache would answer a repeat.
@@ -83,22 +94,23 @@ def main() -> None:
             for mode in ("hybrid", "keyword"):
                 # warm the cache
                 search_memories(services.search, user, SearchRequest(query=next(queries), search_mode=mode))
-                rows[f"search {mode} ({size} memories)"] = measure(
-                    lambda i, user=user, mode=mode: search_memories(services.search, user, SearchRequest(
-                        query=next(queries), search_mode=mode, limit=10, min_relevance_score=0)), runs)
+                row(f"search {mode} ({size} memories)", lambda i, user=user, mode=mode: search_memories(
+                    services.search, user, SearchRequest(query=next(queries), search_mode=mode, limit=10,
+                                                         min_relevance_score=0)), runs)
+
             def cold(i: int, user: ScopeRef = user, embedder: object = services.search._embedder()) -> object:
                 fresh = build_services(Settings(memory_table_name="bench"), dynamodb_client=client,
                                        embedder=embedder)
                 return search_memories(fresh.search, user, SearchRequest(query=next(queries), limit=10))
 
-            rows[f"search hybrid cold ({size} memories)"] = measure(cold, max(5, runs // 10))
-            rows[f"load_context ({size} memories)"] = measure(
+            row(f"search hybrid cold ({size} memories)", cold, max(5, runs // 10))
+            row(f"load_context ({size} memories)",
                 lambda i, user=user: services.load.load_context(user, next(queries), 20), runs)
 
     print(f"backend: {backend}")
     print(f"{'operation':<32} {'runs':>5} {'p50 ms':>9} {'p95 ms':>9} {'max ms':>9}")
-    for name, row in rows.items():
-        print(f"{name:<32} {row['runs']:>5} {row['p50_ms']:>9} {row['p95_ms']:>9} {row['max_ms']:>9}")
+    for name, figures in rows.items():
+        print(f"{name:<32} {figures['runs']:>5} {figures['p50_ms']:>9} {figures['p95_ms']:>9} {figures['max_ms']:>9}")
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / "latency.json"
     out.write_text(json.dumps({
