@@ -14,6 +14,8 @@ import anthropic
 import httpx
 import httpx2
 
+from tests.fakes.api_transport import api_transport
+
 AGENTS_DOC = Path(__file__).resolve().parents[2] / "docs" / "agents.md"
 
 
@@ -51,15 +53,10 @@ class RecordedClaude:
 
 
 def test_the_documented_agent_loop_saves_and_finds_through_the_executor(api, monkeypatch):
-    def our_api(request: httpx.Request) -> httpx.Response:
-        answer = api.call(request.method, request.url.path, json.loads(request.content) if request.content else None,
-                          query=request.url.query.decode(), tenant=request.headers.get("x-tenant-id"))
-        return httpx.Response(answer.status, json=answer.body)
-
     real_client, real_anthropic = agent_memory_client.MemoryClient, anthropic.Anthropic
     claude = RecordedClaude()
     monkeypatch.setattr(agent_memory_client, "MemoryClient", lambda url, **kw: real_client(
-        url, **kw, http_client=httpx.Client(transport=httpx.MockTransport(our_api))))
+        url, **kw, http_client=httpx.Client(transport=api_transport(api))))
     monkeypatch.setattr(anthropic, "Anthropic", lambda: real_anthropic(
         api_key="sk-ant-test", http_client=httpx2.Client(transport=httpx2.MockTransport(claude))))
 

@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 import httpx
 
+from agent_memory_client._extras import DISTRIBUTION
 from agent_memory_client.errors import (
     MemoryApiError,
     MemoryConnectionError,
@@ -29,7 +30,7 @@ __version__ = "0.1.0"
 
 T = TypeVar("T")
 
-USER_AGENT = f"agent-memory-client-python/{__version__}"
+USER_AGENT = f"{DISTRIBUTION}/{__version__}"
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,8 @@ class RetryPolicy:
 
 
 # Answers that show nothing was applied: the API throttled the request or a dependency was down before
-# anything was written ("nothing is half-written", README "Faults"), so any call may be sent again.
+# anything was written (nothing is half-written: the API's docs/api.md, "Faults and what they cause"), so any call
+# may be sent again.
 NOT_APPLIED_STATUSES = frozenset({429, 503})
 # Answers after which the handler may have run (API Gateway's bad gateway and timeout): idempotent calls only.
 MAYBE_APPLIED_STATUSES = frozenset({502, 504})

@@ -7,6 +7,8 @@ tools and the extended ones), each call run by the API's tool executor.
 Over stdio (the default) for a local agent (Claude Desktop, Claude Code); over streamable HTTP at
 `/mcp` for remote use. The tenant and token come from `--tenant` / `--token`, else from the environment
 (`AGENT_MEMORY_TENANT`, `AGENT_MEMORY_TOKEN`); without a tenant the API's default tenant is used.
+
+Needs the `mcp` extra: `pip install 'agent-memory-serverless-client[mcp]'`.
 """
 
 from __future__ import annotations
@@ -18,11 +20,19 @@ from collections.abc import Sequence
 from typing import Any
 
 import anyio
-import mcp_types as types
-from mcp.server import Server
-from mcp.server.stdio import stdio_server
 
 from agent_memory_client import AsyncMemoryClient, MemoryApiError
+from agent_memory_client._extras import missing_extra
+
+try:
+    import mcp_types as types
+    from mcp.server import Server
+    from mcp.server.stdio import stdio_server
+except ModuleNotFoundError as error:  # installed without the [mcp] extra
+    _missing = missing_extra("the MCP server", "mcp", error)
+    if __name__ == "__main__":  # `python -m agent_memory_client.mcp_server`: the message, without a traceback
+        raise SystemExit(str(_missing)) from error
+    raise _missing from error
 
 SERVER_NAME = "agent-memory"
 

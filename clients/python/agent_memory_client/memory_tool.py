@@ -13,24 +13,14 @@ Throttling, outages and auth failures raise the client's own errors (the runner 
     memory = RemoteMemoryTool(MemoryClient("http://127.0.0.1:3000", tenant_id="t1"), user_id="u-1001")
     runner = Anthropic().beta.messages.tool_runner(model=..., max_tokens=1024, tools=[memory], messages=[...])
 
-Needs the `anthropic` extra: `pip install 'agent-memory-client[anthropic]'`.
+Needs the `anthropic` extra: `pip install 'agent-memory-serverless-client[anthropic]'`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from anthropic.lib.tools import BetaAbstractMemoryTool, BetaAsyncAbstractMemoryTool, ToolError
-from anthropic.types.beta import (
-    BetaCacheControlEphemeralParam,
-    BetaMemoryTool20250818CreateCommand,
-    BetaMemoryTool20250818DeleteCommand,
-    BetaMemoryTool20250818InsertCommand,
-    BetaMemoryTool20250818RenameCommand,
-    BetaMemoryTool20250818StrReplaceCommand,
-    BetaMemoryTool20250818ViewCommand,
-)
-
+from agent_memory_client._extras import missing_extra
 from agent_memory_client.client import AsyncMemoryClient, MemoryClient
 from agent_memory_client.errors import (
     BadRequestError,
@@ -41,6 +31,20 @@ from agent_memory_client.errors import (
     ValidationError,
 )
 from agent_memory_client.types import MemoryToolResult
+
+try:
+    from anthropic.lib.tools import BetaAbstractMemoryTool, BetaAsyncAbstractMemoryTool, ToolError
+    from anthropic.types.beta import (
+        BetaCacheControlEphemeralParam,
+        BetaMemoryTool20250818CreateCommand,
+        BetaMemoryTool20250818DeleteCommand,
+        BetaMemoryTool20250818InsertCommand,
+        BetaMemoryTool20250818RenameCommand,
+        BetaMemoryTool20250818StrReplaceCommand,
+        BetaMemoryTool20250818ViewCommand,
+    )
+except ModuleNotFoundError as error:  # installed without the [anthropic] extra
+    raise missing_extra("the memory tool", "anthropic", error) from error
 
 __all__ = ["AsyncRemoteMemoryTool", "RemoteMemoryTool"]
 

@@ -31,6 +31,7 @@ from agent_memory_client import (
     ServerError,
     ServiceUnavailableError,
     ValidationError,
+    __version__,
 )
 
 
@@ -115,7 +116,7 @@ def test_given_a_tenant_and_a_token_then_every_request_carries_both():
         assert request.headers["authorization"] == "Bearer tok-123"
         assert request.headers["x-tenant-id"] == "t1"
         assert request.headers["accept"] == "application/json"
-        assert request.headers["user-agent"].startswith("agent-memory-client-python/")
+        assert request.headers["user-agent"] == f"agent-memory-serverless-client/{__version__}"
     assert server.requests[0].headers["content-type"] == "application/json"
     assert "content-type" not in server.requests[1].headers
 
