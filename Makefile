@@ -18,7 +18,8 @@ help:
 	@echo "make run SEARCH=opensearch   the same, searching a real local OpenSearch node fed by the table's stream"
 	@echo "make reset    wipe the local stack's data (.data/)"
 	@echo "make opensearch   a real single-node OpenSearch 2.19 with k-NN on OPENSEARCH_PORT (9200), data in .data/opensearch"
-	@echo "make test     lint, types, unit + integration + e2e tests, template lint (cfn-lint)"
+	@echo "make test     lint, types, unit + integration + e2e tests, template lint (cfn-lint), the client's wheel"
+	@echo "make client-wheel   the Python client's sdist and wheel (clients/python/dist), installed and tried in throw-away venvs"
 	@echo "make mcp MEMORY_USER=u   the MCP server (stdio) for user u against the API on PORT (MCP_TRANSPORT=http for remote)"
 	@echo "make fuzz     schemathesis over every operation of the OpenAPI document against a fresh local stack (EXAMPLES=25)"
 	@echo "make rollup   fire the weekly rollup at the running \`make run\` (same PORT; WEEK=2026-11-16 picks a week)"
@@ -151,8 +152,16 @@ test-integration: $(VENV)/.installed $(DDB_LOCAL)/.installed $(OS_NODE)/.built
 test-e2e: $(VENV)/.installed
 	$(PY) -m pytest tests/e2e -q
 
+# The client as users get it: its sdist, the wheel built from that sdist, each checked for the package, LICENSE and
+# README; the wheel installed into two throw-away venvs, alone (imports; the MCP server names its missing extra)
+# and with [mcp] (the MCP server lists its tools). The build backend and dependencies come from the package index,
+# pinned to this venv's versions (~30 s on an idle machine, most of it pip).
+.PHONY: client-wheel
+client-wheel: $(VENV)/.installed
+	$(PY) -m local.client_wheel --out clients/python/dist
+
 # REQUIRE_REAL_ENGINES: a test needing DynamoDB Local or the OpenSearch node fails instead of skipping.
-test: lint typecheck validate $(DDB_LOCAL)/.installed $(OS_NODE)/.built
+test: lint typecheck validate client-wheel $(DDB_LOCAL)/.installed $(OS_NODE)/.built
 	REQUIRE_REAL_ENGINES=1 $(PY) -m pytest -q
 
 # The MCP server for one user against the API on 127.0.0.1:$(PORT), on stdio (nothing else may reach stdout:
