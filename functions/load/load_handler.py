@@ -113,12 +113,12 @@ def get_synonyms() -> Response[str]:
 
 @app.get("/v1/tools")
 def tools() -> Response[str]:
-    current_tenant(app)
+    tenant = current_tenant(app)
     query = parse_query(app, ToolsQuery)
     settings = get_services().settings
     lang = query.lang or settings.tools_language
     return json_response(200, ToolCatalogue(
-        tools=tool_definitions(lang=lang, include=query.include, categories=settings.memory_categories),
+        tools=tool_definitions(lang=lang, include=query.include, categories=settings.categories_for(tenant)),
         system_prompt=system_prompt(lang)))
 
 

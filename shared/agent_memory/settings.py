@@ -5,11 +5,11 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from agent_memory.domain.duplicates import DEFAULT_MIN_COSINE, DEFAULT_MIN_OVERLAP, DuplicateRule
-from agent_memory.domain.models import KNOWN_CATEGORIES
+from agent_memory.domain.packs import DEFAULT_PACK, DomainPack, TenantPacks, UnknownPack, pack_named
 
 LlmProvider = Literal["offline", "anthropic", "bedrock"]
 
@@ -100,9 +100,15 @@ class Settings(BaseSettings):
     memory_extraction_max_keywords: int = Field(default=5, ge=1, le=20)
     memory_extraction_min_keyword_weight: float = Field(default=0.3, ge=0, le=1)
     memory_extraction_enable_synonym_expansion: bool = True
+    # The domain pack (domain/packs): the profile, the categories, the built-in synonyms, the offline extractor's
+    # rules. `immigration` (a Hong Kong immigration consultant's memory) or `general` (a personal assistant's).
+    memory_pack: str = DEFAULT_PACK
+    # Tenants on another pack than MEMORY_PACK: a JSON object, tenant -> pack.
+    memory_tenant_packs: dict[str, str] = Field(default_factory=dict)
     # The categories a memory may carry (case-insensitive; stored as written here). Comma-separated or a
-    # JSON list; the default is the immigration domain's; empty = any category.
-    memory_categories: Annotated[list[str], NoDecode] = Field(default_factory=lambda: list(KNOWN_CATEGORIES))
+    # JSON list; unset = each tenant's pack's (the immigration pack's schemes; the general pack's: any);
+    # set, it holds for every tenant; empty = any category.
+    memory_categories: Annotated[list[str], NoDecode] = Field(default_factory=list)
     # The language of GET /v1/tools' descriptions and system prompt when the request names none.
     tools_language: Literal["en", "zh"] = "en"
     # Per-container cache of a user's memories, keyed by the user's version counter.
@@ -206,6 +212,47 @@ class Settings(BaseSettings):
             return [part.strip() for part in text.split(",") if part.strip()]
         return value
 
+    @field_validator("memory_pack")
+    @classmethod
+    def _known_pack(cls, value: str) -> str:
+        try:
+            return pack_named(value).name
+        except UnknownPack as error:
+            raise ValueError(f"MEMORY_PACK: {error}") from None
+
+    @field_validator("memory_tenant_packs")
+    @classmethod
+    def _known_tenant_packs(cls, value: dict[str, str]) -> dict[str, str]:
+        known = {}
+        for tenant, name in value.items():
+            try:
+                known[tenant] = pack_named(name).name
+            except UnknownPack as error:
+                raise ValueError(f"MEMORY_TENANT_PACKS: tenant {tenant!r}: {error}") from None
+        return known
+
+    @model_validator(mode="after")
+    def _categories_of_the_pack(self) -> Settings:
+        """Unset MEMORY_CATEGORIES reads as the deployment's pack's categories (a tenant on another pack has that
+        pack's: `categories_for`). Written past pydantic's record of the fields set, which tells the two apart."""
+        if "memory_categories" not in self.model_fields_set:
+            object.__setattr__(self, "memory_categories", list(pack_named(self.memory_pack).categories))
+        return self
+
+    @property
+    def packs(self) -> TenantPacks:
+        """Which pack each tenant uses."""
+        return _tenant_packs(self.memory_pack, tuple(sorted(self.memory_tenant_packs.items())))
+
+    def pack_for(self, tenant_id: str) -> DomainPack:
+        return self.packs.for_tenant(tenant_id)
+
+    def categories_for(self, tenant_id: str) -> list[str]:
+        """The categories a tenant's memories may carry: MEMORY_CATEGORIES when set, else its pack's."""
+        if "memory_categories" in self.model_fields_set:
+            return self.memory_categories
+        return list(self.pack_for(tenant_id).categories)
+
     @field_validator("llm_temperature", mode="before")
     @classmethod
     def _empty_temperature_is_omitted(cls, value: object) -> object:
@@ -233,7 +280,7 @@ class Settings(BaseSettings):
 
     @property
     def knowledge_triggers(self) -> tuple[str, ...] | None:
-        """None = the built-in list (DEFAULT_KNOWLEDGE_TRIGGERS); () = every message."""
+        """None = the tenant's pack's list; () = every message."""
         text = self.context_knowledge_triggers.strip()
         if not text:
             return None
@@ -254,6 +301,11 @@ class Settings(BaseSettings):
     @property
     def effective_llm_model(self) -> str:
         return self.llm_model or DEFAULT_MODELS.get(self.effective_llm_provider, "")
+
+
+@lru_cache(maxsize=8)
+def _tenant_packs(default: str, by_tenant: tuple[tuple[str, str], ...]) -> TenantPacks:
+    return TenantPacks(default, dict(by_tenant))
 
 
 @lru_cache(maxsize=1)

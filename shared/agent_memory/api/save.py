@@ -24,7 +24,6 @@ from agent_memory.api.schemas import (
 )
 from agent_memory.domain.duplicates import EXTRACTED_SOURCE
 from agent_memory.domain.models import (
-    KNOWN_CATEGORIES,
     Keyword,
     Memory,
     MemoryType,
@@ -34,6 +33,7 @@ from agent_memory.domain.models import (
     not_in_the_future,
     require_utc,
 )
+from agent_memory.domain.packs.immigration import IMMIGRATION
 from agent_memory.domain.requests import RequestModel, max_utf8_bytes
 from agent_memory.ports import ConversationTurn
 
@@ -41,8 +41,9 @@ if TYPE_CHECKING:
     from agent_memory.services.save import TurnSaved
 
 CATEGORY_DESCRIPTION = (
-    "One of the deployment's categories, case-insensitive (MEMORY_CATEGORIES; by default "
-    f"{', '.join(KNOWN_CATEGORIES)}); any other is a 422. An empty MEMORY_CATEGORIES accepts any category.")
+    "One of the tenant's categories, case-insensitive: its domain pack's (the immigration pack: "
+    f"{', '.join(IMMIGRATION.categories)}; the general pack: any short text), or MEMORY_CATEGORIES when set; "
+    "any other is a 422. An empty MEMORY_CATEGORIES accepts any category.")
 
 class CreateMemoryRequest(RequestModel):
     """The save_user_memory tool's input, plus the optional slot and import fields."""

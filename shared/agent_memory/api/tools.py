@@ -99,7 +99,7 @@ def _input_schema(name: str, lang: Lang, categories: Sequence[str]) -> dict[str,
     for prop_name, prop in schema.get("properties", {}).items():
         prop.pop("title", None)
         prop["description"] = PROPERTY_DESCRIPTIONS[name][prop_name][lang]
-    if name == "save_user_memory":  # the deployment's categories; none configured = any text
+    if name == "save_user_memory":  # the tenant's categories (its pack's, or MEMORY_CATEGORIES); none = any text
         schema["properties"]["category"] = {"type": "string", **({"enum": list(categories)} if categories else {}),
                                             "description": PROPERTY_DESCRIPTIONS[name]["category"][lang]}
     return schema

@@ -15,6 +15,8 @@ from agent_memory.api.tools import ToolExecutor
 from agent_memory.bootstrap.scheduler import rollup_queue
 from agent_memory.domain.conversation import Message
 from agent_memory.domain.models import ExtractedMemory, Memory, ScopeRef
+from agent_memory.domain.packs import DomainPack, ExtractionRules, pack_named
+from agent_memory.domain.packs.immigration import IMMIGRATION
 from agent_memory.domain.profile import Profile
 from agent_memory.domain.ranking import RankingWeights
 from agent_memory.domain.relevance import RelevanceCalibration
@@ -93,17 +95,17 @@ def _one_at_a_time[T](provider: Callable[[], T]) -> Callable[[], T]:
     return locked
 
 
-def read_fields(text: str) -> list[ExtractedMemory]:
-    """The profile fields a directly saved memory states, read by the offline rules: deterministic and free,
-    whichever LLM extracts conversation turns (a direct save never waits for a model)."""
-    return _offline_rules().extract(ConversationTurn(user_message=text))
+def read_fields(text: str, pack: DomainPack = IMMIGRATION) -> list[ExtractedMemory]:
+    """The profile fields a directly saved memory states, read by the pack's offline rules: deterministic and
+    free, whichever LLM extracts conversation turns (a direct save never waits for a model)."""
+    return _offline_rules(pack.extraction).extract(ConversationTurn(user_message=text))
 
 
 @cache
-def _offline_rules() -> MemoryExtractor:
+def _offline_rules(rules: ExtractionRules) -> MemoryExtractor:
     from agent_memory.extraction import OfflineExtractor
 
-    return OfflineExtractor()
+    return OfflineExtractor(rules)
 
 
 def ranking_weights(settings: Settings) -> RankingWeights:
@@ -158,13 +160,8 @@ def build_services(
         synonyms = DynamoSynonymStore(table_name=settings.memory_table_name, client=dynamodb_client,
                                       max_tenants=settings.synonym_cache_tenants)
 
-    @cache
-    def extractor_provider() -> MemoryExtractor:
-        if extractor is not None:
-            return extractor
-        from agent_memory.adapters.llm import build_extractor
-
-        return build_extractor(settings)
+    packs = settings.packs
+    pack_extractor = _pack_extractors(settings, extractor)
 
     @cache
     def build_embedder_once() -> Embedder | None:
@@ -208,6 +205,7 @@ def build_services(
         query_vector_lines=settings.memory_search_query_vector_lines,
         neighbour_share=settings.memory_search_neighbour_share,
         diversity=settings.memory_search_diversity,
+        packs=packs,
     )
     if layers is None:
         layers = _layer_store(settings, dynamodb_client)
@@ -234,18 +232,21 @@ def build_services(
     )
     save = SaveService(
         store=store,
-        extractor=extractor_provider,
+        extractor=lambda: pack_extractor(packs.default),
+        extractors=pack_extractor,
+        packs=packs,
         embedder=embedder_provider,
         max_keywords=settings.memory_extraction_max_keywords,
         min_keyword_weight=settings.memory_extraction_min_keyword_weight,
-        categories=settings.memory_categories,
+        categories=settings.categories_for,
         field_reader=read_fields,
         index=index,
         max_embedded_tokens=settings.max_embedded_tokens_per_request,
         duplicates=settings.duplicate_rule,
     )
-    load = LoadService(store=store, search=search, current_memories=_cached_memories(index))
-    summarize = SummarizeService(store=store, current_memories=_cached_memories(index), narrate=narrator_provider)
+    load = LoadService(store=store, search=search, current_memories=_cached_memories(index), packs=packs)
+    summarize = SummarizeService(store=store, current_memories=_cached_memories(index), narrate=narrator_provider,
+                                 packs=packs)
     return Services(
         settings=settings,
         store=store,
@@ -269,6 +270,21 @@ def build_services(
         rollup=_rollup_service(settings, layers, embedder_provider, writer=report_writer,
                                refresher=hot_memory_refresher),
     )
+
+
+def _pack_extractors(settings: Settings, extractor: MemoryExtractor | None) -> Callable[[DomainPack], MemoryExtractor]:
+    """A pack's extractor, built on first use (the LLM SDK is imported then): the one given for every pack, else
+    the configured provider's with the pack's rules or prompt."""
+
+    @cache
+    def extractor_of(pack_name: str) -> MemoryExtractor:
+        if extractor is not None:
+            return extractor
+        from agent_memory.adapters.llm import build_extractor
+
+        return build_extractor(settings, pack=pack_named(pack_name))
+
+    return lambda pack: extractor_of(pack.name)
 
 
 def _rollup_service(settings: Settings, layers: LayerStore, embedder: EmbedderProvider, *,
@@ -335,7 +351,6 @@ def _context_sources(settings: Settings, store: MemoryStore, search: SearchServi
                      memory_layers: MemoryLayersService, embedder: EmbedderProvider) -> list[BlockSource]:
     from agent_memory.adapters.retrievers import build_retriever
     from agent_memory.services.blocks.registry import default_sources
-    from agent_memory.services.blocks.retrieved import DEFAULT_KNOWLEDGE_TRIGGERS
 
     def retriever(url: str, directory: str = "") -> Retriever | None:
         return build_retriever(settings, url=url, directory=directory, embedder=embedder)
@@ -344,7 +359,8 @@ def _context_sources(settings: Settings, store: MemoryStore, search: SearchServi
     return default_sources(
         store=store, search=search, current_memories=memories,
         knowledge=retriever(settings.context_knowledge_url), experiences=retriever(settings.context_experience_url),
-        knowledge_triggers=DEFAULT_KNOWLEDGE_TRIGGERS if triggers is None else triggers,
+        knowledge_triggers=(lambda tenant: settings.pack_for(tenant).knowledge_triggers) if triggers is None
+        else triggers,
         top_memories=settings.context_top_memories, relevant_memories=settings.context_relevant_memories,
         relevant_search_mode=settings.context_relevant_search_mode or None,
         importance_margin=settings.context_importance_margin,

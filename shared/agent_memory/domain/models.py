@@ -31,10 +31,6 @@ DEFAULT_IMPORTANCE: dict[MemoryType, int] = {
     MemoryType.PREFERENCE: 60,
 }
 
-# Known immigration categories; `category` also accepts free text.
-KNOWN_CATEGORIES = ("QMAS", "GEP", "IANG", "TTPS", "CIES", "TECHTAS")
-
-
 def utcnow() -> datetime:
     return datetime.now(UTC)
 

@@ -1,5 +1,5 @@
 """The structured user profile (what summarize returns), built deterministically
-from a user's current memories. The schema is data: a deployment can bring its own field set.
+from a user's current memories. The schema is data (domain/profile_schema.py): each domain pack brings its own.
 """
 
 from __future__ import annotations
@@ -11,98 +11,35 @@ from pydantic import BaseModel, Field
 
 from agent_memory.domain.models import Memory, is_cjk_text
 from agent_memory.domain.occupations import industry_of
+from agent_memory.domain.packs import DomainPack
+from agent_memory.domain.packs.immigration import IMMIGRATION
+from agent_memory.domain.profile_schema import (
+    Narrative,
+    NarrativeSegment,
+    NarrativeWording,
+    ProfileField,
+    ProfileSchema,
+)
+
+__all__ = ["DEFAULT_PROFILE_SCHEMA", "Completeness", "Profile", "ProfileField", "ProfileSchema", "build_profile",
+           "slot_field", "template_narrative"]
 
 
-class ProfileField(BaseModel):
-    section: str  # basic | career | immigration | family (or a deployment's own)
-    name: str  # the profile's field name (e.g. jobTitle)
-    memory_fields: list[str]  # memory `field` slots that fill it (e.g. currentJobTitle)
-    kind: str = "text"  # text | list | bool
-    unit_zh: str = ""  # appended to bare numbers for Chinese users (32 -> 32岁)
-    unit_en: str = ""
-    label_zh: str = ""  # how a Chinese narrative names the field (missing ones are listed by it)
-    label_en: str = ""
-    # Counted once known, never listed as missing (a field asked about only when the user mentions it).
-    optional: bool = False
-    # Answered even when unknown: text as 未知 / unknown, a yes/no as null.
-    shown_unknown: bool = False
-    # An industry field: the field naming the user's occupation, whose industry fills this one when no
-    # memory states an industry (前端开发 -> IT/互联网).
-    industry_from: str | None = None
+# The default profile: the immigration pack's (an applicant's basics, career, immigration plans and family).
+DEFAULT_PROFILE_SCHEMA = IMMIGRATION.profile
 
-    def label(self, chinese: bool) -> str:
-        return (self.label_zh if chinese else self.label_en) or self.name
-
-    def fills(self, memory_field: str | None) -> bool:
-        """Whether a memory's field fills this one (a list field's slots are `<field>.<value>`)."""
-        if not memory_field:
-            return False
-        return memory_field in self.memory_fields or (
-            self.kind == "list" and memory_field.split(".", 1)[0] in self.memory_fields)
+# The immigration pack's fields that hold several values at once (a pack's `list_fields`).
+LIST_MEMORY_FIELDS = IMMIGRATION.list_fields
 
 
-class ProfileSchema(BaseModel):
-    fields: list[ProfileField] = Field(min_length=1)
-
-    def sections(self) -> list[str]:
-        return list(dict.fromkeys(f.section for f in self.fields))
-
-
-# The default profile: an immigration applicant's basics, career, immigration plans and family.
-DEFAULT_PROFILE_SCHEMA = ProfileSchema(fields=[
-    ProfileField(section="basic", name="age", memory_fields=["age"], unit_zh="岁", unit_en=" years old",
-                 label_zh="年龄", label_en="age"),
-    ProfileField(section="basic", name="education", memory_fields=["education"], label_zh="学历",
-                 label_en="education"),
-    ProfileField(section="basic", name="university", memory_fields=["university"], label_zh="毕业院校",
-                 label_en="university"),
-    ProfileField(section="basic", name="major", memory_fields=["major"], label_zh="专业", label_en="major"),
-    ProfileField(section="basic", name="nationality", memory_fields=["nationality"], label_zh="国籍",
-                 label_en="nationality"),
-    ProfileField(section="basic", name="location", memory_fields=["currentLocation", "location"],
-                 label_zh="所在地", label_en="location"),
-    ProfileField(section="basic", name="languageSkills", memory_fields=["languageSkills"], label_zh="语言能力",
-                 label_en="language skills"),
-    ProfileField(section="career", name="jobTitle", memory_fields=["currentJobTitle", "jobTitle"],
-                 label_zh="职位", label_en="job title"),
-    ProfileField(section="career", name="industry", memory_fields=["currentIndustry", "industry"],
-                 label_zh="行业", label_en="industry", industry_from="jobTitle"),
-    ProfileField(section="career", name="company", memory_fields=["currentCompany", "company"],
-                 label_zh="公司", label_en="company", optional=True),
-    ProfileField(section="career", name="yearsOfExperience", memory_fields=["totalYearsOfExperience"],
-                 unit_zh="年", unit_en=" years", label_zh="工作年限", label_en="years of experience"),
-    ProfileField(section="career", name="annualIncome", memory_fields=["annualIncome"], label_zh="年收入",
-                 label_en="annual income"),
-    ProfileField(section="immigration", name="targetCategories", memory_fields=["targetCategory"], kind="list",
-                 label_zh="目标类别", label_en="target categories"),
-    ProfileField(section="immigration", name="timeline", memory_fields=["immigrationTimeline"],
-                 label_zh="时间规划", label_en="timeline"),
-    ProfileField(section="immigration", name="hasHongKongEmployer", memory_fields=["hasHongKongEmployer"],
-                 kind="bool", label_zh="香港雇主", label_en="Hong Kong employer"),
-    ProfileField(section="immigration", name="hasTechBackground", memory_fields=["hasTechBackground"], kind="bool",
-                 label_zh="科技背景", label_en="technical background"),
-    ProfileField(section="immigration", name="investmentAmount", memory_fields=["investmentAmount"],
-                 label_zh="可投资金额", label_en="investment amount"),
-    ProfileField(section="family", name="maritalStatus", memory_fields=["maritalStatus"], label_zh="婚姻状况",
-                 label_en="marital status", shown_unknown=True),
-    ProfileField(section="family", name="hasChildren", memory_fields=["hasChildren"], kind="bool",
-                 label_zh="子女", label_en="children", shown_unknown=True),
-    ProfileField(section="family", name="familySupport", memory_fields=["familySupport"], label_zh="家庭支持",
-                 label_en="family support", shown_unknown=True, optional=True),
-])
-
-# Fields that hold several values at once (a user may aim at two immigration categories, like several
-# things, have several allergies): each value is its own slot, `<field>.<value>`, so a new value adds to
-# the others and a repeated one replaces itself.
-LIST_MEMORY_FIELDS = frozenset(f for spec in DEFAULT_PROFILE_SCHEMA.fields if spec.kind == "list"
-                               for f in spec.memory_fields) | {"preference", "dislike", "allergy"}
-
-
-def slot_field(field: str | None, category: str | None, value: object) -> str | None:
-    """The slot a memory fills: its field, or for a list field the field and its value."""
-    if not field or field not in LIST_MEMORY_FIELDS:
+def slot_field(field: str | None, category: str | None, value: object, pack: DomainPack = IMMIGRATION
+               ) -> str | None:
+    """The slot a memory fills: its field, or for one of the pack's list fields the field and what names the
+    value (its category or its value, as the pack says)."""
+    if not field or field not in pack.list_fields:
         return field
-    raw = category or (str(value) if value not in (None, "") else "")
+    stated = str(value) if value not in (None, "") else ""
+    raw = (category or stated) if pack.list_slot_key == "category" else (stated or category or "")
     key = "".join(c for c in raw if (c.isascii() and c.isalnum()) or c in "_+-")[:40]
     if raw and not key:  # a value in another script: a short stable digest names its slot
         key = hashlib.sha1(raw.encode()).hexdigest()[:10]
@@ -120,6 +57,8 @@ class Profile(BaseModel):
     completeness: Completeness
     chinese: bool
     labels: dict[str, str] = Field(default_factory=dict)  # field name -> its name in the user's language
+    # How the offline narrative words it (the schema's); not part of the profile's answer.
+    narrative: Narrative = Field(default_factory=Narrative, exclude=True)
 
 
 def _display(memory: Memory, spec: ProfileField, chinese: bool) -> Any:
@@ -128,7 +67,7 @@ def _display(memory: Memory, spec: ProfileField, chinese: bool) -> Any:
         return value if isinstance(value, bool) else None
     if spec.kind == "list":
         return memory.category or (str(value) if value is not None else memory.content)
-    if spec.name in ("annualIncome", "investmentAmount"):  # the sentence keeps amount, currency, vagueness
+    if spec.as_sentence:  # the sentence keeps amount, currency, vagueness
         return memory.content
     if isinstance(value, int | float) and not isinstance(value, bool):
         unit = spec.unit_zh if chinese else spec.unit_en
@@ -188,39 +127,44 @@ def build_profile(memories: list[Memory], schema: ProfileSchema = DEFAULT_PROFIL
     labels = {spec.name: spec.label(chinese) for spec in schema.fields}
     return Profile(user_profile=profile, completeness=Completeness(score=score, filled_fields=filled,
                                                                    missing_fields=missing), chinese=chinese,
-                   labels=labels)
+                   labels=labels, narrative=schema.narrative)
 
 
 def template_narrative(profile: Profile) -> str:
-    """The offline narrative: one paragraph in the user's language from the filled slots only."""
+    """The offline narrative: one paragraph in the user's language from the filled slots only, in the wording
+    of the profile's schema."""
+    wording = profile.narrative.zh if profile.chinese else profile.narrative.en
     known = set(profile.completeness.filled_fields)
     p = {name: value for section in profile.user_profile.values() for name, value in section.items() if name in known}
+    parts = _clauses(wording, p) if wording.clauses else [
+        f"{profile.labels.get(k, k)}{wording.label_separator}{_shown(v, wording)}" for k, v in p.items()]
+    if not parts:
+        return wording.nothing_known
+    text = wording.opening + wording.separator.join(parts) + wording.end
     missing = profile.completeness.missing_fields
-    if profile.chinese:
-        parts = []
-        if "age" in p or "jobTitle" in p:
-            parts.append("用户" + (f"{p['age']}" if "age" in p else "") + ("，职位为" + p["jobTitle"] if "jobTitle" in p
-                                                                          else ""))
-        school = "".join(str(p[k]) for k in ("university", "major", "education") if k in p)
-        if school:
-            parts.append(f"{school}毕业")
-        if "industry" in p:
-            parts.append(f"所在行业: {p['industry']}")
-        if "yearsOfExperience" in p:
-            parts.append(f"工作经验{p['yearsOfExperience']}")
-        if "annualIncome" in p:
-            parts.append(str(p["annualIncome"]).removeprefix("用户"))
-        if "location" in p:
-            parts.append(f"目前在{p['location']}")
-        if "targetCategories" in p:
-            parts.append("关注的移民类别: " + "、".join(p["targetCategories"]))
-        if "timeline" in p:
-            parts.append(f"计划时间: {p['timeline']}")
-        text = "，".join(parts) + "。" if parts else "尚未收集到用户信息。"
-        named = "、".join(profile.labels.get(m, m) for m in missing[:4])
-        return text + (f"{named}等信息尚未收集。" if missing and parts else "")
-    parts = [f"{profile.labels.get(k, k)}: {', '.join(map(str, v)) if isinstance(v, list) else v}"
-             for k, v in p.items()]
-    text = ("Known about the user: " + "; ".join(parts) + ".") if parts else "Nothing is known yet."
-    named = ", ".join(profile.labels.get(m, m) for m in missing[:4])
-    return text + (f" Not yet collected: {named}." if missing and parts else "")
+    named = wording.missing_separator.join(profile.labels.get(m, m) for m in missing[:4])
+    return text + (wording.missing.format(fields=named) if missing else "")
+
+
+def _shown(value: Any, wording: NarrativeWording) -> str:
+    return wording.list_separator.join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def _clauses(wording: NarrativeWording, known: dict[str, Any]) -> list[str]:
+    """Each clause with a known field, its segments of unknown fields left out."""
+    parts = []
+    for clause in wording.clauses:
+        if not any(s.field in known for s in clause.segments if s.field):
+            continue
+        parts.append("".join(_segment(segment, known, wording) for segment in clause.segments
+                             if segment.field is None or segment.field in known))
+    return parts
+
+
+def _segment(segment: NarrativeSegment, known: dict[str, Any], wording: NarrativeWording) -> str:
+    if segment.field is None:
+        return segment.text
+    value = known[segment.field]
+    if isinstance(value, bool):
+        return segment.if_true if value else segment.if_false
+    return segment.text.format(value=_shown(value, wording).removeprefix(segment.strip_prefix))

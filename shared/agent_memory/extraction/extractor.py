@@ -1,4 +1,4 @@
-"""The offline extractor: every field rule applied to the user's own words.
+"""The offline extractor: the field rules of a domain pack applied to the user's own words.
 
 Deterministic and conservative: it reports only what the user states outright in
 `turn.user_message` (Chinese or English) -- never the assistant's words -- as one memory per
@@ -14,6 +14,8 @@ import unicodedata
 from collections.abc import Callable
 
 from agent_memory.domain.models import ExtractedMemory, MemoryType, is_cjk_text
+from agent_memory.domain.packs import ExtractionRules
+from agent_memory.domain.packs.immigration import IMMIGRATION
 from agent_memory.extraction.dialogue import answer_segments, asked_questions, statements
 from agent_memory.extraction.fields.amounts import annual_income, budget, investment_amount
 from agent_memory.extraction.fields.career import company, industry, job_title, tech_background, years_of_experience
@@ -42,8 +44,10 @@ from agent_memory.extraction.grammar import Utterance, without_questions
 from agent_memory.ports import ConversationTurn
 
 Rule = Callable[[Utterance], ExtractedMemory | None]
+# Reads the likings of a turn once the field rules have run (it may drop a fact a liking restates).
+PreferenceStage = Callable[[Utterance, list[ExtractedMemory]], list[ExtractedMemory]]
 
-# One rule per profile field, in the order memories are reported.
+# Every field rule by the field it reads; a pack names those that run, in the order memories are reported.
 FIELD_RULES: dict[str, Rule] = {
     "name": name,
     "preferredName": preferred_name,
@@ -78,7 +82,7 @@ def _field_memories(ctx: Utterance, fields: dict[str, Rule]) -> list[ExtractedMe
     return [memory for rule in fields.values() if (memory := rule(ctx)) is not None]
 
 
-def _preferences(ctx: Utterance, facts: list[ExtractedMemory]) -> list[ExtractedMemory]:
+def _immigration_preferences(ctx: Utterance, facts: list[ExtractedMemory]) -> list[ExtractedMemory]:
     """Preferences, replacing an intent they restate: "希望尽快办理" is a wish about pace, not a plan."""
     found = topic_preferences(ctx)
     pace = pace_preference(ctx)
@@ -97,13 +101,17 @@ def _preferences(ctx: Utterance, facts: list[ExtractedMemory]) -> list[Extracted
     return found
 
 
-def _answers(turn: ConversationTurn, ctx: Utterance, found: set[str]) -> list[ExtractedMemory]:
+PREFERENCE_STAGES: dict[str, PreferenceStage] = {"immigration": _immigration_preferences}
+
+
+def _answers(turn: ConversationTurn, ctx: Utterance, found: set[str], rules: dict[str, Rule]
+             ) -> list[ExtractedMemory]:
     """Fields a terse reply fills because the assistant asked for them ("32，在深圳腾讯")."""
     questions = asked_questions(unicodedata.normalize("NFKC", turn.assistant_message or ""))
     answers: list[ExtractedMemory] = []
     for segment in answer_segments(ctx.text) if questions else []:
         for question in questions:
-            wanted = {f: FIELD_RULES[f] for f in question.fields if f in FIELD_RULES and f not in found}
+            wanted = {f: rules[f] for f in question.fields if f in rules and f not in found}
             for statement in statements(question, segment, zh=ctx.zh, city_prefix=CITY_PREFIX_RE):
                 for memory in _field_memories(Utterance(text=statement, zh=ctx.zh), wanted):
                     if memory.field not in found:
@@ -123,19 +131,27 @@ def _single_spaced(text: str) -> str:
 
 
 class OfflineExtractor:
-    """Deterministic regex/dictionary extractor: the MemoryExtractor used without an LLM.
+    """Deterministic regex/dictionary extractor: the MemoryExtractor used without an LLM, with a pack's rules
+    (by default the immigration pack's).
 
     Facts come from `turn.user_message` only. The assistant's message is read for its questions
     alone, so that a terse answer means what it answers. At most one memory per field. It does
     not filter `turn.existing_info`: the caller skips known fields and reports them as skipped.
     """
 
+    def __init__(self, rules: ExtractionRules = IMMIGRATION.extraction) -> None:
+        unknown = [name for name in rules.fields if name not in FIELD_RULES]
+        if unknown or rules.preferences not in PREFERENCE_STAGES:
+            raise ValueError(f"no offline rule for {', '.join(unknown) or rules.preferences!r}")
+        self._rules = {name: FIELD_RULES[name] for name in rules.fields}
+        self._preferences = PREFERENCE_STAGES[rules.preferences]
+
     def extract(self, turn: ConversationTurn) -> list[ExtractedMemory]:
         text = without_questions(_single_spaced(unicodedata.normalize("NFKC", turn.user_message or "")).strip())
         if not text:
             return []
         ctx = Utterance(text=text, zh=is_cjk_text(turn.user_message))
-        memories = _field_memories(ctx, FIELD_RULES)
-        memories += _preferences(ctx, memories)
-        memories += _answers(turn, ctx, {m.field or "" for m in memories})
+        memories = _field_memories(ctx, self._rules)
+        memories += self._preferences(ctx, memories)
+        memories += _answers(turn, ctx, {m.field or "" for m in memories}, self._rules)
         return memories

@@ -7,17 +7,15 @@ from dataclasses import dataclass
 
 from agent_memory.domain.keys import is_valid_memory_key
 from agent_memory.domain.models import Memory, MemoryPage, MemoryType, ScopeRef, is_cjk_text
+from agent_memory.domain.packs import DomainPack
+from agent_memory.domain.packs.immigration import IMMIGRATION
 from agent_memory.domain.placeholders import resolve
 from agent_memory.domain.search import SearchQuery, summary_of
 from agent_memory.ports import MemoryStore
 from agent_memory.services.search import SearchService
 
-# Profile field order, used to phrase the profile summary from field memories.
-PROFILE_FIELD_ORDER = (
-    "age", "education", "university", "major", "currentJobTitle", "currentIndustry", "currentCompany",
-    "totalYearsOfExperience", "annualIncome", "currentLocation", "maritalStatus", "hasChildren",
-    "targetCategory", "immigrationTimeline", "investmentAmount", "hasHongKongEmployer",
-)
+# The immigration pack's profile field order (a pack's `summary_fields` phrase the profile summary).
+PROFILE_FIELD_ORDER = IMMIGRATION.summary_fields
 # A profile summary is written only when at least this many profile fields are known.
 MIN_FIELDS_FOR_SUMMARY = 3
 # Blend of two orderings: importance (0-100) and relevance to the query (0-1).
@@ -35,15 +33,16 @@ class LoadedContext:
     total_memories: int
 
 
-def profile_summary(memories: list[Memory]) -> str | None:
+def profile_summary(memories: list[Memory], order: tuple[str, ...] = PROFILE_FIELD_ORDER) -> str | None:
+    """The memories of the profile fields in `order`, as one sentence, once enough of them are known."""
     by_field: dict[str, list[Memory]] = {}
     for memory in memories:
         field = (memory.field or "").split(".", 1)[0]  # a list field's slots are `<field>.<value>`
-        if field in PROFILE_FIELD_ORDER:
+        if field in order:
             by_field.setdefault(field, []).append(memory)
     if len(by_field) < MIN_FIELDS_FOR_SUMMARY:
         return None
-    ordered = [m.content for f in PROFILE_FIELD_ORDER for m in by_field.get(f, [])]
+    ordered = [m.content for f in order for m in by_field.get(f, [])]
     separator = "，" if is_cjk_text("".join(ordered)) else "; "
     end = "。" if separator == "，" else "."
     return separator.join(c.rstrip("。.，, ") for c in ordered) + end
@@ -63,8 +62,11 @@ class LoadService:
         store: MemoryStore,
         search: SearchService,
         current_memories: Callable[[ScopeRef], list[Memory]] | None = None,
+        packs: Callable[[str], DomainPack] = lambda _: IMMIGRATION,
     ) -> None:
+        """`packs`: a tenant's pack, whose summary fields phrase the profile summary."""
         self._store = store
+        self._packs = packs
         self._search = search
         # The serverless tier hands in its version-keyed cache; otherwise the store is read.
         self._current_memories = current_memories or store.all_current
@@ -84,7 +86,8 @@ class LoadService:
             ),
             reverse=True,
         )
-        return LoadedContext(memories=[m for m, _ in scored[:limit]], profile_summary=profile_summary(memories),
+        summary = profile_summary(memories, self._packs(user.tenant_id).summary_fields)
+        return LoadedContext(memories=[m for m, _ in scored[:limit]], profile_summary=summary,
                              total_memories=len(memories))
 
     def list_memories(

@@ -21,14 +21,19 @@ from agent_memory.domain.models import (
     SaveResult,
     ScopeRef,
 )
+from agent_memory.domain.packs import DomainPack
+from agent_memory.domain.packs.immigration import IMMIGRATION
 from agent_memory.domain.profile import slot_field
 from agent_memory.domain.vectors import encode_vector
 from agent_memory.errors import AgentMemoryError, BatchInterrupted, InvalidInput
 from agent_memory.ports import ConversationTurn, Embedder, MemoryExtractor, MemoryStore, SearchIndex
 from agent_memory.services.restatements import Restatements
 
-# Reads a memory's text for the profile fields it states ("用户35岁" -> age 35), as extraction does.
-FieldReader = Callable[[str], list[ExtractedMemory]]
+# Reads a memory's text for the profile fields it states ("用户35岁" -> age 35), as extraction does, with the
+# rules of the user's pack.
+FieldReader = Callable[[str, DomainPack], list[ExtractedMemory]]
+# The categories a tenant's memories may carry (empty: any).
+Categories = Sequence[str] | Callable[[str], Sequence[str]]
 
 # Field names an extractor uses for "no particular slot": such memories are never upserted.
 NON_SLOT_FIELDS = frozenset({"", "other", "note", "misc"})
@@ -95,31 +100,38 @@ class SaveService:
         embedder: Callable[[], Embedder | None] = lambda: None,
         max_keywords: int = 5,
         min_keyword_weight: float = 0.3,
-        categories: Sequence[str] = (),
+        categories: Categories = (),
         field_reader: FieldReader | None = None,
         index: SearchIndex | None = None,
         duplicates: DuplicateRule | None = None,
         max_embedded_tokens: int = 0,
+        packs: Callable[[str], DomainPack] = lambda _: IMMIGRATION,
+        extractors: Callable[[DomainPack], MemoryExtractor] | None = None,
     ) -> None:
         """`index`: where a new memory's nearest current memories are read, what it may restate (besides the
         user's newest memories); `duplicates`: when it restates one (None: the default thresholds);
-        `max_embedded_tokens`: the embedding work one save or batch may carry (0: no limit)."""
+        `max_embedded_tokens`: the embedding work one save or batch may carry (0: no limit); `categories`: one
+        set for every tenant, or a tenant's; `packs`: a tenant's domain pack (its list fields, its rules);
+        `extractors`: the extractor of a pack (None: `extractor` for every pack)."""
         self._max_embedded_tokens = max_embedded_tokens
         self._store = store
         self._restatements = Restatements(store=store, index=index, rule=duplicates or DuplicateRule())
         self._field_reader = field_reader
-        # upper-cased -> as configured; empty: any category
-        self._categories = {c.upper(): c for c in categories}
+        self._categories_of = categories if callable(categories) else lambda _: categories
+        self._packs = packs
         # Providers, not instances: the LLM SDK and the embedding model load on first use only.
         self._extractor = extractor
+        self._extractors = extractors
         self._embedder = embedder
         self._max_keywords = max_keywords
         self._min_keyword_weight = min_keyword_weight
 
     def enrich(self, memories: list[NewMemory], user: ScopeRef | None = None,
-               recent: RecentMemories | None = None) -> list[NewMemory]:
-        """Write-time work: keywords (unless given), conversation context, embeddings (one batch call). `recent`:
-        the user's newest memories, read once when first needed (where a turn finds the turn before it)."""
+               recent: RecentMemories | None = None, pack: DomainPack | None = None) -> list[NewMemory]:
+        """Write-time work: list slots, keywords (unless given), conversation context, embeddings (one batch call).
+        `recent`: the user's newest memories, read once when first needed (where a turn finds the turn before
+        it); `pack`: whose list fields name slots (default: the user's pack, else the immigration pack)."""
+        pack = pack or (self._packs(user.tenant_id) if user is not None else IMMIGRATION)
         enriched = []
         previous_in_conversation: dict[str, str] = {}
         stored: dict[str, list[str]] | None = None  # the user's recent turns by conversation, read when needed
@@ -127,7 +139,7 @@ class SaveService:
             recent = self._recent(user)
         for memory in memories:
             update: dict[str, Any] = {}
-            slot = slot_field(memory.field, memory.category, memory.metadata.get("value"))
+            slot = slot_field(memory.field, memory.category, memory.metadata.get("value"), pack)
             if slot != memory.field:
                 update["field"] = slot
             if not memory.keywords:
@@ -164,10 +176,11 @@ class SaveService:
 
     def save(self, user: ScopeRef, memory: NewMemory) -> SaveResult:
         """Stored; or, when it restates a current memory, `merged` with that memory, which stays as it is."""
-        (memory,) = self._checked_categories([memory], field="category")
+        (memory,) = self._checked_categories(user, [memory], field="category")
         check_embedding_budget([memory.content], self._max_embedded_tokens, field="content")
         recent = self._recent(user)
-        return self._save_all(user, self.enrich(self._with_fields([memory]), user, recent), recent, many=False)[0]
+        return self._save_all(user, self.enrich(self._with_fields(user, [memory]), user, recent), recent,
+                              many=False)[0]
 
     def _save_all(self, user: ScopeRef, memories: list[NewMemory], recent: RecentMemories, *, many: bool
                   ) -> list[SaveResult]:
@@ -196,19 +209,20 @@ class SaveService:
             raise PartialSave(results, cause)
         return results
 
-    def _with_fields(self, memories: list[NewMemory]) -> list[NewMemory]:
+    def _with_fields(self, user: ScopeRef, memories: list[NewMemory]) -> list[NewMemory]:
         """A memory saved without `field` gets the field its text states, so that it reaches the profile and a
         newer statement of the same field supersedes it. Turns of a conversation transcript (`source: transcript`)
         are records of what was said and keep no field: one turn must not retire another.
         A text that states several fields ("本科毕业于浙江大学") keeps the others in `inferred_fields`."""
         if self._field_reader is None:
             return memories
+        pack = self._packs(user.tenant_id)
         completed = []
         for memory in memories:
             if memory.field or is_transcript_turn(memory):
                 completed.append(memory)
                 continue
-            found = [f for f in self._field_reader(memory.content) if f.field]
+            found = [f for f in self._field_reader(memory.content, pack) if f.field]
             if not found:
                 completed.append(memory)
                 continue
@@ -219,31 +233,37 @@ class SaveService:
             others = {f.field: f.value for f in found if f is not primary and f.field != primary.field}
             if others:
                 metadata["inferred_fields"] = others
-            category = memory.category or self._known_category(primary.category)
+            category = memory.category or self._known_category(user, primary.category)
             completed.append(memory.model_copy(update={"field": primary.field, "metadata": metadata,
                                                        "category": category}))
         return completed
 
-    def _known_category(self, category: str | None) -> str | None:
-        """An extracted category in its configured spelling; one outside the configured set is left out."""
-        if category is None or not self._categories:
-            return category
-        return self._categories.get(category.strip().upper())
+    def _categories(self, user: ScopeRef) -> dict[str, str]:
+        """The tenant's categories, upper-cased -> as configured; empty: any category."""
+        return {c.upper(): c for c in self._categories_of(user.tenant_id)}
 
-    def _checked_categories(self, memories: list[NewMemory], *, field: str) -> list[NewMemory]:
+    def _known_category(self, user: ScopeRef, category: str | None) -> str | None:
+        """An extracted category in its configured spelling; one outside the configured set is left out."""
+        categories = self._categories(user)
+        if category is None or not categories:
+            return category
+        return categories.get(category.strip().upper())
+
+    def _checked_categories(self, user: ScopeRef, memories: list[NewMemory], *, field: str) -> list[NewMemory]:
         """Each memory's category in its configured spelling; an unknown one is a 422 naming the item,
         raised before anything is written. `field` names the item (`{i}` is its index)."""
-        if not self._categories:
+        categories = self._categories(user)
+        if not categories:
             return memories
         checked, problems = [], []
         for index, memory in enumerate(memories):
             if memory.category is None:
                 checked.append(memory)
                 continue
-            known = self._known_category(memory.category)
+            known = self._known_category(user, memory.category)
             if known is None:
                 problems.append({"field": field.format(i=index), "type": "enum",
-                                 "message": f"must be one of {', '.join(self._categories.values())}"})
+                                 "message": f"must be one of {', '.join(categories.values())}"})
             checked.append(memory.model_copy(update={"category": known}))
         if problems:
             raise InvalidInput(f"invalid request: {problems[0]['field']}: {problems[0]['message']}", details=problems)
@@ -256,11 +276,12 @@ class SaveService:
         raises BatchInterrupted naming the items written and those not; each save is idempotent by
         content, so resending the whole batch stores nothing twice.
         """
-        memories = self._checked_categories(memories, field="memories.{i}.category")
+        memories = self._checked_categories(user, memories, field="memories.{i}.category")
         check_embedding_budget([m.content for m in memories], self._max_embedded_tokens, field="memories")
         recent = self._recent(user)
         try:
-            return self._save_all(user, self.enrich(self._with_fields(memories), user, recent), recent, many=True)
+            return self._save_all(user, self.enrich(self._with_fields(user, memories), user, recent), recent,
+                                  many=True)
         except PartialSave as partial:
             cause = partial.cause if isinstance(partial.cause, AgentMemoryError) \
                 else AgentMemoryError(str(partial.cause))
@@ -286,7 +307,9 @@ class SaveService:
         # The turn the user answered, kept beside each memory for search only: an answer ("32, in
         # Shenzhen") is found by the words of its question. Measured on LoCoMo: +0.05 hit@5.
         context = _clipped(turn.assistant_message.strip(), MAX_CONTEXT_BYTES) or None
-        for found in self._extractor().extract(turn):
+        pack = self._packs(user.tenant_id)
+        extractor = self._extractors(pack) if self._extractors is not None else self._extractor()
+        for found in extractor.extract(turn):
             field = (found.field or "").strip()
             # A field the caller already holds is skipped only when the turn states the same value; a
             # changed one ("我今年33岁" over a known 30) is saved and supersedes the old memory.
@@ -301,7 +324,7 @@ class SaveService:
             pending.append((field, NewMemory(
                 memory_type=found.memory_type,
                 content=found.content,
-                category=self._known_category(found.category),
+                category=self._known_category(user, found.category),
                 field=None if field.lower() in NON_SLOT_FIELDS else field,
                 keywords=found.keywords,
                 source=EXTRACTED_SOURCE,
@@ -309,7 +332,7 @@ class SaveService:
                 metadata=metadata,
                 context=context,
             )))
-        enriched = self.enrich([memory for _, memory in pending])
+        enriched = self.enrich([memory for _, memory in pending], pack=pack)
         try:
             results = self._save_all(user, enriched, self._recent(user), many=True)
         except PartialSave as partial:

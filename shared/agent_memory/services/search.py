@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 from agent_memory.domain.keywords import extract_keywords, normalize_keyword
 from agent_memory.domain.models import Memory, ScopeRef, utcnow
+from agent_memory.domain.packs import DomainPack
+from agent_memory.domain.packs.immigration import IMMIGRATION
 from agent_memory.domain.ranking import (
     Candidate,
     QueryKeywords,
@@ -85,12 +87,15 @@ class SearchService:
         query_vector_lines: int = 0,
         neighbour_share: float = 0.0,
         diversity: float = 0.0,
+        packs: Callable[[str], DomainPack] = lambda _: IMMIGRATION,
     ) -> None:
         """`diversity`: the weight of a result's similarity to the results above it against its score
-        (maximal marginal relevance over the best DIVERSITY_POOL; 0 orders by score alone)."""
+        (maximal marginal relevance over the best DIVERSITY_POOL; 0 orders by score alone); `packs`: a tenant's
+        pack, whose built-in synonyms it starts with."""
         if not 0.0 <= diversity <= 1.0:
             raise ValueError("diversity must be within [0, 1]")
         self._diversity = diversity
+        self._packs = packs
         self._store = store
         self._neighbour_share = neighbour_share
         self._query_vector_lines = query_vector_lines
@@ -137,7 +142,8 @@ class SearchService:
         requested: SearchMode = request.search_mode or self._default_mode
         terms = self._query_keywords(request)
         if self._expand:  # a synonym may be a phrase ("top talent pass scheme"), not one keyword
-            terms = tuple(dict.fromkeys([*terms, *synonym_phrases(request.query)]))
+            pack = self._packs(user.tenant_id).name
+            terms = tuple(dict.fromkeys([*terms, *synonym_phrases(request.query, pack=pack)]))
         synonyms = self.synonyms_for(user.tenant_id, terms) if self._expand else {}
         embedder = self._embedder() if requested != "keyword" else None
         query_terms = tokenize(" ".join([request.query, *(request.keywords or [])]))
@@ -263,7 +269,7 @@ class SearchService:
 
     def synonyms_for(self, tenant_id: str, terms: tuple[str, ...]) -> dict[str, tuple[tuple[str, float], ...]]:
         """Each term's synonyms, best first: the built-in ones and the tenant's own (which win on a tie)."""
-        table = builtin_synonyms()
+        table = builtin_synonyms(self._packs(tenant_id).name)
         found: dict[str, dict[str, float]] = {t: dict(table.get(normalize_keyword(t), {})) for t in terms}
         if self._synonyms is not None and terms:
             for term, pairs in self._synonyms.synonyms_for(tenant_id, list(terms)).items():

@@ -8,17 +8,22 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from agent_memory.domain.conversation import Message
+    from agent_memory.domain.packs import DomainPack
     from agent_memory.domain.profile import Profile
     from agent_memory.ports import HotMemoryRefresher, MemoryExtractor, TokenCounter, WeeklyReportWriter
     from agent_memory.settings import Settings
 
 
-def build_extractor(settings: Settings, *, http_client: Any = None, secrets_client: Any = None) -> MemoryExtractor:
+def build_extractor(settings: Settings, *, pack: DomainPack | None = None, http_client: Any = None,
+                    secrets_client: Any = None) -> MemoryExtractor:
+    """The extractor of a domain pack (default: the deployment's pack): its offline rules, or Claude with its
+    prompt."""
+    pack = pack or settings.packs.default
     provider = settings.effective_llm_provider
     if provider == "offline":
         from agent_memory.extraction import OfflineExtractor
 
-        return OfflineExtractor()
+        return OfflineExtractor(pack.extraction)
     from agent_memory.adapters.llm.claude import ClaudeExtractor, make_client
 
     client = make_client(settings, http_client=http_client, secrets_client=secrets_client)
@@ -27,6 +32,7 @@ def build_extractor(settings: Settings, *, http_client: Any = None, secrets_clie
         model=settings.effective_llm_model,
         max_tokens=settings.llm_max_tokens,
         temperature=settings.llm_temperature,
+        pack=pack,
     )
 
 

@@ -17,100 +17,67 @@ import anthropic
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_memory.adapters.llm.messages import create_with_tools
-from agent_memory.domain.models import KNOWN_CATEGORIES, ExtractedMemory, Keyword, MemoryType
+from agent_memory.domain.models import ExtractedMemory, Keyword, MemoryType
+from agent_memory.domain.packs import DomainPack
+from agent_memory.domain.packs.immigration import IMMIGRATION
 from agent_memory.errors import LlmUnavailable
 from agent_memory.observability import logger
 from agent_memory.ports import ConversationTurn
 from agent_memory.settings import Settings
 
-CORE_FIELDS = (
-    "age", "education", "university", "major",
-    "currentJobTitle", "currentIndustry", "currentCompany", "totalYearsOfExperience", "annualIncome",
-    "currentLocation", "targetCategory", "hasHongKongEmployer", "hasTechBackground", "investmentAmount",
-    "immigrationTimeline", "maritalStatus", "hasChildren", "familySupport",
-)
 
-# The extraction prompt's save_user_memory tool (its wording and camelCase names are what the prompt
-# was written and measured with; the public tool catalogue is api/tools.py), plus what extraction
-# needs: the slot (`field`), its structured `value`, and weighted `keywords` for search (so keywords cost
-# no extra LLM call).
-SAVE_USER_MEMORY_TOOL: dict[str, Any] = {
-    "name": "save_user_memory",
-    "description": "将用户信息保存到长期记忆存储。每条记忆包含类型、内容和相关移民类别。",
-    "input_schema": {
-        "type": "object",
-        "properties": {
-            "memoryType": {
-                "type": "string",
-                "enum": [t.value for t in MemoryType],
-                "description": "FACT=用户陈述的事实(年龄、学历等),PREFERENCE=用户偏好(倾向的移民方式),"
-                "INTENT=用户意图(计划时间、预算等)",
-            },
-            "content": {
-                "type": "string",
-                "description": '要保存的记忆内容,用简洁的陈述句表达,如"用户32岁,清华大学计算机硕士"。'
-                "使用用户自己的语言,不要翻译。",
-            },
-            "category": {
-                "type": "string",
-                "enum": list(KNOWN_CATEGORIES),
-                "description": "相关的移民类别(如果有明确关联)",
-            },
-        },
-        "required": ["memoryType", "content"],
-    },
-}
-SAVE_USER_MEMORY_TOOL["input_schema"]["properties"].update({
-    "field": {
-        "type": "string",
-        "description": "这条记忆对应的字段名(每条记忆一个字段),核心字段之一: "
-        + ", ".join(CORE_FIELDS)
-        + '; 不属于任何核心字段时用 "other"。',
-    },
-    "value": {
-        "description": "该字段的结构化取值,如 32、\"硕士\"、800000、true;模糊信息保留模糊,如 \"30+\"。",
-    },
-    "keywords": {
-        "type": "array",
-        "maxItems": 5,
-        "description": "最多5个检索关键词(核心概念、实体),每个带区分性权重 0.0-1.0,使用用户的语言",
-        "items": {
+def extraction_tool(pack: DomainPack) -> dict[str, Any]:
+    """The extraction prompt's save_user_memory tool in the pack's words (its wording and camelCase names are
+    what the prompt was written and measured with; the public tool catalogue is api/tools.py), plus what
+    extraction needs: the slot (`field`), its structured `value`, and weighted `keywords` for search (so keywords
+    cost no extra LLM call). A pack with open categories takes any category text."""
+    category: dict[str, Any] = {"type": "string", **({"enum": list(pack.categories)} if pack.categories else {}),
+                                "description": pack.llm.category_description}
+    return {
+        "name": "save_user_memory",
+        "description": pack.llm.tool_description,
+        "input_schema": {
             "type": "object",
-            "properties": {"word": {"type": "string"}, "weight": {"type": "number"}},
-            "required": ["word", "weight"],
+            "properties": {
+                "memoryType": {
+                    "type": "string",
+                    "enum": [t.value for t in MemoryType],
+                    "description": pack.llm.memory_type_description,
+                },
+                "content": {
+                    "type": "string",
+                    "description": pack.llm.content_description,
+                },
+                "category": category,
+                "field": {
+                    "type": "string",
+                    "description": "这条记忆对应的字段名(每条记忆一个字段),核心字段之一: "
+                    + ", ".join(pack.llm.core_fields)
+                    + '; 不属于任何核心字段时用 "other"。',
+                },
+                "value": {
+                    "description": "该字段的结构化取值,如 32、\"硕士\"、800000、true;模糊信息保留模糊,如 \"30+\"。",
+                },
+                "keywords": {
+                    "type": "array",
+                    "maxItems": 5,
+                    "description": "最多5个检索关键词(核心概念、实体),每个带区分性权重 0.0-1.0,使用用户的语言",
+                    "items": {
+                        "type": "object",
+                        "properties": {"word": {"type": "string"}, "weight": {"type": "number"}},
+                        "required": ["word", "weight"],
+                    },
+                },
+            },
+            "required": ["memoryType", "content", "field"],
         },
-    },
-})
-SAVE_USER_MEMORY_TOOL["input_schema"]["required"] = ["memoryType", "content", "field"]
+    }
 
-SYSTEM_PROMPT = """# 身份
-你是记忆管理专员。你负责从对话中提取并保存用户信息。
 
-# 核心原则
-1. 只提取用户明确陈述的信息,不做推测(助手的话不是用户的陈述)
-2. 模糊信息保留模糊性("三十多岁" → "30+岁",不要推测为35)
-3. 同一信息不要重复保存;"已有信息"中值未变的字段不要再次提取,用户给出新值时提取新值
-4. 每条记忆用简洁的陈述句表达,且只对应一个字段
-5. 使用用户自己的语言书写记忆内容(中文保持中文,英文保持英文),绝不翻译
-6. 正确分类 memoryType:
-   - FACT: 客观事实(年龄、学历、工作、收入等)
-   - PREFERENCE: 主观偏好(偏好的移民方式、时间偏好等)
-   - INTENT: 行动意图(打算何时申请、预算范围、已在准备等)
-7. 收入注明币种(如"年薪约80万人民币")
-
-# 需要提取的核心信息字段
-- 基础信息: age 年龄, education 最高学历(博士/硕士/学士/大专/高中), university 毕业院校, major 专业方向
-- 职业信息: currentJobTitle 当前职位, currentIndustry 所属行业, currentCompany 当前公司,
-  totalYearsOfExperience 工作年限, annualIncome 年收入
-- 移民相关: targetCategory 感兴趣的移民类别, hasHongKongEmployer 是否有香港雇主,
-  hasTechBackground 是否有科技背景, investmentAmount 可投资金额, immigrationTimeline 计划移民时间
-- 家庭信息: maritalStatus 婚姻状况, hasChildren 是否有子女, familySupport 家人支持程度
-- 个人与喜好: name 姓名, birthday 生日, allergy 过敏(每种一条), preference 其他喜好(每项一条),
-  dislike 不喜欢的事物(每项一条)
-
-# 操作
-对每一条新信息调用一次 save_user_memory(可以在一次回复中并行调用多次)。
-没有可保存的新信息时,不调用工具,直接回复"无新信息"。"""
+# The immigration pack's (the default deployment's) tool, prompt and fields.
+SAVE_USER_MEMORY_TOOL = extraction_tool(IMMIGRATION)
+SYSTEM_PROMPT = IMMIGRATION.llm.system
+CORE_FIELDS = IMMIGRATION.llm.core_fields
 
 
 class _ToolKeyword(BaseModel):
@@ -190,7 +157,12 @@ def _api_key(settings: Settings, secrets_client: Any) -> str:
 
 
 class ClaudeExtractor:
-    def __init__(self, *, client: Any, model: str, max_tokens: int = 1000, temperature: float | None = 0.0) -> None:
+    """Extraction with the pack's prompt and tool (by default the immigration pack's)."""
+
+    def __init__(self, *, client: Any, model: str, max_tokens: int = 1000, temperature: float | None = 0.0,
+                 pack: DomainPack = IMMIGRATION) -> None:
+        self._system = pack.llm.system
+        self._tool = extraction_tool(pack)
         self._client = client
         self._model = model
         self._max_tokens = max_tokens
@@ -206,14 +178,14 @@ class ClaudeExtractor:
         )
         message = create_with_tools(
             self._client, model=self._model, max_tokens=self._max_tokens, temperature=self._temperature,
-            system=SYSTEM_PROMPT, tools=[SAVE_USER_MEMORY_TOOL], tool_choice={"type": "auto"}, content=prompt,
+            system=self._system, tools=[self._tool], tool_choice={"type": "auto"}, content=prompt,
             unavailable="the LLM is unavailable; nothing was stored, retry this turn")
         return self._memories_from(message)
 
     def _memories_from(self, message: Any) -> list[ExtractedMemory]:
         memories = []
         for block in message.content:
-            if getattr(block, "type", None) != "tool_use" or block.name != SAVE_USER_MEMORY_TOOL["name"]:
+            if getattr(block, "type", None) != "tool_use" or block.name != self._tool["name"]:
                 continue
             try:
                 call = _ToolInput.model_validate(block.input)

@@ -23,6 +23,7 @@ from agent_memory.services.blocks.retrieved import (
     DEFAULT_KNOWLEDGE_TRIGGERS,
     RelevantKnowledgeSource,
     SimilarExperiencesSource,
+    Triggers,
 )
 from agent_memory.services.blocks.user_memory import UserMemorySource
 from agent_memory.services.memory_layers import MemoryLayersService
@@ -37,7 +38,7 @@ def default_sources(
     knowledge: Retriever | None,
     experiences: Retriever | None,
     memory_layers: MemoryLayersService,
-    knowledge_triggers: tuple[str, ...] = DEFAULT_KNOWLEDGE_TRIGGERS,
+    knowledge_triggers: Triggers = DEFAULT_KNOWLEDGE_TRIGGERS,
     top_memories: int = 5,
     relevant_memories: int = 3,
     relevant_search_mode: SearchMode | None = None,

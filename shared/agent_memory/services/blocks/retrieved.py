@@ -4,20 +4,20 @@ retriever's answer, each only when its condition holds for the current message."
 from __future__ import annotations
 
 import builtins
+from collections.abc import Callable
 from typing import Any
 
 from agent_memory.domain.context import ContextType, Priority, neutralize, one_line
 from agent_memory.domain.injection import ExperienceItem, KnowledgeItem
+from agent_memory.domain.packs.immigration import IMMIGRATION
 from agent_memory.domain.requests import RequestModel
 from agent_memory.ports import Retriever
 from agent_memory.services.blocks.base import BlockCache, FetchContext
 
-# Only policy-like questions are worth a knowledge retrieval call.
-DEFAULT_KNOWLEDGE_TRIGGERS = (
-    "高才通", "TTPS", "优才", "QMAS", "专才", "GEP", "留学", "IANG", "投资", "CIES", "科技", "TECHTAS", "条件",
-    "要求", "资格", "申请", "流程", "材料", "费用", "时间", "打分", "评分", "签证", "续签", "永居", "居留", "配偶",
-    "受养人", "政策", "最新",
-)
+# The immigration pack's: only policy-like questions are worth a knowledge retrieval call (a pack has its own).
+DEFAULT_KNOWLEDGE_TRIGGERS = IMMIGRATION.knowledge_triggers
+# The words that make a message worth a retrieval: one list for every tenant, or a tenant's (its pack's).
+Triggers = tuple[str, ...] | Callable[[str], tuple[str, ...]]
 # Stages where experiences help: information collection, assessment and recommendation, objections.
 EXPERIENCE_STAGES = ("info_collection", "assessment", "recommendation", "objection_handling")
 
@@ -65,10 +65,10 @@ class RelevantKnowledgeSource(_RetrievedSource):
     does_io = True
     _item = KnowledgeItem
 
-    def __init__(self, *, retriever: Retriever | None, triggers: tuple[str, ...] = DEFAULT_KNOWLEDGE_TRIGGERS,
+    def __init__(self, *, retriever: Retriever | None, triggers: Triggers = DEFAULT_KNOWLEDGE_TRIGGERS,
                  limit: int = 3) -> None:
         super().__init__(retriever=retriever, limit=limit)
-        self._triggers = tuple(t.lower() for t in triggers)
+        self._triggers_of = triggers if callable(triggers) else lambda _: triggers
 
     def _supplied(self, ctx: FetchContext) -> list[Any] | None:
         return ctx.request.relevant_knowledge
@@ -76,7 +76,8 @@ class RelevantKnowledgeSource(_RetrievedSource):
     def _wanted(self, ctx: FetchContext) -> bool:
         """A message with one of the triggers (every message when there are none)."""
         message = ctx.request.current_user_message.lower()
-        return bool(message.strip()) and (not self._triggers or any(t in message for t in self._triggers))
+        triggers = self._triggers_of(ctx.user.tenant_id)
+        return bool(message.strip()) and (not triggers or any(t.lower() in message for t in triggers))
 
     def _format(self, ctx: FetchContext, items: list[KnowledgeItem]) -> str:
         if not items:
