@@ -8,6 +8,13 @@ from typing import Annotated, Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from agent_memory.domain.context_budget import (
+    OUTPUT_RESERVE_CAP,
+    OUTPUT_RESERVE_SHARE,
+    SYSTEM_RESERVE_CAP,
+    SYSTEM_RESERVE_SHARE,
+    ReserveRule,
+)
 from agent_memory.domain.duplicates import DEFAULT_MIN_COSINE, DEFAULT_MIN_OVERLAP, DuplicateRule
 from agent_memory.domain.packs import DEFAULT_PACK, DomainPack, TenantPacks, UnknownPack, pack_named
 
@@ -129,9 +136,13 @@ class Settings(BaseSettings):
     # Access statistics go through this queue, off the request's critical path. Empty = not recorded.
     access_stats_queue_url: str = ""
 
-    # Context injection. Budget: available = max_context_tokens - reserved output - reserved system.
-    context_reserved_output_tokens: int = Field(default=4096, ge=0)
-    context_reserved_system_tokens: int = Field(default=10_000, ge=0)
+    # Context injection. Budget: available = max_context_tokens - reserved output - reserved system, each
+    # reserve a share of max_context_tokens up to its cap (a request may state its own). Each share is under a
+    # half, so a window always keeps room for context.
+    context_reserved_output_tokens: int = Field(default=OUTPUT_RESERVE_CAP, ge=0)
+    context_reserved_system_tokens: int = Field(default=SYSTEM_RESERVE_CAP, ge=0)
+    context_reserved_output_share: float = Field(default=OUTPUT_RESERVE_SHARE, ge=0, lt=0.5)
+    context_reserved_system_share: float = Field(default=SYSTEM_RESERVE_SHARE, ge=0, lt=0.5)
     context_compaction_threshold: float = Field(default=0.8, gt=0, le=1)
     context_keep_recent_turns: int = Field(default=10, ge=1)
     # `auto` = Anthropic's count_tokens when the anthropic provider is configured, else the local estimator.
@@ -293,6 +304,13 @@ class Settings(BaseSettings):
     @property
     def duplicate_rule(self) -> DuplicateRule:
         return DuplicateRule(min_cosine=self.memory_dedup_min_cosine, min_overlap=self.memory_dedup_min_overlap)
+
+    @property
+    def context_reserve_rule(self) -> ReserveRule:
+        return ReserveRule(output_share=self.context_reserved_output_share,
+                           output_cap=self.context_reserved_output_tokens,
+                           system_share=self.context_reserved_system_share,
+                           system_cap=self.context_reserved_system_tokens)
 
     @property
     def search_tier(self) -> Literal["serverless", "opensearch"]:

@@ -47,6 +47,22 @@ def test_saved_memories_are_injected_and_a_save_invalidates_the_cached_block(api
     assert "用户计划明年上半年递交申请" in third.body["messages"][0]["content"]
 
 
+@pytest.mark.parametrize(("window", "available"), [(4_000, 2_600), (8_000, 5_200)])
+def test_given_a_small_window_when_injected_then_it_answers_200_with_the_users_memories(api, window, available):
+    api.call("POST", f"{USER}/memories", {"memory_type": "FACT", "content": "用户在杭州做前端开发，工作8年了"})
+    history = [{"role": "user", "content": "你好，我想了解香港身份"},
+               {"role": "assistant", "content": "好的。请问您的学历和工作年限？"}]
+
+    response = api.call("POST", INJECT, ask("我适合高才通吗？", messages=history, max_context_tokens=window))
+
+    assert response.status == 200, response.body
+    assert "user_memory" in response.body["injected_contexts"]
+    assert "前端开发" in response.body["messages"][0]["content"]
+    usage = response.body["token_usage"]
+    assert (usage["available"], usage["within_budget"]) == (available, True)
+    assert usage["reserved_output"] + usage["reserved_system"] == window - available
+
+
 def test_the_cache_is_shared_through_the_table_across_containers(api, lambda_env):
     api.call("POST", f"{USER}/memories", {"memoryType": "FACT", "content": "用户是注册会计师"})
     assert api.call("POST", INJECT, ask("我的背景如何？")).status == 200
@@ -92,7 +108,9 @@ def test_camel_case_requests_and_system_placement(api):
 @pytest.mark.parametrize(("body", "field"), [
     ({"conversation_id": "c", "current_user_message": "hi"}, "userId"),
     (ask("hi", max_context_tokens=10), "max_context_tokens"),
-    (ask("hi", max_context_tokens=12_000), "max_context_tokens"),
+    (ask("hi", max_context_tokens=8_000, reserved_output_tokens=4_000, reserved_system_tokens=4_000),
+     "max_context_tokens"),
+    (ask("hi", reserved_output_tokens=-1), "reserved_output_tokens"),
     (ask("hi", messages=[{"role": "system", "content": "x"}]), "messages.0.role"),
     (ask("hi", messages=[{"role": "assistant", "content": "first"}]), "messages"),
     (ask("hi", placement="sidebar"), "placement"),

@@ -9,6 +9,7 @@ import pytest
 
 from agent_memory.api.inject import inject_context
 from agent_memory.domain.context import frame_overhead_tokens
+from agent_memory.domain.context_budget import ReserveRule
 from agent_memory.domain.conversation import validate_messages
 from agent_memory.domain.models import ScopeRef
 from agent_memory.errors import InvalidInput
@@ -104,11 +105,51 @@ def test_a_request_inside_its_budget_says_so():
     assert usage.within_budget is True and usage.messages_after + usage.context <= usage.available
 
 
-def test_a_budget_smaller_than_the_reserves_is_a_422_naming_the_field():
-    services = build(context_reserved_output_tokens=4096, context_reserved_system_tokens=10_000)
+@pytest.mark.parametrize(("window", "output", "system", "available"), [
+    (4_000, 400, 1_000, 2_600),
+    (8_000, 800, 2_000, 5_200),
+    (16_000, 1_600, 4_000, 10_400),
+    (32_000, 3_200, 8_000, 20_800),
+    (40_960, 4_096, 10_000, 26_864),
+    (200_000, 4_096, 10_000, 185_904),
+])
+def test_the_reserves_are_a_share_of_the_window_up_to_their_caps(window, output, system, available):
+    reserves = ReserveRule().reserves(window)
+    assert (reserves.output, reserves.system, reserves.available) == (output, system, available)
+
+
+def test_a_callers_own_reserves_replace_the_rules():
+    reserves = ReserveRule().reserves(8_000, output=1_024, system=500)
+    assert (reserves.output, reserves.system, reserves.available) == (1_024, 500, 6_476)
+    assert ReserveRule().reserves(8_000, output=1_024).system == 2_000
+
+
+@pytest.mark.parametrize(("window", "available"), [(4_000, 2_600), (8_000, 5_200), (180_000, 165_904)])
+def test_an_inject_answers_its_window_less_the_reserves_and_says_what_they_were(window, available):
+    who = user(f"window-{window}")
+    usage = inject_context(build().inject, who, request(
+        user_id=who.user_id, current_user_message="hi", consulting_state=big_state(),
+        max_context_tokens=window)).token_usage
+    assert usage.available == available == window - usage.reserved_output - usage.reserved_system
+    assert usage.within_budget
+
+
+def test_the_reserve_settings_change_the_rule():
+    who = user("settings")
+    services = build(context_reserved_output_share=0.2, context_reserved_output_tokens=1_000,
+                     context_reserved_system_share=0.0)
+    usage = inject_context(services.inject, who, request(user_id=who.user_id, current_user_message="hi",
+                                                          max_context_tokens=8_000)).token_usage
+    assert (usage.reserved_output, usage.reserved_system, usage.available) == (1_000, 0, 7_000)
+
+
+def test_own_reserves_that_take_the_whole_window_are_a_422_naming_the_field():
     with pytest.raises(InvalidInput) as raised:
-        inject_context(services.inject, user("small"), request(current_user_message="hi", max_context_tokens=5000))
+        inject_context(build().inject, user("small"), request(
+            current_user_message="hi", max_context_tokens=5000, reserved_output_tokens=4096,
+            reserved_system_tokens=1000))
     assert raised.value.details[0]["field"] == "max_context_tokens"
+    assert "4096 + 1000" in raised.value.details[0]["message"]
 
 
 def test_budget_a_small_p2_block_goes_in_after_a_large_p1_block_did_not_fit():

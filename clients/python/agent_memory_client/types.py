@@ -334,7 +334,12 @@ class SummarizeResponse(TypedDict):
 
 
 class TokenUsage(TypedDict):
+    """The budget: `available` (the window less `reserved_output` and `reserved_system`) is what the history and
+    the context share; `within_budget` is false when the recent turns and P0 blocks alone pass it."""
+
     available: int
+    reserved_output: int
+    reserved_system: int
     messages_before: int
     messages_after: int
     context: int

@@ -7,12 +7,14 @@ The caller's conversation state (consulting state, device, agent calls) is the d
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from agent_memory.domain.caller_state import AgentExecutionRecord, ConsultingState, DeviceInfo
+from agent_memory.domain.context_budget import ReserveRule
 from agent_memory.domain.context_placement import Placement
 from agent_memory.domain.conversation import Message
 from agent_memory.domain.current_message import user_texts
@@ -44,12 +46,34 @@ class MessageParam(RequestModel):
         return value
 
 
+def _window_description() -> str:
+    """max_context_tokens' description, its figures computed from the default rule."""
+    rule = ReserveRule()
+
+    def left(window: int) -> str:
+        return f"{rule.reserves(window).available:,} of {window:,}"
+
+    full = rule.output_cap + rule.system_cap
+    capped = max(math.ceil(rule.output_cap / rule.output_share), math.ceil(rule.system_cap / rule.system_share))
+    return (f"The model's context window in tokens. By default it keeps a reserve for the model's answer "
+            f"({rule.output_share:.0%} of the window, at most {rule.output_cap:,}) and one for your system prompt "
+            f"({rule.system_share:.0%}, at most {rule.system_cap:,}); the history and the injected context share "
+            f"the rest, `token_usage.available`: {left(4000)}, {left(8000)}, {left(16_000)}, {left(32_000)}, and "
+            f"from {capped:,} tokens up the window less {full:,} ({left(200_000)}). The shares and caps are settings "
+            "(CONTEXT_RESERVED_OUTPUT_SHARE, CONTEXT_RESERVED_OUTPUT_TOKENS, CONTEXT_RESERVED_SYSTEM_SHARE, "
+            "CONTEXT_RESERVED_SYSTEM_TOKENS); reserved_output_tokens and reserved_system_tokens replace them "
+            "for one request.")
+
+
+_WINDOW_DESCRIPTION = _window_description()
+
+
 class InjectionRequest(RequestModel):
     model_config = ConfigDict(json_schema_extra={"examples": [{
         "user_id": "u-1001", "conversation_id": "conv-1",
         "messages": [{"role": "user", "content": "你好，我想了解香港身份"},
                      {"role": "assistant", "content": "好的。请问您的学历和工作年限？"}],
-        "current_user_message": "我浙大硕士，工作8年，我适合高才通吗?", "max_context_tokens": 32000,
+        "current_user_message": "我浙大硕士，工作8年，我适合高才通吗?", "max_context_tokens": 8000,
     }]})
 
     user_id: Id
@@ -59,11 +83,14 @@ class InjectionRequest(RequestModel):
     consulting_state: ConsultingState | None = None
     device_info: DeviceInfo | None = None
     agent_history: Annotated[list[AgentExecutionRecord], Field(max_length=MAX_AGENT_RECORDS)] | None = None
-    max_context_tokens: int = Field(
-        default=180_000, ge=1_000, le=2_000_000,
-        description="The model's context window in tokens. Context and history share what is left after the "
-                    "reserved output and system tokens (CONTEXT_RESERVED_OUTPUT_TOKENS, 4,096, and "
-                    "CONTEXT_RESERVED_SYSTEM_TOKENS, 10,000, by default), so it must exceed their sum (14,096).")
+    max_context_tokens: int = Field(default=180_000, ge=1_000, le=2_000_000, description=_WINDOW_DESCRIPTION)
+    reserved_output_tokens: int | None = Field(
+        default=None, ge=0, le=2_000_000,
+        description="Your own reserve for the model's answer (the max_tokens you will send), instead of the rule's. "
+                    "With reserved_system_tokens, it must leave part of max_context_tokens.")
+    reserved_system_tokens: int | None = Field(
+        default=None, ge=0, le=2_000_000,
+        description="Your own reserve for your system prompt (its size in tokens), instead of the rule's.")
     placement: Placement = "pair"
     # The caller's own system prompt: the `system` placement puts the context after it.
     system: str | list[dict[str, Any]] | None = None
@@ -92,7 +119,8 @@ class InjectionRequest(RequestModel):
     def to_context_request(self) -> ContextRequest:
         return ContextRequest(
             messages=[m.model_dump() for m in self.messages], current_user_message=self.current_user_message,
-            max_context_tokens=self.max_context_tokens, placement=self.placement, system=self.system,
+            max_context_tokens=self.max_context_tokens, reserved_output_tokens=self.reserved_output_tokens,
+            reserved_system_tokens=self.reserved_system_tokens, placement=self.placement, system=self.system,
             consulting_state=self.consulting_state, device_info=self.device_info, agent_history=self.agent_history,
             relevant_knowledge=self.relevant_knowledge, similar_experiences=self.similar_experiences,
             conversation_started_at=self.conversation_started_at, project_id=self.project_id, intent=self.intent)

@@ -223,8 +223,7 @@ def build_services(
         counter=counter_provider,
         summarizer=summarizer_provider,
         limits=InjectLimits(
-            reserved_output_tokens=settings.context_reserved_output_tokens,
-            reserved_system_tokens=settings.context_reserved_system_tokens,
+            reserve=settings.context_reserve_rule,
             compaction_threshold=settings.context_compaction_threshold,
             keep_recent_turns=settings.context_keep_recent_turns,
         ),

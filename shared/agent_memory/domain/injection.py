@@ -39,6 +39,9 @@ class ContextRequest:
     messages: list[Message]
     current_user_message: str
     max_context_tokens: int
+    # The caller's own reserves for the model's answer and its system prompt; None: the deployment's rule.
+    reserved_output_tokens: int | None = None
+    reserved_system_tokens: int | None = None
     placement: Placement = "pair"
     system: SystemPrompt = None  # the caller's own system prompt
     consulting_state: ConsultingState | None = None
@@ -53,7 +56,9 @@ class ContextRequest:
 
 
 class TokenUsage(BaseModel):
-    available: int  # max_context_tokens - reserved output - reserved system
+    available: int  # max_context_tokens - reserved_output - reserved_system: the history's and context's
+    reserved_output: int  # kept for the model's answer
+    reserved_system: int  # kept for the caller's system prompt
     messages_before: int
     messages_after: int
     context: int  # the injected blocks with their frame

@@ -25,7 +25,7 @@ from agent_memory.domain.context import (
     frame_overhead_tokens,
     tagged_block,
 )
-from agent_memory.domain.context_budget import context_tokens, fit, shed
+from agent_memory.domain.context_budget import ReserveRule, context_tokens, fit, shed
 from agent_memory.domain.context_placement import place
 from agent_memory.domain.conversation import Message, turn_starts, validate_messages
 from agent_memory.domain.current_message import user_texts, with_current_message
@@ -48,8 +48,7 @@ class _Fetched:
 
 @dataclass(frozen=True)
 class InjectLimits:
-    reserved_output_tokens: int = 4096
-    reserved_system_tokens: int = 10_000
+    reserve: ReserveRule = field(default_factory=ReserveRule)
     compaction_threshold: float = 0.8
     keep_recent_turns: int = 10
 
@@ -92,12 +91,14 @@ class InjectService:
             raise InvalidInput("messages is not a valid Messages array",
                                details=[{"field": "messages", "message": p, "type": "structure"} for p in problems])
         limits = self._limits
-        available = request.max_context_tokens - limits.reserved_output_tokens - limits.reserved_system_tokens
-        if available <= 0:
+        reserves = limits.reserve.reserves(request.max_context_tokens, output=request.reserved_output_tokens,
+                                           system=request.reserved_system_tokens)
+        available = reserves.available
+        if available <= 0:  # only a caller's own reserves can take the whole window
             raise InvalidInput("max_context_tokens leaves no room for context", details=[{
                 "field": "max_context_tokens", "type": "range",
-                "message": f"must exceed the reserved output + system tokens "
-                           f"({limits.reserved_output_tokens + limits.reserved_system_tokens})"}])
+                "message": f"must exceed reserved_output_tokens + reserved_system_tokens "
+                           f"({reserves.output} + {reserves.system})"}])
 
         now = self._clock()
         locale = detect_locale(request.current_user_message, *user_texts(messages[-3:]))
@@ -146,8 +147,10 @@ class InjectService:
         return Injection(
             messages=placed, system=system, injected=injected, dropped=dropped, failed=fetched.failed,
             context_tokens=context, compacted=compacted, compaction_steps=steps,
-            token_usage=TokenUsage(available=available, messages_before=counted, messages_after=final_tokens,
-                                   context=context, counted_by=counted_by, within_budget=within_budget),
+            token_usage=TokenUsage(available=available, reserved_output=reserves.output,
+                                   reserved_system=reserves.system, messages_before=counted,
+                                   messages_after=final_tokens, context=context, counted_by=counted_by,
+                                   within_budget=within_budget),
         )
 
     def flush_cache_writes(self, timeout: float | None = None) -> None:
