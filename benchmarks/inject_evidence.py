@@ -168,11 +168,13 @@ def seed_conversations(client: Any, table: str, dataset: Any, enricher: Any, lim
     """Store each conversation's turns as one user's memories; what the questions need to be scored."""
     from agent_memory.domain.models import ScopeRef
     from agent_memory.domain.tokens import estimate_message_tokens
+    from benchmarks.common import progress
     from benchmarks.inject import TENANT, seed_memories, transcript_messages
     from benchmarks.retrieval import to_new_memory
 
     seeded = []
-    for bench_user in dataset.users[:limit]:
+    users = dataset.users[:limit]
+    for bench_user in progress(users, desc="seed (embed and store each turn)", total=len(users), unit="conversation"):
         user = ScopeRef(tenant_id=TENANT, user_id=f"locomo-{bench_user.user_id}")
         started = time.perf_counter()
         stored = seed_memories(client, table, user, [to_new_memory(m) for m in bench_user.memories], enricher)
@@ -227,29 +229,30 @@ def warm_query_embeddings(services: Any, seeded: Sequence[dict[str, Any]], quest
                 embedder.embed_query(fit_query(query.text))
 
 
-def evaluate(inject: Any, seeded: Sequence[dict[str, Any]], questions: int) -> list[dict[str, Any]]:
+def evaluate(inject: Any, seeded: Sequence[dict[str, Any]], questions: int, desc: str = "inject"
+             ) -> list[dict[str, Any]]:
     """Every sampled question of every conversation through `inject`: one record each."""
     from agent_memory.api.inject import InjectionRequest, inject_context
     from agent_memory.domain.context import one_line
-    from benchmarks.common import timed
+    from benchmarks.common import progress, timed
     from benchmarks.inject import _quiet_metrics, block_section, evidence_found
     from benchmarks.retrieval import fit_query
 
     records = []
-    for conversation in seeded:
+    asked = [(conversation, query) for conversation in seeded for query in chosen_queries(conversation, questions)]
+    for conversation, query in progress(asked, desc=desc, total=len(asked), unit="question"):
         user = conversation["user"]
-        for query in chosen_queries(conversation, questions):
-            request = InjectionRequest(user_id=user.user_id, conversation_id=f"locomo-{query.query_id}", messages=[],
-                                       current_user_message=fit_query(query.text))
-            _quiet_metrics()
-            result, ms = timed(lambda request=request, user=user: inject_context(inject, user, request))
-            block = next((b for b in result.blocks if b.type == "user_memory"), None)
-            context = result.messages[0]["content"] if result.injected_contexts else ""
-            hit_any, hit_all = evidence_found(block_section(context, "user_memory"),
-                                              [conversation["contents"][i] for i in sorted(query.relevant)], one_line)
-            records.append({"conversation": conversation["conversation"], "any": hit_any, "all": hit_all,
-                            "injected": result.total_context_tokens, "memory_tokens": block.tokens if block else 0,
-                            "full": conversation["full"], "ms": ms})
+        request = InjectionRequest(user_id=user.user_id, conversation_id=f"locomo-{query.query_id}", messages=[],
+                                   current_user_message=fit_query(query.text))
+        _quiet_metrics()
+        result, ms = timed(lambda request=request, user=user: inject_context(inject, user, request))
+        block = next((b for b in result.blocks if b.type == "user_memory"), None)
+        context = result.messages[0]["content"] if result.injected_contexts else ""
+        hit_any, hit_all = evidence_found(block_section(context, "user_memory"),
+                                          [conversation["contents"][i] for i in sorted(query.relevant)], one_line)
+        records.append({"conversation": conversation["conversation"], "any": hit_any, "all": hit_all,
+                        "injected": result.total_context_tokens, "memory_tokens": block.tokens if block else 0,
+                        "full": conversation["full"], "ms": ms})
     return records
 
 
@@ -264,7 +267,8 @@ def run_evidence(args: Any, client: Any, table: str, services: Any, settings: An
     with ThreadPoolExecutor(max_workers=settings.context_fetch_threads) as executor:
         for name, selection in settings_grid.items():
             started = time.perf_counter()
-            records[name] = evaluate(inject_service(services, settings, executor, **selection), seeded, args.questions)
+            records[name] = evaluate(inject_service(services, settings, executor, **selection), seeded, args.questions,
+                                     desc=name)
             log(f"{name}: {len(records[name])} questions in {time.perf_counter() - started:.0f} s")
     rows = {name: summarize(rs) for name, rs in records.items()}
     by_share = {share: records[f"share {share:g}"] for share in args.shares}
