@@ -353,7 +353,8 @@ def _save_info_shape(api: Any, lang: str) -> None:
     body = ok(api.call("POST", f"{user_path('u-io')}/memories/extract", {
         "action": "save_info", "userMessage": SHORT[lang], "assistantMessage": THANKS[lang],
         "existingInfo": {}}))
-    assert set(body) == {"action", "extracted_info", "saved_count", "saved_memories", "skipped_fields"}
+    assert set(body) == {"action", "extracted_info", "saved_count", "saved_memories", "skipped_fields",
+                         "skipped_sentences", "note"}
     assert body["action"] == "save_info" and isinstance(body["extracted_info"], dict)
     assert body["saved_count"] == len(body["saved_memories"]) > 0
     for memory in body["saved_memories"]:

@@ -16,7 +16,8 @@ def test_extract_a_self_introduction_then_supersede_age(api):
 
     assert extracted.status == 200
     body = extracted.body
-    assert set(body) == {"action", "extracted_info", "saved_count", "saved_memories", "skipped_fields"}
+    assert set(body) == {"action", "extracted_info", "saved_count", "saved_memories", "skipped_fields",
+                         "skipped_sentences", "note"}
     assert body["action"] == "save_info"
     info = body["extracted_info"]
     assert info["age"] == 32 and info["education"] == "硕士" and info["university"] in ("浙江大学", "浙大")

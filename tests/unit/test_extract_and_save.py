@@ -29,6 +29,8 @@ def test_extract_reports_the_save_info_output_and_stores_values_in_metadata():
             {"memoryType": MemoryType.FACT, "content": "专业：计算机", "field": "major"},
         ],
         "skipped_fields": [],
+        "skipped_sentences": [],
+        "note": None,
     }
     stored = {m.field: m for m in store.all_current(USER)}
     assert stored["age"].metadata["value"] == 32
@@ -89,3 +91,44 @@ def test_free_form_memories_have_no_upsert_slot():
 
     assert output.saved_count == 2 and len(store.all_current(USER)) == 2
     assert all(m.field is None for m in store.all_current(USER))
+
+
+def test_given_the_offline_rules_then_the_answer_lists_the_sentences_they_read_nothing_and_says_an_llm_reads_more():
+    from agent_memory.api.save import OFFLINE_RULES_NOTE
+
+    built = services_over_fakes(Settings(), store=InMemoryMemoryStore(), embedder=None)
+
+    output = built.save.extract_and_save(USER, ConversationTurn(
+        user_message="Hi! I'm allergic to peanuts. My friend is allergic to cats.\n我在跑马拉松。"))
+
+    answer = SaveInfoOutput.of(output)
+    assert answer.extracted_info == {"allergy": "peanuts"}
+    assert answer.skipped_sentences == ["Hi!", "My friend is allergic to cats.", "我在跑马拉松。"]
+    assert answer.note == OFFLINE_RULES_NOTE and "LLM_PROVIDER" in answer.note
+
+
+def test_given_an_llm_extractor_then_sentences_its_memories_came_from_are_not_listed_even_when_not_saved_and_no_note():
+    save, _, _, _ = services([extracted("age", "User is 34", 34),
+                              extracted(None, "Enjoys long walks by the sea", None, "PREFERENCE")])
+
+    output = save.extract_and_save(USER, ConversationTurn(
+        user_message="Good morning. I'm 34. I love walking by the sea. Any tips for Lisbon?",
+        existing_info={"age": 34}))
+
+    answer = SaveInfoOutput.of(output)
+    assert answer.skipped_fields == ["age"]  # known already: its sentence still gave it
+    assert answer.skipped_sentences == ["Good morning.", "Any tips for Lisbon?"]
+    assert answer.note is None
+
+
+def test_given_an_llm_provider_configured_then_the_answer_has_no_offline_note(monkeypatch):
+    import agent_memory.adapters.llm as llm
+    from tests.fakes.extractor import FakeExtractor
+
+    monkeypatch.setattr(llm, "build_extractor", lambda settings, **_: FakeExtractor([]))
+    built = services_over_fakes(Settings(llm_provider="anthropic", anthropic_api_key="sk-ant-test"),
+                                store=InMemoryMemoryStore(), embedder=None)
+
+    answer = SaveInfoOutput.of(built.save.extract_and_save(USER, ConversationTurn(user_message="Hello there.")))
+
+    assert (answer.skipped_sentences, answer.note) == (["Hello there."], None)

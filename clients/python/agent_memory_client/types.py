@@ -148,13 +148,17 @@ class SavedMemory(TypedDict):
 
 
 class ExtractResponse(TypedDict):
-    """`extract` (the `SaveInfoOutput` schema): what was extracted from the turn and what was saved."""
+    """`extract` (the `SaveInfoOutput` schema): what was extracted from the turn and what was saved;
+    `skipped_sentences`: the user's sentences no memory came from; `note`: set when the offline rules read the
+    turn (no LLM configured on the server), saying that an LLM extractor reads more."""
 
     action: str
     extracted_info: dict[str, Any]
     saved_count: int
     saved_memories: list[SavedMemory]
     skipped_fields: list[str]
+    skipped_sentences: list[str]
+    note: str | None
 
 
 class DeletedMemory(TypedDict):

@@ -145,18 +145,30 @@ class SavedMemory(BaseModel):
     field: str
 
 
+# The extract answer's note when the offline rules read the turn.
+OFFLINE_RULES_NOTE = ("Read by the offline rules, which know a fixed set of fields and phrasings; an LLM extractor "
+                      "(LLM_PROVIDER=anthropic or bedrock) reads more of what the user says.")
+
+
 class SaveInfoOutput(BaseModel):
-    """The save_info action's answer: what was extracted and what was saved."""
+    """The save_info action's answer: what was extracted and what was saved, and what of the user's message
+    gave nothing."""
 
     action: str = "save_info"
     extracted_info: dict[str, Any] = Field(default_factory=dict)
     saved_count: int = 0
     saved_memories: list[SavedMemory] = Field(default_factory=list)
     skipped_fields: list[str] = Field(default_factory=list)
+    skipped_sentences: list[str] = Field(default_factory=list, description=(
+        "The user's sentences, in order, that no extracted memory came from (greetings and questions included): "
+        "a memory comes from the sentences its value is written in, else from those its text shares a word with."))
+    note: str | None = Field(default=None, description=(
+        "Set when the offline rules read the turn (no LLM configured): an LLM extractor reads more."))
 
     @classmethod
     def of(cls, turn: TurnSaved) -> SaveInfoOutput:
         return cls(extracted_info=turn.extracted_info, saved_count=turn.saved_count,
                    saved_memories=[SavedMemory(memoryType=memory.memory_type, content=memory.content, field=field)
                                    for field, memory in turn.saved],
-                   skipped_fields=turn.skipped_fields)
+                   skipped_fields=turn.skipped_fields, skipped_sentences=turn.skipped_sentences,
+                   note=OFFLINE_RULES_NOTE if turn.read_by_rules else None)

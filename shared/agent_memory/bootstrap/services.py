@@ -108,6 +108,15 @@ def _offline_rules(rules: ExtractionRules) -> MemoryExtractor:
     return OfflineExtractor(rules)
 
 
+def _offline_extraction(settings: Settings, extractor: MemoryExtractor | None) -> bool:
+    """Whether conversation turns are read by the offline rules: the extractor handed in, else LLM_PROVIDER."""
+    if extractor is not None:
+        from agent_memory.extraction import OfflineExtractor
+
+        return isinstance(extractor, OfflineExtractor)
+    return settings.effective_llm_provider == "offline"
+
+
 def ranking_weights(settings: Settings) -> RankingWeights:
     return RankingWeights(
         keyword=settings.memory_search_keyword_weight,
@@ -242,6 +251,7 @@ def build_services(
         index=index,
         max_embedded_tokens=settings.max_embedded_tokens_per_request,
         duplicates=settings.duplicate_rule,
+        offline_rules=_offline_extraction(settings, extractor),
     )
     load = LoadService(store=store, search=search, current_memories=_cached_memories(index), packs=packs)
     summarize = SummarizeService(store=store, current_memories=_cached_memories(index), narrate=narrator_provider,

@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from agent_memory.domain.conversation import Message, human_text
-from agent_memory.domain.text import CJK_IDEOGRAPHS
+from agent_memory.domain.text import CJK_IDEOGRAPHS, sentences
 
 SUMMARY_HEADER_ZH = "[以下是之前对话的摘要]"
 SUMMARY_FOOTER_ZH = "[摘要结束，以下是最近的对话]"
@@ -38,7 +38,6 @@ def summary_messages(summary: str, *, cjk: bool) -> list[Message]:
 # Offline extractive summary
 # --------------------------------------------------------------------------------------------- #
 
-_SENTENCE_BREAK = re.compile(r"(?<=[。！？!?；;])\s*|\n+|(?<=\.)\s+")
 # What compaction writes (the truncation marker, the summary pair's frame) is not part of any sentence.
 _MARKERS = re.compile(
     r"…\[(?:截断，原始长度 \d+ 字符|truncated, original length \d+ chars)\]"
@@ -54,8 +53,7 @@ _CJK_CHAR = re.compile(f"[{CJK_IDEOGRAPHS}]")
 
 
 def _sentences(text: str) -> list[str]:
-    text = _MARKERS.sub("\n", text)
-    return [s.strip().lstrip("-•* ").strip() for s in _SENTENCE_BREAK.split(text) if s and s.strip()]
+    return sentences(_MARKERS.sub("\n", text))
 
 
 def _effective_length(sentence: str) -> float:

@@ -30,6 +30,16 @@ STOPWORDS = frozenset(
 )
 
 
+# Where a sentence ends: after 。！？；!?; (spaces after it are dropped), at line breaks, and after a full stop
+# followed by a space (so "3.5" and "v1.2" stay whole; "Dr. Smith" is cut).
+_SENTENCE_BREAK = re.compile(r"(?<=[。！？!?；;])\s*|\n+|(?<=\.)\s+")
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a Chinese or English text, in order, stripped (and of a leading list bullet)."""
+    return [s.strip().lstrip("-•* ").strip() for s in _SENTENCE_BREAK.split(text) if s and s.strip()]
+
+
 def is_cjk(ch: str) -> bool:
     """Whether a character is a CJK ideograph (CJK_IDEOGRAPHS)."""
     return _CJK_CHAR.fullmatch(ch) is not None
