@@ -11,6 +11,15 @@ SAM := $(SAM_VENV)/bin/sam
 PORT ?= 3000
 export PYTHONPATH := $(CURDIR)/shared:$(CURDIR)
 
+# The set-up and `make run` say each step as they take it, one plain line: "[ 12.3s] what", counted from the start
+# of the first make (the makes it starts inherit its clock, and local.stack gets it with --started-at).
+ifndef RUN_STARTED_AT
+RUN_STARTED_AT := $(shell date +%s.%N | sed 's/\.N$$//')
+endif
+export RUN_STARTED_AT
+step = awk -v t0="$(RUN_STARTED_AT)" -v now="$$(date +%s.%N | sed 's/\.N$$//')" -v what="$(1)" \
+  'BEGIN { printf "[%5.1fs] %s\n", now - t0, what }'
+
 .PHONY: help install prerequisites dynamodb-local opensearch-node opensearch run reset rollup invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval bench-inject bench-log bench-local bench-extract bench-peers bench-opensearch reindex clean fuzz mcp
 
 help:
@@ -40,10 +49,12 @@ help:
 
 $(VENV)/.installed: requirements-dev.txt shared/requirements.txt layers/opensearch/requirements.txt functions/docs/requirements.txt clients/python/pyproject.toml
 	@test -n "$(PYTHON312)" || { echo "Python 3.12 not found: install it (pyenv install 3.12.1) or set PYTHON312=/path/to/python3.12"; exit 1; }
-	$(PYTHON312) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -r requirements-dev.txt
-	touch $@
+	@$(call step,installing the Python environment in $(VENV) (~1 min; again only when the requirements change))
+	@$(PYTHON312) -m venv $(VENV)
+	@$(VENV)/bin/pip install --quiet --upgrade pip
+	@$(VENV)/bin/pip install --quiet -r requirements-dev.txt
+	@touch $@
+	@$(call step,Python environment ready)
 
 # SAM CLI pins its own boto3/pydantic, so it lives in a venv of its own.
 $(SAM_VENV)/.installed:
@@ -62,7 +73,7 @@ prerequisites:
 	command -v npm >/dev/null || missing="$$missing npm"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    echo "installing$$missing (apt-get)"; \
+	    $(call step,installing$$missing with apt-get (first run only)); \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
 	  else \
 	    echo "make run needs Java 17+ and npm (for AWS's DynamoDB Local). Install them, e.g."; \
@@ -77,10 +88,12 @@ prerequisites:
 DDB_LOCAL := .cache/dynamodb-local
 $(DDB_LOCAL)/.installed:
 	@if command -v npm >/dev/null && command -v java >/dev/null; then \
+	  $(call step,fetching DynamoDB Local from npm (first run only)); \
 	  npm install --silent --no-audit --no-fund --prefix $(DDB_LOCAL) amplify-dynamodb-simulator@2.9.30 && touch $@; \
 	else echo "npm or java not found: DynamoDB Local tests will be skipped"; fi
 
 dynamodb-local: $(DDB_LOCAL)/.installed
+	@:
 
 # A real OpenSearch 2.19 node with the k-NN plugin, from Maven Central only (local/opensearch: a pom.xml and one
 # Java class; Maven keeps its downloads in ~/.m2). The tests, `make run SEARCH=opensearch` and the benchmarks use it.
@@ -89,10 +102,12 @@ $(OS_NODE)/.built: local/opensearch/pom.xml local/opensearch/src/main/java/agent
 	@command -v mvn >/dev/null || { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  echo "installing maven (apt-get)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven >/dev/null; \
 	  else echo "the local OpenSearch node needs Maven: sudo apt-get install maven (macOS: brew install maven)"; exit 1; fi; }
-	mvn -q -B -f local/opensearch/pom.xml package -DskipTests
-	touch $@
+	@$(call step,building the OpenSearch node with Maven (first run only))
+	@mvn -q -B -f local/opensearch/pom.xml package -DskipTests
+	@touch $@
 
 opensearch-node: $(OS_NODE)/.built
+	@:
 
 OPENSEARCH_PORT ?= 9200
 opensearch: $(VENV)/.installed prerequisites $(OS_NODE)/.built
@@ -102,7 +117,7 @@ install: $(VENV)/.installed
 
 run: $(VENV)/.installed prerequisites
 	@$(MAKE) --no-print-directory dynamodb-local $(if $(filter opensearch,$(SEARCH)),opensearch-node)
-	$(PY) -m local.stack --port $(PORT) $(if $(SEARCH),--search $(SEARCH))
+	@$(PY) -m local.stack --port $(PORT) --started-at $(RUN_STARTED_AT) $(if $(SEARCH),--search $(SEARCH))
 
 # Wipe what `make run` keeps (the table, work queued at the last stop); refused while it runs.
 reset:

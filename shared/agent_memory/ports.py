@@ -157,6 +157,12 @@ class MemoryStore(Protocol):
     def record_access(self, user: ScopeRef, memory_keys: list[str], accessed_at: datetime) -> None: ...
 
 
+class TableProbe(Protocol):
+    """A cheap read showing the table answers (the health check): returns, or raises StoreUnavailable."""
+
+    def ping(self) -> None: ...
+
+
 class CachedContext(BaseModel):
     """A context block's body as cached: fresh until `expires_at` (epoch seconds)."""
 

@@ -83,17 +83,22 @@ def start_stack(data_dir: Path, port: int | None = None, *, env_overrides: dict[
     stack = Stack(url, process, data_dir)
     stack.drain()
     deadline = time.monotonic() + 120
-    while True:
-        try:
-            urllib.request.urlopen(url + "/health-probe", timeout=1)
-        except urllib.error.HTTPError:
-            return stack  # the stack answered (a JSON 404): it is up
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                process.wait(timeout=30)
-                raise RuntimeError(f"local stack did not start:\n{stack.printed()}") from None
-            time.sleep(0.2)
+    while not healthy(url):
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            process.wait(timeout=30)
+            raise RuntimeError(f"local stack did not start:\n{stack.printed()}") from None
+        time.sleep(0.2)
+    return stack
+
+
+def healthy(url: str) -> bool:
+    """GET /health answers 200: the API, the table, the queues and the workers all answer."""
+    try:
+        with urllib.request.urlopen(url + "/health", timeout=30) as response:  # a first one loads the function
+            return bool(response.status == 200)
+    except OSError:  # not listening yet, or a 503 (HTTPError) while a part is still starting
+        return False
 
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -45,6 +46,22 @@ def test_extract_supersede_load_and_isolate_tenants_over_http(stack):
     assert [h["content"] for h in memory.get_memory("u1", age["memory_key"])["history"]] == ["用户32岁", "用户33岁"]
 
     assert client(stack, tenant="another-tenant").list_memories("u1")["items"] == []
+
+
+def test_the_stack_says_its_steps_answers_health_with_every_part_and_prints_one_line_per_request(stack):
+    status, health = http(stack, "GET", "/health")
+    http(stack, "GET", "/v1/tools")
+
+    assert status == 200 and health["status"] == "ok"
+    assert health["tables"]["MemoryTable"]["status"] == "ok" and health["workers"] == {"status": "ok", "alive": True}
+    assert {"LogExtractionQueue", "AccessStatsQueue", "RollupQueue"} <= set(health["queues"])
+    printed = wait_for(lambda: "".join(stack.output) if "GET /v1/tools 200" in "".join(stack.output) else "")
+    steps = re.findall(r"^\[ *\d+\.\ds\] (.+)$", printed, re.MULTILINE)
+    assert steps[0].startswith("starting DynamoDB Local") and steps[-1] == (
+        f"API ready on {stack.url} (UI /ui, docs /docs, health /health)"), steps
+    assert re.search(r"^GET /v1/tools 200 \d+ ms$", printed, re.MULTILINE)
+    assert '"_aws"' not in printed  # the metric lines went to the data dir
+    assert '"route":"GET /v1/tools"' in (stack.data_dir / "metrics.log").read_text(encoding="utf-8")
 
 
 def test_bad_input_and_unknown_routes_over_http(stack):

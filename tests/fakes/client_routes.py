@@ -124,6 +124,7 @@ CASES = [
     Case("memory_tool", lambda c: c.memory_tool("u-1", {"command": "view", "path": "/memories"}),
          "POST", "/v1/users/{user_id}/memory-tool", "/v1/users/u-1/memory-tool",
          {"command": "view", "path": "/memories"}),
+    Case("health", lambda c: c.health(), "GET", "/health", "/health"),
 ]
 
 

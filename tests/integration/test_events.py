@@ -49,6 +49,7 @@ EXPECTED = {
     "save-execute-tool.json": ("SaveFunction", 200, {"type", "tool_use_id", "content"}),
     "save-memory-tool.json": ("SaveFunction", 200, {"content", "is_error"}),
     "docs-openapi.json": ("DocsFunction", 200, {"openapi", "info", "paths", "components"}),
+    "load-health.json": ("LoadFunction", 200, {"status", "tables", "queues", "workers", "embedder"}),
 }
 # Run after a memory exists, with its key put into the path (events carry a placeholder key).
 NEEDS_MEMORY = {"load-get-memory.json", "save-delete-memory.json", "load-resolve-placeholders.json"}

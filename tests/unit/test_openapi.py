@@ -92,7 +92,7 @@ def _refs(node: object) -> list[str]:
     return []
 
 
-@pytest.mark.parametrize("op", OPERATIONS, ids=lambda op: op.operation_id)
+@pytest.mark.parametrize("op", [op for op in OPERATIONS if not op.public], ids=lambda op: op.operation_id)
 def test_every_operation_has_request_response_and_error_schemas(op):
     spec = openapi_document()["paths"][op.path][op.method.lower()]
 
@@ -102,6 +102,16 @@ def test_every_operation_has_request_response_and_error_schemas(op):
         "$ref": "#/components/schemas/ErrorResponse"}
     assert ("requestBody" in spec) == (op.body is not None)
     assert spec["summary"] and spec["operationId"] == op.operation_id
+    assert "security" not in spec and any(p["name"] == "X-Tenant-Id" for p in spec["parameters"])
+
+
+def test_the_health_check_is_public_and_answers_its_own_body_on_503():
+    spec = openapi_document()["paths"]["/health"]["get"]
+    health = {"$ref": "#/components/schemas/Health"}
+
+    assert spec["security"] == [] and spec["parameters"] == []
+    assert {status: r["content"]["application/json"]["schema"] for status, r in spec["responses"].items()} == {
+        "200": health, "503": health, "429": {"$ref": "#/components/schemas/ErrorResponse"}}
 
 
 def test_request_fields_are_documented_by_their_snake_case_names():

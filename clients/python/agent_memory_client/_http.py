@@ -47,6 +47,9 @@ class Call(Generic[T]):
     retry_safe: bool
     params: dict[str, str] = field(default_factory=dict)
     body: Any = None  # JSON-able, or None for no body
+    # Error statuses whose body is the answer, returned and never retried (the health check's 503 names the
+    # part that is down).
+    answers: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,8 @@ def retry_delay(policy: RetryPolicy, call: Call[Any], attempt: int, outcome: htt
     `attempt` is the 0-based number of the attempt that just failed.
     """
     if attempt >= policy.max_retries:
+        return None
+    if isinstance(outcome, httpx.Response) and outcome.status_code in call.answers:
         return None
     if isinstance(outcome, Exception):
         if not isinstance(outcome, httpx.TransportError):
@@ -156,9 +161,9 @@ def request(client: httpx.Client | httpx.AsyncClient, base_url: str, call: Call[
 # ------------------------------------------------------------------------------------------------ reading
 
 
-def decode(response: httpx.Response) -> Any:
-    """The answer's JSON, or the typed error for an error status."""
-    if response.status_code >= 400:
+def decode(response: httpx.Response, answers: frozenset[int] = frozenset()) -> Any:
+    """The answer's JSON, or the typed error for an error status (other than one of `answers`)."""
+    if response.status_code >= 400 and response.status_code not in answers:
         raise error_from_response(response.status_code, response.headers, response.content)
     if not response.content:
         return {}

@@ -29,6 +29,7 @@ from agent_memory_client.types import (
     BatchSaveResponse,
     DeletedMemory,
     ExtractResponse,
+    Health,
     HotMemoryDeleted,
     HotMemoryEntry,
     HotMemoryRefresh,
@@ -370,3 +371,12 @@ def memory_tool(user_id: str, command: Mapping[str, Any] | Any) -> Call[MemoryTo
     body = as_dict(command, "command")
     return Call("POST", f"{_user(user_id)}/memory-tool",
                 retry_safe=body.get("command") in RETRY_SAFE_MEMORY_COMMANDS, body=body)
+
+
+# ------------------------------------------------------------------------------------------------ service
+
+
+def health() -> Call[Health]:
+    """Whether the API's parts answer (`GET /health`, no token needed): `status` `ok`, or `unavailable` with the
+    part that is down marked `down` (the API's 503, returned as the answer, not raised nor retried)."""
+    return Call("GET", "/health", retry_safe=True, answers=frozenset({503}))

@@ -121,7 +121,7 @@ class MemoryClient(_Settings):
             else:
                 delay = retry_delay(self.retry_policy, call, attempt, response) if response.is_error else None
                 if delay is None:
-                    return cast(T, decode(response))
+                    return cast(T, decode(response, call.answers))
             self._sleep(delay)
             attempt += 1
 
@@ -172,6 +172,7 @@ class MemoryClient(_Settings):
     tools = _sync(_routes.tools)
     execute_tool = _sync(_routes.execute_tool)
     memory_tool = _sync(_routes.memory_tool)
+    health = _sync(_routes.health)
 
 
 class AsyncMemoryClient(_Settings):
@@ -217,7 +218,7 @@ class AsyncMemoryClient(_Settings):
             else:
                 delay = retry_delay(self.retry_policy, call, attempt, response) if response.is_error else None
                 if delay is None:
-                    return cast(T, decode(response))
+                    return cast(T, decode(response, call.answers))
             await self._sleep(delay)
             attempt += 1
 
@@ -270,3 +271,4 @@ class AsyncMemoryClient(_Settings):
     tools = _async(_routes.tools)
     execute_tool = _async(_routes.execute_tool)
     memory_tool = _async(_routes.memory_tool)
+    health = _async(_routes.health)

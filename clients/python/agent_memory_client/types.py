@@ -558,3 +558,48 @@ class MemoryToolResult(TypedDict):
 
     content: str
     is_error: bool
+
+
+# ------------------------------------------------------------------------------------------------ service
+
+PartStatus = Literal["ok", "down"]
+
+
+class TableHealth(TypedDict):
+    status: PartStatus
+    latency_ms: float | None
+    error: str | None
+
+
+class QueueHealth(TypedDict):
+    status: PartStatus
+    depth: int | None
+    in_flight: int | None
+    error: str | None
+
+
+class WorkersHealth(TypedDict):
+    status: PartStatus
+    alive: bool
+
+
+class EmbedderHealth(TypedDict):
+    """`loaded`: the model is in memory; `lazy`: it loads on the first request that needs it (a probe never
+    loads it)."""
+
+    status: PartStatus
+    model: str | None
+    loaded: bool
+    lazy: bool
+    error: str | None
+
+
+class Health(TypedDict):
+    """`health`: `status` `unavailable` when any part is `down`. `queues` and `workers` are the local stack's;
+    null deployed, where SQS and Lambda run them."""
+
+    status: Literal["ok", "unavailable"]
+    tables: dict[str, TableHealth]
+    queues: dict[str, QueueHealth] | None
+    workers: WorkersHealth | None
+    embedder: EmbedderHealth

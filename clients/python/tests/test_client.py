@@ -228,6 +228,17 @@ def test_given_a_huge_retry_after_then_the_wait_is_capped():
     assert 60.0 <= sleeps[0] <= 66.0
 
 
+def test_given_the_health_check_answers_503_then_its_body_is_returned_at_once_not_raised_nor_retried():
+    down = {"status": "unavailable", "tables": {"MemoryTable": {"status": "down", "latency_ms": None,
+                                                                "error": "unreachable"}}}
+    client, server, sleeps = sync_client(ok(down, status=503, headers={"Retry-After": "5"}), ok())
+
+    answer = client.health()
+
+    assert answer == down
+    assert len(server.requests) == 1 and sleeps == []
+
+
 def test_given_503s_without_retry_after_then_the_backoff_grows_with_jitter():
     client, server, sleeps = sync_client(api_error(503), api_error(503), api_error(503), ok())
 

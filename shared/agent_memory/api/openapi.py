@@ -49,6 +49,8 @@ _ERRORS = {
     "429": "throttled: retry after `Retry-After` seconds",
     "503": "a dependency (LLM, embedder, search index) is unavailable: retry after `Retry-After` seconds",
 }
+# A public operation reads nothing of anyone's: only API Gateway's throttling can refuse it.
+_PUBLIC_ERRORS = ("429",)
 _PATH_PARAMETER = re.compile(r"{(\w+)}")
 
 
@@ -81,17 +83,23 @@ def _operation(op: Operation, refs: _Refs, definitions: dict[str, Any]
                ) -> dict[str, Any]:
     parameters = [{"name": name, "in": "path", "required": True, "description": _PATH_PARAMETERS[name][1],
                    "schema": _PATH_PARAMETERS[name][0]} for name in _PATH_PARAMETER.findall(op.path)]
-    parameters.append({"name": "X-Tenant-Id", "in": "header", "required": False, "schema": _ID,
-                       "description": "the tenant, where the deployment takes it from a header (locally); "
-                                      "with JWT auth the token's claim decides and this is ignored"})
+    if not op.public:
+        parameters.append({"name": "X-Tenant-Id", "in": "header", "required": False, "schema": _ID,
+                           "description": "the tenant, where the deployment takes it from a header (locally); "
+                                          "with JWT auth the token's claim decides and this is ignored"})
     if op.query is not None:
         parameters += _query_parameters(op.query, definitions)
-    success = {"description": "OK", "content": _json(refs[(op.response, "serialization")])}
-    responses: dict[str, Any] = {str(status): success for status in (op.status, *op.also)}
+    body = _json(refs[(op.response, "serialization")])
+    responses: dict[str, Any] = {str(status): {"description": "OK" if status < 300 else "a part is down: the body "
+                                                              "names it", "content": body}
+                                 for status in (op.status, *op.also)}
     error = {"content": _json(refs[(ErrorResponse, "serialization")])}
-    responses |= {status: {"description": text, **error} for status, text in _ERRORS.items()}
+    responses |= {status: {"description": text, **error} for status, text in _ERRORS.items()
+                  if status not in responses and (not op.public or status in _PUBLIC_ERRORS)}
     spec: dict[str, Any] = {"operationId": op.operation_id, "tags": [op.tag], "summary": op.summary,
                             "parameters": parameters, "responses": responses}
+    if op.public:
+        spec["security"] = []
     if op.body is not None:
         spec["requestBody"] = {"required": op.body_required, "content": _json(refs[(op.body, "validation")])}
     return spec

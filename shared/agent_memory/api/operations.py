@@ -43,6 +43,7 @@ from agent_memory.api.search import (
 )
 from agent_memory.api.synonyms import AddSynonymsRequest, SynonymList, SynonymQuery, SynonymsAdded
 from agent_memory.api.tools import ToolCatalogue, ToolResultBlock, ToolsQuery, ToolUseBlock
+from agent_memory.domain.health import Health
 from agent_memory.domain.layers import HotMemoryEntry, HotMemoryRefresh
 from agent_memory.domain.memory_edits import MemoryToolResult
 from agent_memory.domain.models import MemoryPage
@@ -60,7 +61,8 @@ class Operation:
     body: type[BaseModel] | None = None
     body_required: bool = True
     query: type[BaseModel] | None = None
-    also: tuple[int, ...] = ()  # other success statuses with the same body (a duplicate or merged save: 200)
+    also: tuple[int, ...] = ()  # other statuses with the same body (a duplicate save: 200; health's 503)
+    public: bool = False  # no token and no tenant: answers nothing of anyone's (the health check)
 
     @property
     def resolver_path(self) -> str:
@@ -69,7 +71,7 @@ class Operation:
 
 
 _MEMORIES, _CONTEXT, _LAYERS, _TENANT = "memories", "context", "hot memory, log and reports", "tenant"
-_TOOLS = "agent tools"
+_TOOLS, _SERVICE = "agent tools", "service"
 _USER = "/v1/users/{user_id}"
 _SCOPE = "/v1/{scope_type}/{scope_id}"
 
@@ -136,6 +138,10 @@ OPERATIONS: tuple[Operation, ...] = (
               IntentContextRequest),
     Operation("POST", f"{_SCOPE}/conversations/search", "search_conversations", _LAYERS,
               "Search the unexpired conversation log", LogSearchResult, 200, LogSearchRequest),
+    Operation("GET", "/health", "health", _SERVICE,
+              "Whether the API's parts answer: the table, the embedder (never loaded by a probe) and, on the local "
+              "stack, its queues and workers; 503 with the same body when one is down",
+              Health, also=(503,), public=True),
     # summarize function
     Operation("POST", f"{_USER}/profile/summarize", "summarize", _CONTEXT,
               "A structured user profile with a completeness score and a narrative", SummarizeOutput, 200,

@@ -7,11 +7,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
-from threading import Lock
 from typing import TYPE_CHECKING, Literal
 
 from agent_memory.adapters.pinned_versions import VersionPinningStore, pinned_versions
 from agent_memory.api.tools import ToolExecutor
+from agent_memory.bootstrap.health import BuiltOnce, health_service
 from agent_memory.bootstrap.scheduler import rollup_queue
 from agent_memory.domain.conversation import Message
 from agent_memory.domain.models import ExtractedMemory, Memory, ScopeRef
@@ -34,10 +34,12 @@ from agent_memory.ports import (
     Retriever,
     SearchIndex,
     SynonymStore,
+    TableProbe,
     TokenCounter,
     WeeklyReportWriter,
 )
 from agent_memory.services.conversation_log import ConversationLogService, LogExtractionWorker
+from agent_memory.services.health import HealthService
 from agent_memory.services.inject import InjectLimits, InjectService
 from agent_memory.services.load import LoadService
 from agent_memory.services.memory_layers import MemoryLayersService
@@ -83,16 +85,7 @@ class Services:
     conversation_log: ConversationLogService  # L1: append, search
     log_extraction: LogExtractionWorker  # L1 log and forget: the queued extractions' worker
     memory_tool: MemoryToolService  # Claude's memory tool over the user's /memories files
-
-
-def _one_at_a_time[T](provider: Callable[[], T]) -> Callable[[], T]:
-    lock = Lock()
-
-    def locked() -> T:
-        with lock:
-            return provider()
-
-    return locked
+    health: HealthService  # GET /health: the table answers, the embedder's state
 
 
 def read_fields(text: str, pack: DomainPack = IMMIGRATION) -> list[ExtractedMemory]:
@@ -145,6 +138,7 @@ def build_services(
     dynamodb_client: object | None = None,
     report_writer: WeeklyReportWriter | None = None,
     hot_memory_refresher: HotMemoryRefresher | _Unset | None = _UNSET,
+    table_probe: TableProbe | None = None,
 ) -> Services:
     """Wire the services. Tests pass fakes or moto-backed clients; production passes nothing. A table-backed
     adapter not given (store, synonyms, layers, memory_files) is built over the DynamoDB client, which is made
@@ -172,17 +166,14 @@ def build_services(
     packs = settings.packs
     pack_extractor = _pack_extractors(settings, extractor)
 
-    @cache
-    def build_embedder_once() -> Embedder | None:
+    def build_embedder() -> Embedder | None:
         if not isinstance(embedder, _Unset):
             return embedder
         from agent_memory.adapters.embeddings import build_embedder
 
         return build_embedder(settings)
 
-    # One at a time: inject's query prefetch and its sources may ask first at once, and `cache` alone would
-    # let each build an embedder (each with its own query cache and, locally, its own model).
-    embedder_provider = _one_at_a_time(build_embedder_once)
+    embedder_provider = BuiltOnce(build_embedder)
 
     @cache
     def narrator_provider() -> Callable[[Profile], str]:
@@ -270,6 +261,7 @@ def build_services(
         index=index,
         synonyms=synonyms,
         embedder_provider=embedder_provider,
+        health=health_service(settings, dynamodb_client, embedder_provider, table_probe),
         layers=layers,
         memory_layers=memory_layers,
         conversation_log=conversation_log,

@@ -38,6 +38,11 @@ class LocalE5Embedder:
         self._threads: OpenMpThreads | None = None
         self._lock = threading.Lock()
 
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is in memory (asking never loads it)."""
+        return self._model is not None
+
     def _e5(self) -> Any:
         with self._lock:
             if self._model is None:

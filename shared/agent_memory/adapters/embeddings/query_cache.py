@@ -37,6 +37,11 @@ class QueryCachingEmbedder:
         self._lock = threading.Lock()
         self._prefetcher: ThreadPoolExecutor | None = None
 
+    @property
+    def loaded(self) -> bool:
+        """Whether the inner embedder's model is in memory; one without a model to load (a remote one) is."""
+        return bool(getattr(self._inner, "loaded", True))
+
     def embed_documents(self, texts: list[str]) -> np.ndarray:
         return self._inner.embed_documents(texts)
 

