@@ -1,9 +1,12 @@
-"""Extraction quality on the labelled turns in tests/data/extraction_eval.jsonl (`make bench-extract`).
+"""Extraction quality on each domain pack's labelled turns (`make bench-extract`): the immigration pack's
+tests/data/extraction_eval.jsonl and extraction_holdout.jsonl, the general pack's extraction_general_dev.jsonl and
+extraction_general_holdout.jsonl, each set scored with its own pack's extractor.
 
 A prediction is right when its (memory type, field) pair is one of the turn's labels; precision and
 recall are counted over those pairs, overall, per memory type, per field, per language and per kind
 (turns written for one kind of statement carry a `kind`, and its row counts those turns only,
-negatives included). Values
+negatives included). A list field of the general pack (pets, allergies, languages...) is scored value by
+value: each labelled value is a hit when a predicted value of that field matches it. Values
 of the matched pairs are compared too (exactly for numbers and booleans, case- and width-folded
 for text, a label's text inside the prediction's or the reverse).
 
@@ -28,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_memory.domain.models import ExtractedMemory
+from agent_memory.domain.packs import DomainPack, pack_named
 from agent_memory.ports import ConversationTurn, MemoryExtractor
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
@@ -80,8 +84,39 @@ class Tally:
                 "tp": self.tp, "fp": self.fp, "fn": self.fn}
 
 
+_ABSENT = object()
+
+
+def _scored_pairs(expected: list[dict[str, Any]], predicted: list[ExtractedMemory], list_fields: frozenset[str]
+                  ) -> list[tuple[tuple[str, str], Any, Any]]:
+    """(type, field) with the expected and predicted values (_ABSENT where there is none). A field holds one value
+    (the last one given); a list field holds several, each expected value paired with a predicted one it matches,
+    so that every value of a list is a hit, a miss or a spurious prediction of its own."""
+    got = {(m.memory_type.value, m.field or ""): m.value for m in predicted if (m.field or "") not in list_fields}
+    want = {(e["memory_type"], e["field"]): e.get("value") for e in expected if e["field"] not in list_fields}
+    pairs = [(key, want.get(key, _ABSENT), got.get(key, _ABSENT)) for key in got.keys() | want.keys()]
+    listed: dict[tuple[str, str], tuple[list[Any], list[Any]]] = {}
+    for e in expected:
+        if e["field"] in list_fields:
+            listed.setdefault((e["memory_type"], e["field"]), ([], []))[0].append(e.get("value"))
+    for m in predicted:
+        if (m.field or "") in list_fields:
+            listed.setdefault((m.memory_type.value, m.field or ""), ([], []))[1].append(m.value)
+    for key, (values, guesses) in listed.items():
+        left = list(guesses)
+        for value in values:
+            match = next((guess for guess in left if value_matches(value, guess)), _ABSENT)
+            if match is not _ABSENT:
+                left.remove(match)
+            pairs.append((key, value, match))
+        pairs += [(key, _ABSENT, guess) for guess in left]
+    return pairs
+
+
 def evaluate(turns: list[dict[str, Any]], extract: Callable[[ConversationTurn], list[ExtractedMemory]],
-             progress: Callable[[list[dict[str, Any]]], Iterator[dict[str, Any]]] = iter) -> dict[str, Any]:
+             progress: Callable[[list[dict[str, Any]]], Iterator[dict[str, Any]]] = iter,
+             list_fields: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """`list_fields`: fields whose values are scored one by one (a pack's list fields)."""
     overall, by_type, by_field, by_lang, by_kind = Tally(), {}, {}, {}, {}
     errors: list[dict[str, Any]] = []
     negatives_clean = negatives = 0
@@ -89,26 +124,25 @@ def evaluate(turns: list[dict[str, Any]], extract: Callable[[ConversationTurn], 
     for turn in progress(turns):
         predicted = extract(ConversationTurn(user_message=turn["user_message"],
                                              assistant_message=turn.get("assistant_message", "")))
-        got = {(m.memory_type.value, m.field or ""): m.value for m in predicted}
-        want = {(e["memory_type"], e["field"]): e.get("value") for e in turn["expected"]}
-        if not want:
+        if not turn["expected"]:
             negatives += 1
-            negatives_clean += not got
+            negatives_clean += not predicted
             if turn.get("kind"):
                 counts = kind_negatives.setdefault(turn["kind"], [0, 0])
-                counts[0], counts[1] = counts[0] + 1, counts[1] + (not got)
+                counts[0], counts[1] = counts[0] + 1, counts[1] + (not predicted)
         kind_tallies = [by_kind.setdefault(turn["kind"], Tally())] if turn.get("kind") else []
-        for key in got.keys() | want.keys():
-            tp, fp, fn = int(key in got and key in want), int(key in got and key not in want), int(
-                key in want and key not in got)
-            ok = int(bool(tp) and value_matches(want[key], got[key]))
+        for key, wanted, guessed in _scored_pairs(turn["expected"], predicted, list_fields):
+            tp, fp, fn = (int(wanted is not _ABSENT and guessed is not _ABSENT), int(wanted is _ABSENT),
+                          int(guessed is _ABSENT))
+            ok = int(bool(tp) and value_matches(wanted, guessed))
             for tally in (overall, by_type.setdefault(key[0], Tally()), by_field.setdefault(key[1], Tally()),
                           by_lang.setdefault(turn["lang"], Tally()), *kind_tallies):
                 tally.add(tp, fp, fn, ok)
             if not tp or not ok:
                 kind = "missed" if fn else "spurious" if fp else "wrong value"
                 errors.append({"id": turn["id"], "kind": kind, "type": key[0], "field": key[1],
-                               "expected": want.get(key), "predicted": got.get(key),
+                               "expected": None if wanted is _ABSENT else wanted,
+                               "predicted": None if guessed is _ABSENT else guessed,
                                "user_message": turn["user_message"]})
     return {
         "turns": len(turns),
@@ -124,13 +158,18 @@ def evaluate(turns: list[dict[str, Any]], extract: Callable[[ConversationTurn], 
     }
 
 
-def _offline() -> MemoryExtractor:
+# Each pack's sets: a set is scored by its pack's extractor (rules or prompt), with its pack's list fields.
+PACK_SETS = {"immigration": EVAL_SETS, "general": GENERAL_EVAL_SETS}
+
+
+def _offline(pack: DomainPack) -> MemoryExtractor:
     from agent_memory.extraction import OfflineExtractor
 
-    return OfflineExtractor()
+    return OfflineExtractor(pack.extraction)
 
 
-def _claude(settings_overrides: dict[str, Any], handler: Callable[[Any], Any] | None) -> MemoryExtractor:
+def _claude(settings_overrides: dict[str, Any], handler: Callable[[Any], Any] | None,
+            pack: DomainPack | None = None) -> MemoryExtractor:
     import httpx2
 
     from agent_memory.adapters.llm import build_extractor
@@ -138,7 +177,7 @@ def _claude(settings_overrides: dict[str, Any], handler: Callable[[Any], Any] | 
 
     settings = Settings(**{"llm_provider": "anthropic", **settings_overrides})
     client = httpx2.Client(transport=httpx2.MockTransport(handler)) if handler else None
-    return build_extractor(settings, http_client=client)
+    return build_extractor(settings, pack=pack, http_client=client)
 
 
 def _replayer(path: Path) -> Callable[[Any], Any]:
@@ -219,41 +258,50 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--provider", choices=("offline", "claude"), default="offline")
     parser.add_argument("--recorded", type=Path, help="replay Claude's recorded responses from this JSON file")
     parser.add_argument("--record", type=Path, help="call Claude and record its responses to this JSON file")
-    parser.add_argument("--set", choices=(*EVAL_SETS, "all"), default="all", dest="eval_set")
+    parser.add_argument("--set", choices=(*EVAL_SETS, *GENERAL_EVAL_SETS, "all"), default="all", dest="eval_set")
     parser.add_argument("--errors", action="store_true", help="list every wrong prediction")
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
 
     save: Callable[[], None] | None = None
+    extractor_for: Callable[[DomainPack], MemoryExtractor]
     if args.provider == "offline":
-        extractor, name = _offline(), "offline rules"
+        extractor_for, name = _offline, "offline rules"
     elif args.recorded:
         if not args.recorded.exists():
             parser.error(f"--recorded: {args.recorded} does not exist (make one with --record)")
-        extractor, name = _claude({"anthropic_api_key": "replay"}, _replayer(args.recorded)), "Claude (recorded)"
+        replay = _replayer(args.recorded)
+        extractor_for, name = (lambda pack: _claude({"anthropic_api_key": "replay"}, replay, pack)), "Claude (recorded)"
     elif args.record:
         if not os.environ.get("ANTHROPIC_API_KEY"):
             parser.error("--record calls Claude: set ANTHROPIC_API_KEY")
         handler, save = _recording(args.record)
-        extractor, name = _claude({}, handler), "Claude (live, recording)"
+        extractor_for, name = (lambda pack: _claude({}, handler, pack)), "Claude (live, recording)"
     else:
         parser.error("--provider claude needs --recorded FILE (replay) or --record FILE (live)")
 
-    reports = {}
-    for set_name, path in EVAL_SETS.items():
-        if args.eval_set not in ("all", set_name):
-            continue
-        report = evaluate(load_turns(path), extractor.extract, _progress)
-        reports[set_name] = report
-        print_table(f"{name}, {set_name} set", report)
-        if args.errors:
-            for error in report["errors"]:
-                print(f"{error['id']:>7} {error['kind']:<11} {error['type']:<10} {error['field']:<22} "
-                      f"want={error['expected']!r} got={error['predicted']!r}  | {error['user_message'][:70]}")
+    reports: dict[str, Any] = {}
+    sets_of: dict[str, list[str]] = {}
+    for pack_name, sets in PACK_SETS.items():
+        pack = pack_named(pack_name)
+        for set_name, path in sets.items():
+            if args.eval_set not in ("all", set_name):
+                continue
+            # The immigration sets label a field once per turn and are scored so, as they always were.
+            report = evaluate(load_turns(path), extractor_for(pack).extract, _progress,
+                              list_fields=pack.list_fields if sets is not EVAL_SETS else frozenset())
+            reports[set_name] = report
+            sets_of.setdefault(pack_name, []).append(set_name)
+            print_table(f"{name}, {pack_name} pack, {set_name} set", report)
+            if args.errors:
+                for error in report["errors"]:
+                    print(f"{error['id']:>9} {error['kind']:<11} {error['type']:<10} {error['field']:<22} "
+                          f"want={error['expected']!r} got={error['predicted']!r}  | {error['user_message'][:70]}")
     if save:
         save()
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps({"provider": name, **reports}, ensure_ascii=False, indent=1), encoding="utf-8")
+    args.output.write_text(json.dumps({"provider": name, "packs": sets_of, **reports}, ensure_ascii=False, indent=1),
+                           encoding="utf-8")
     print(f"\nwrote {args.output}")
     return 0
 

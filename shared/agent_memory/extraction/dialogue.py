@@ -94,6 +94,12 @@ QUESTIONS: tuple[Question, ...] = (
              yes=("我有科技背景", "I have a tech background"), no=("我没有科技背景", "I don't have a tech background")),
     Question(("familySupport",), _asked(r"家人|家里|家属|your family|your (?:wife|husband|partner)"),
              ("家人{a}",), ("My family is {a}",), about_others=True),
+    Question(("allergy",), _asked(r"过敏|allerg"), ("我对{a}过敏",), ("I'm allergic to {a}",)),
+    Question(("pet",), _asked(r"宠物|养(?:了|过)?(?:什么|猫|狗)|\bpets?\b"), ("我养了{a}",), ("I have {a}",)),
+    Question(("healthCondition",), _asked(r"健康|病史|慢性病|\bhealth\b|medical condition"), ("我有{a}",),
+             ("I have {a}",)),
+    Question(("diet",), _asked(r"忌口|饮食|吃素"), ("我{a}",), ()),
+    Question(("goal",), _asked(r"目标|\bgoals?\b|hoping to achieve"), ("我打算{a}",), ("I want to {a}",)),
     Question(("preferredName",), _asked(r"怎么称呼|如何称呼|叫你什么|叫您什么|what (?:should|shall|can) I call you|"
                                         r"how (?:should|shall|do) I address you|what do you (?:like|prefer) to be called"),
              ("叫我{a}就行",), ("call me {a}",)),

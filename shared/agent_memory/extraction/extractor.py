@@ -21,6 +21,8 @@ from agent_memory.extraction.fields.amounts import annual_income, budget, invest
 from agent_memory.extraction.fields.career import company, industry, job_title, tech_background, years_of_experience
 from agent_memory.extraction.fields.education import education, major, university
 from agent_memory.extraction.fields.family import family_support, has_children, marital_status
+from agent_memory.extraction.fields.general import GENERAL_RULES
+from agent_memory.extraction.fields.general_preferences import general_preferences
 from agent_memory.extraction.fields.immigration import hk_employer, target_category
 from agent_memory.extraction.fields.location import CITY_PREFIX_RE, location
 from agent_memory.extraction.fields.personal import (
@@ -41,13 +43,14 @@ from agent_memory.extraction.fields.preferences import (
 )
 from agent_memory.extraction.fields.timeline import timeline
 from agent_memory.extraction.grammar import Utterance, without_questions
+from agent_memory.extraction.rule import FieldRule, single
 from agent_memory.ports import ConversationTurn
 
 Rule = Callable[[Utterance], ExtractedMemory | None]
 # Reads the likings of a turn once the field rules have run (it may drop a fact a liking restates).
 PreferenceStage = Callable[[Utterance, list[ExtractedMemory]], list[ExtractedMemory]]
 
-# Every field rule by the field it reads; a pack names those that run, in the order memories are reported.
+# The immigration pack's rules, each by the field it reads.
 FIELD_RULES: dict[str, Rule] = {
     "name": name,
     "preferredName": preferred_name,
@@ -75,11 +78,13 @@ FIELD_RULES: dict[str, Rule] = {
     "budget": budget,
     "allergy": allergy,
 }
+# Every rule by its name; a pack names those that run, in the order their memories are reported.
+RULES: dict[str, FieldRule] = {name: single(name, rule) for name, rule in FIELD_RULES.items()} | GENERAL_RULES
 _URGENT = {"尽快", "as soon as possible"}
 
 
-def _field_memories(ctx: Utterance, fields: dict[str, Rule]) -> list[ExtractedMemory]:
-    return [memory for rule in fields.values() if (memory := rule(ctx)) is not None]
+def _field_memories(ctx: Utterance, rules: dict[str, FieldRule]) -> list[ExtractedMemory]:
+    return [memory for rule in rules.values() for memory in rule.read(ctx)]
 
 
 def _immigration_preferences(ctx: Utterance, facts: list[ExtractedMemory]) -> list[ExtractedMemory]:
@@ -101,17 +106,19 @@ def _immigration_preferences(ctx: Utterance, facts: list[ExtractedMemory]) -> li
     return found
 
 
-PREFERENCE_STAGES: dict[str, PreferenceStage] = {"immigration": _immigration_preferences}
+PREFERENCE_STAGES: dict[str, PreferenceStage] = {"immigration": _immigration_preferences,
+                                                 "general": general_preferences}
 
 
-def _answers(turn: ConversationTurn, ctx: Utterance, found: set[str], rules: dict[str, Rule]
+def _answers(turn: ConversationTurn, ctx: Utterance, found: set[str], rules: dict[str, FieldRule]
              ) -> list[ExtractedMemory]:
     """Fields a terse reply fills because the assistant asked for them ("32，在深圳腾讯")."""
     questions = asked_questions(unicodedata.normalize("NFKC", turn.assistant_message or ""))
     answers: list[ExtractedMemory] = []
     for segment in answer_segments(ctx.text) if questions else []:
         for question in questions:
-            wanted = {f: rules[f] for f in question.fields if f in rules and f not in found}
+            wanted = {name: rule for field in question.fields if field not in found
+                      for name, rule in rules.items() if rule.field == field}
             for statement in statements(question, segment, zh=ctx.zh, city_prefix=CITY_PREFIX_RE):
                 for memory in _field_memories(Utterance(text=statement, zh=ctx.zh), wanted):
                     if memory.field not in found:
@@ -140,10 +147,10 @@ class OfflineExtractor:
     """
 
     def __init__(self, rules: ExtractionRules = IMMIGRATION.extraction) -> None:
-        unknown = [name for name in rules.fields if name not in FIELD_RULES]
+        unknown = [name for name in rules.fields if name not in RULES]
         if unknown or rules.preferences not in PREFERENCE_STAGES:
             raise ValueError(f"no offline rule for {', '.join(unknown) or rules.preferences!r}")
-        self._rules = {name: FIELD_RULES[name] for name in rules.fields}
+        self._rules = {name: RULES[name] for name in rules.fields}
         self._preferences = PREFERENCE_STAGES[rules.preferences]
 
     def extract(self, turn: ConversationTurn) -> list[ExtractedMemory]:

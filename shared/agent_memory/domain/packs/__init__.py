@@ -63,9 +63,10 @@ class DomainPack(BaseModel):
 
 
 def _packs() -> dict[str, DomainPack]:
+    from agent_memory.domain.packs.general import GENERAL
     from agent_memory.domain.packs.immigration import IMMIGRATION
 
-    return {pack.name: pack for pack in (IMMIGRATION,)}
+    return {pack.name: pack for pack in (IMMIGRATION, GENERAL)}
 
 
 @cache

@@ -72,7 +72,7 @@ _ZH_COMPANY_GENERIC = re.compile(
     r"^(?:一家|一个|某|这家|那家|家|本地|外企|国企|私企|大厂|小公司|公司|创业公司)"
 )
 
-_EN_JOB_WORDS = re.compile(
+EN_JOB_WORDS = re.compile(
     r"engineer|developer|programmer|manager|director|designer|analyst|consultant|architect|scientist|researcher|"
     r"accountant|auditor|lawyer|attorney|solicitor|doctor|physician|surgeon|nurse|teacher|professor|lecturer|"
     r"officer|specialist|executive|administrator|coordinator|president|founder|partner|\bCEO\b|\bCTO\b|\bCFO\b|"
@@ -165,7 +165,7 @@ def job_title(ctx: Utterance) -> ExtractedMemory | None:
     for pattern in _EN_JOB_PATTERNS:
         for m in matches(pattern, ctx, "title", past=True):
             title = _EN_TITLE_END.split(m["title"], maxsplit=1)[0].strip(" -")
-            if _EN_JOB_WORDS.search(title) and len(title.split()) <= 5:
+            if EN_JOB_WORDS.search(title) and len(title.split()) <= 5:
                 candidates.append((m.start(), title))
     if not candidates:
         return None
@@ -195,7 +195,7 @@ def company(ctx: Utterance) -> ExtractedMemory | None:
             title = _EN_TITLE_END.split(m["title"], maxsplit=1)[0]
             after = _EN_COMPANY_AFTER_TITLE.match(ctx.text, m.start("title") + len(title))
             company = clean_en_name(after["name"]) if after else ""
-            if company and _EN_JOB_WORDS.search(title) and not is_city(company):
+            if company and EN_JOB_WORDS.search(title) and not is_city(company):
                 return fact("currentCompany", company, ctx.say(f"就职于{company}", f"Works at {company}"))
     return None
 
