@@ -35,6 +35,9 @@ class LocalSettings(BaseSettings):
     # as on Lambda: one JSON line per request) or `off`.
     metrics: Literal["file", "console", "off"] = Field(default="file", validation_alias="LOCAL_METRICS")
     llm_provider: str = Field(default="", validation_alias="LLM_PROVIDER")
+    # The domain pack and the tenants on another one (the functions validate them): `MEMORY_PACK=general make run`.
+    memory_pack: str = Field(default="", validation_alias="MEMORY_PACK")
+    memory_tenant_packs: str = Field(default="", validation_alias="MEMORY_TENANT_PACKS")
     # The search tier: `opensearch` starts a real OpenSearch node (data under the data dir's opensearch/) unless
     # OPENSEARCH_ENDPOINT names one already running.
     search: Literal["serverless", "opensearch"] = Field(default="serverless", validation_alias="SEARCH")
@@ -53,5 +56,6 @@ class LocalSettings(BaseSettings):
 
     def parameters(self) -> dict[str, str] | None:
         """template.yaml parameter overrides, as `sam local --parameter-overrides` would take them."""
-        overrides = {"LlmProvider": self.llm_provider, "OpenSearchEndpoint": self.opensearch_endpoint}
+        overrides = {"LlmProvider": self.llm_provider, "OpenSearchEndpoint": self.opensearch_endpoint,
+                     "MemoryPack": self.memory_pack, "MemoryTenantPacks": self.memory_tenant_packs}
         return {name: value for name, value in overrides.items() if value} or None

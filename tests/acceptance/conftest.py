@@ -4,12 +4,18 @@ deployed HTTP handlers (API Gateway events, JWT tenancy) over moto's DynamoDB an
 `api` is the integration suite's LambdaApi (the real Lambda handlers) in its deployed environment
 (JWT tenancy, the template's variables). moto, the queues and the warm containers are set up once for
 the suite; every test starts with empty tables and queues, and a tenant of its own.
+
+Domain packs: the deployment's pack is immigration, and the tenants `general-1`, `general-2`, ... are on the
+general pack (MEMORY_TENANT_PACKS). A module whose tests do not depend on the pack lists the packs in `PACKS`:
+each of its tests then runs once per pack, as a tenant of that pack; a test of such a module marked
+`immigration_pack` (it reads the immigration pack's profile, schemes or synonyms) runs on that pack alone.
 """
 
 from __future__ import annotations
 
 import copy
 import itertools
+import json
 import threading
 from collections.abc import Iterator
 from types import SimpleNamespace
@@ -93,16 +99,39 @@ def lambda_env(monkeypatch: pytest.MonkeyPatch, aws_stack: tuple[Any, Any, dict[
                 {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(batch)])
     for name, value in deployed_environment(queues).items():
         monkeypatch.setenv(name, value)
+    monkeypatch.setenv("MEMORY_TENANT_PACKS", json.dumps({f"general-{n}": "general"
+                                                          for n in range(1, GENERAL_TENANTS + 1)}))
     yield dynamodb
     if api_calls.settings_changed():
         reset_containers()
 
 
 _TENANTS = itertools.count(1)
+# Tenants on the general pack: one a test, as many as the suite's pack-independent tests can use.
+GENERAL_TENANTS = 400
+_GENERAL_TENANTS = itertools.count(1)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    packs = getattr(metafunc.module, "PACKS", None)
+    if packs and "pack" in metafunc.fixturenames:
+        if metafunc.definition.get_closest_marker("immigration_pack"):
+            packs = ("immigration",)
+        metafunc.parametrize("pack", packs, indirect=True)
 
 
 @pytest.fixture
-def api(lambda_env: Any, aws_stack: tuple[Any, Any, dict[str, str], LocalFunctions]) -> AcceptanceApi:
+def pack(request: pytest.FixtureRequest) -> str:
+    """The test's tenant's pack: the deployment's (immigration) unless the module runs its tests on each pack."""
+    return str(getattr(request, "param", "immigration"))
+
+
+@pytest.fixture
+def api(lambda_env: Any, aws_stack: tuple[Any, Any, dict[str, str], LocalFunctions], pack: str) -> AcceptanceApi:
+    if pack == "general":
+        tenant = f"general-{next(_GENERAL_TENANTS)}"
+        assert int(tenant.rsplit("-", 1)[1]) <= GENERAL_TENANTS, "raise GENERAL_TENANTS"
+        return AcceptanceApi(aws_stack[3], tenant=tenant)
     return AcceptanceApi(aws_stack[3], tenant=f"acme-{next(_TENANTS)}")
 
 

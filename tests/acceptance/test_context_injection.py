@@ -27,6 +27,9 @@ from tests.fakes.api_calls import (
 )
 from tests.fakes.retriever_service import RetrieverService
 
+# Nothing here depends on the domain pack: every test runs on both (conftest.py).
+PACKS = ("immigration", "general")
+
 PRIORITIES = {"user_memory": "P0", "collected_info": "P0", "assessment_result": "P0", "conversation_stats": "P1",
               "relevant_knowledge": "P1", "active_agents_history": "P1", "similar_experiences": "P2",
               "device_context": "P2"}
@@ -352,11 +355,13 @@ def _relevant_knowledge(api: Any, lang: str, similarity_word: str) -> None:
     assert "relevant_knowledge" not in chat["injected_contexts"]  # only for policy, condition or process questions
 
 
+@pytest.mark.immigration_pack  # the immigration pack's trigger words make a policy question; the general pack has none
 def test_context_injection_relevant_knowledge_zh(api):
     # context injection, relevant_knowledge: sources with similarity and quoted excerpts, for policy questions only
     _relevant_knowledge(api, "zh", "相似度")
 
 
+@pytest.mark.immigration_pack
 def test_context_injection_relevant_knowledge_en(api):
     _relevant_knowledge(api, "en", "similarity")
 

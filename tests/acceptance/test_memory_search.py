@@ -24,6 +24,9 @@ from tests.fakes.api_calls import (
     user_path,
 )
 
+# Nothing here depends on the domain pack: every test runs on both (conftest.py).
+PACKS = ("immigration", "general")
+
 RESULT_FIELDS = {"memory_key", "summary", "content_preview", "memory_type", "relevance_score", "created_at",
                  "keywords", "metadata"}
 

@@ -25,6 +25,9 @@ from tests.fakes.api_calls import (
 )
 from tests.fakes.retriever_service import RetrieverService
 
+# Nothing here depends on the domain pack: every test runs on both (conftest.py).
+PACKS = ("immigration", "general")
+
 PROJECT = "/v1/projects/study-42"
 
 LANG: dict[str, dict[str, Any]] = {

@@ -70,3 +70,17 @@ def test_every_narrative_clause_names_a_field_of_its_profile(name):
     names = {f.name for f in profile.fields}
     for wording in (profile.narrative.zh, profile.narrative.en):
         assert {s.field for c in wording.clauses for s in c.segments if s.field} <= names
+
+
+def test_make_run_hands_the_pack_settings_to_the_functions_over_the_templates_defaults(monkeypatch):
+    from local.runtime import local_environment
+    from local.settings import LocalSettings
+    from local.template import sqs_queues
+
+    queues = {queue: f"http://queue/{queue}" for queue in sqs_queues()}
+    default = local_environment(queues=queues)
+    assert (default["MEMORY_PACK"], default["MEMORY_TENANT_PACKS"]) == ("immigration", "{}")
+    monkeypatch.setenv("MEMORY_PACK", "general")
+    monkeypatch.setenv("MEMORY_TENANT_PACKS", '{"acme": "immigration"}')
+    env = local_environment(LocalSettings().parameters(), queues)
+    assert (env["MEMORY_PACK"], env["MEMORY_TENANT_PACKS"]) == ("general", '{"acme": "immigration"}')
