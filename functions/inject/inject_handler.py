@@ -42,7 +42,7 @@ def _check_user(user_id: Any) -> None:
 
 def _check_project(project_id: Any) -> None:
     if isinstance(project_id, str):
-        authorize(app, "projects", project_id)
+        authorize(app, "projects", project_id, field="project_id")
 
 
 # Either spelling the request model accepts.
@@ -57,7 +57,7 @@ def inject() -> Response[str]:
     request = parse_body(app, InjectionRequest, max_bytes=MAX_INJECT_BODY_BYTES, checks=_ACTING_FOR)
     user = current_user(app, request.user_id)
     if request.project_id:
-        authorize(app, "projects", request.project_id)
+        authorize(app, "projects", request.project_id, field="project_id")
     return json_response(200, inject_context(get_services().inject, user, request))
 
 

@@ -63,6 +63,20 @@ def test_given_a_small_window_when_injected_then_it_answers_200_with_the_users_m
     assert usage["reserved_output"] + usage["reserved_system"] == window - available
 
 
+@pytest.mark.parametrize(("spelling", "field"), [("snake", "max_context_tokens"), ("camel", "maxContextTokens")])
+def test_given_reserves_taking_the_window_then_the_422_names_the_field_as_the_body_spells_it(api, spelling, field):
+    body = {"user_id": "u-inject", "conversation_id": "c-1", "current_user_message": "hi",
+            "reserved_output_tokens": 4_000, "reserved_system_tokens": 4_000}
+    if spelling == "camel":
+        body = {"userId": "u-inject", "conversationId": "c-1", "currentUserMessage": "hi",
+                "reservedOutputTokens": 4_000, "reservedSystemTokens": 4_000}
+
+    response = api.call("POST", INJECT, {**body, field: 8_000})
+
+    assert response.status == 422, response.body
+    assert [d["field"] for d in response.body["error"]["details"]] == [field]
+
+
 def test_the_cache_is_shared_through_the_table_across_containers(api, lambda_env):
     api.call("POST", f"{USER}/memories", {"memoryType": "FACT", "content": "用户是注册会计师"})
     assert api.call("POST", INJECT, ask("我的背景如何？")).status == 200
@@ -106,7 +120,8 @@ def test_camel_case_requests_and_system_placement(api):
 
 
 @pytest.mark.parametrize(("body", "field"), [
-    ({"conversation_id": "c", "current_user_message": "hi"}, "userId"),
+    ({"conversation_id": "c", "current_user_message": "hi"}, "user_id"),
+    ({"conversationId": "c", "currentUserMessage": "hi"}, "userId"),
     (ask("hi", max_context_tokens=10), "max_context_tokens"),
     (ask("hi", max_context_tokens=8_000, reserved_output_tokens=4_000, reserved_system_tokens=4_000),
      "max_context_tokens"),

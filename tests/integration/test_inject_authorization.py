@@ -39,6 +39,7 @@ def test_given_alices_token_when_bob_is_named_before_4mb_that_is_not_json_then_4
     status, answer = post_inject(api, ALICE, body)
 
     assert status == 403, answer
+    assert answer["error"]["details"][0]["field"] == "userId"  # named as the body spells it
 
 
 def test_given_alices_token_when_bob_is_named_after_4mb_of_messages_then_still_403_not_422(api, end_user_tokens):
@@ -54,7 +55,7 @@ def test_given_alices_token_when_her_body_names_a_project_then_403_before_valida
 
     status, answer = post_inject(api, ALICE, body)
 
-    assert status == 403 and answer["error"]["details"][0]["field"] == "scope_id"
+    assert status == 403 and answer["error"]["details"][0]["field"] == "project_id"
 
 
 def test_given_alices_token_when_she_injects_for_herself_then_200_and_her_invalid_body_is_422(api, end_user_tokens):

@@ -8,6 +8,16 @@ from tests.fakes.api_calls import SELF_INTRODUCTION, memories_of
 USER = "/v1/users/u-1001"
 
 
+def test_given_a_stated_preference_when_extracted_then_its_field_is_the_slot_save_and_listing_answer(api):
+    extracted = api.call("POST", "/v1/users/u-tea/memories/extract", {"user_message": "I prefer tea"})
+    saved = api.call("POST", "/v1/users/u-tea/memories", {"memory_type": "PREFERENCE", "content": "I prefer tea"})
+    listed = api.call("GET", "/v1/users/u-tea/memories")
+
+    assert [m["field"] for m in extracted.body["saved_memories"]] == ["preference.tea"]
+    assert [m["field"] for m in listed.body["items"]] == ["preference.tea"]
+    assert (saved.body["outcome"], saved.body["memory"]["field"]) == ("merged", "preference.tea")
+
+
 def test_extract_a_self_introduction_then_supersede_age(api):
     extracted = api.call("POST", f"{USER}/memories/extract", {
         "action": "save_info", "userMessage": SELF_INTRODUCTION, "assistantMessage": "感谢您分享这些信息!",
@@ -130,7 +140,8 @@ def test_a_restatement_answers_merged_with_the_kept_memory_in_save_batch_and_ext
     assert batch.body["memory_keys"][0] == key
 
     extracted = api.call("POST", f"{USER}/memories/extract", {"user_message": "I am allergic to peanuts"})
-    assert extracted.body["saved_count"] == 0 and extracted.body["skipped_fields"] == ["allergy"]
+    # Skipped under the slot the statement fills, as saved memories are named.
+    assert extracted.body["saved_count"] == 0 and extracted.body["skipped_fields"] == ["allergy.peanuts"]
     assert sorted(m["content"] for m in memories_of(api)) == ["Is allergic to peanuts", "Is allergic to shellfish"]
 
 

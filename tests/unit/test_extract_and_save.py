@@ -132,3 +132,16 @@ def test_given_an_llm_provider_configured_then_the_answer_has_no_offline_note(mo
     answer = SaveInfoOutput.of(built.save.extract_and_save(USER, ConversationTurn(user_message="Hello there.")))
 
     assert (answer.skipped_sentences, answer.note) == (["Hello there."], None)
+
+
+def test_extract_reports_the_slot_each_memory_is_stored_under_as_save_and_search_answer_it():
+    built = services_over_fakes(Settings(), store=InMemoryMemoryStore(), embedder=None)
+
+    output = SaveInfoOutput.of(built.save.extract_and_save(USER, ConversationTurn(user_message="I prefer tea")))
+    again = built.save.extract_and_save(USER, ConversationTurn(user_message="I prefer tea"))
+
+    stored = [m.field for m in built.store.all_current(USER)]
+    assert stored == ["preference.tea"]
+    assert [m.field for m in output.saved_memories] == stored
+    assert output.extracted_info == {"preference": "tea"}  # the field read, and its value
+    assert again.skipped_fields == stored  # said already: named by its slot too

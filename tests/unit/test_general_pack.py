@@ -91,11 +91,11 @@ def test_given_a_tenant_on_the_general_pack_then_its_turns_are_read_by_the_gener
     services = two_packs()
     turn = ConversationTurn(user_message="I'm allergic to peanuts and shellfish. I have a cat named Luna.")
     saved = services.save.extract_and_save(LENA, turn)
-    assert sorted(field for field, _ in saved.saved) == ["allergy", "allergy", "pet"]
     assert sorted(m.field or "" for m in services.store.all_current(LENA)) == [
         "allergy.peanuts", "allergy.shellfish", "pet.catLuna"]
+    assert sorted(slot for slot, _ in saved.saved) == ["allergy.peanuts", "allergy.shellfish", "pet.catLuna"]
     immigration = services.save.extract_and_save(WANG, turn)
-    assert [field for field, _ in immigration.saved] == ["allergy"]  # the immigration rules read one allergy
+    assert [slot for slot, _ in immigration.saved] == ["allergy.peanuts"]  # the immigration rules read one allergy
 
 
 def test_a_direct_save_reads_its_field_with_the_tenants_rules():

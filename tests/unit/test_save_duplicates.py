@@ -64,7 +64,7 @@ def test_given_a_direct_save_when_extraction_restates_it_then_it_is_merged_and_o
                                             conversation_id="c-1")
 
     assert output.saved_count == 0 and output.saved == []
-    assert output.skipped_fields == ["allergy"]  # reported as said already, like a duplicate
+    assert output.skipped_fields == ["allergy.peanuts"]  # said already, named by its slot
     assert current(services) == ["Is allergic to peanuts"]
     kept = services.store.get(USER, direct.memory.memory_key)
     assert kept == direct.memory  # unchanged: its importance, its (absent) field, its time

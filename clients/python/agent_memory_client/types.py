@@ -142,6 +142,9 @@ class BatchSaveResponse(TypedDict):
 
 
 class SavedMemory(TypedDict):
+    """A memory `extract` saved, in the save_info action's specified shape: `memoryType` is camelCase here only
+    (`memory_type` everywhere else); `field` is the slot it fills as stored (`age`, `preference.tea`)."""
+
     memoryType: MemoryType
     content: str
     field: str
@@ -263,6 +266,9 @@ class ResolvedText(TypedDict):
 
 
 class LoadedMemory(TypedDict):
+    """A memory as `load_context` answers it, in the load_context action's specified shape (`type` and
+    `createdAt`; `memory_type` and `created_at` everywhere else)."""
+
     type: MemoryType
     content: str
     importance: int

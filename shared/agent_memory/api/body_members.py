@@ -20,14 +20,16 @@ def _skip_whitespace(text: str, position: int) -> int:
     return _WHITESPACE.match(text, position).end()  # type: ignore[union-attr]  # the pattern matches empty text
 
 
-def read_checking_members(text: str, decoder: json.JSONDecoder, checks: Mapping[str, MemberCheck]) -> Any:
+def read_checking_members(text: str, decoder: json.JSONDecoder, checks: Mapping[str, MemberCheck],
+                          members: dict[str, Any] | None = None) -> Any:
     """What `decoder.decode(text)` returns, with the same errors for malformed JSON; when the text is an object,
     `checks[name](value)` runs each time a member of that name is read (a repeated name is checked each time;
-    the last value is kept, as `json.loads` keeps it), and an exception it raises ends the read there."""
+    the last value is kept, as `json.loads` keeps it), and an exception it raises ends the read there.
+    `members`: filled as they are read, the member being checked included (what an error can name it by)."""
     position = _skip_whitespace(text, 0)
     if not text.startswith("{", position):
         return decoder.decode(text)
-    members: dict[str, Any] = {}
+    members = {} if members is None else members
     position = _skip_whitespace(text, position + 1)
     if not text.startswith("}", position):
         while True:
@@ -38,9 +40,9 @@ def read_checking_members(text: str, decoder: json.JSONDecoder, checks: Mapping[
             if not text.startswith(":", position):
                 raise json.JSONDecodeError("Expecting ':' delimiter", text, position)
             value, position = decoder.raw_decode(text, _skip_whitespace(text, position + 1))
+            members[name] = value
             if name in checks:
                 checks[name](value)
-            members[name] = value
             position = _skip_whitespace(text, position)
             if text.startswith("}", position):
                 break

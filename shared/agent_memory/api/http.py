@@ -15,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from agent_memory.api.body_members import MemberCheck, read_checking_members
 from agent_memory.api.schemas import MAX_BODY_BYTES
+from agent_memory.api.sent_names import as_sent, details_as_sent
 from agent_memory.domain.keys import is_valid_id, is_valid_memory_key
 from agent_memory.domain.models import ScopeRef
 from agent_memory.errors import (
@@ -71,7 +72,8 @@ def json_response(status: int, payload: BaseModel | dict[str, Any]) -> Response[
     return Response(status, "application/json", body)
 
 
-def validation_details(error: ValidationError, prefix: str = "") -> list[dict[str, str]]:
+def validation_details(error: ValidationError, prefix: str = "", sent: Any = None) -> list[dict[str, str]]:
+    """One detail per problem, its field named as `sent` (the decoded body or query) spells it."""
     details = []
     for e in error.errors(include_url=False, include_input=False):
         field = ".".join(str(part) for part in (prefix, *e["loc"]) if part != "")
@@ -80,11 +82,13 @@ def validation_details(error: ValidationError, prefix: str = "") -> list[dict[st
         named = _NAMED_MESSAGE.match(message)
         if named and not e["loc"]:
             field, message = ".".join(p for p in (prefix, named["field"]) if p), named["message"]
-        details.append({"field": field, "message": message, "type": e["type"]})
+        details.append({"field": as_sent(field, sent), "message": message, "type": e["type"]})
     return details
 
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
+# The routing context's key for the request's decoded body (or query): error details name fields as it does.
+_SENT = "request_members"
 _NAMED_MESSAGE = re.compile(r"^(?:Value error, )?(?P<field>[a-z][a-z0-9_]*): (?P<message>.+)$", re.DOTALL)
 
 
@@ -127,7 +131,10 @@ def new_resolver() -> APIGatewayHttpResolver:
         status = STATUS_BY_ERROR.get(kind, 500)
         retry = RETRY_AFTER_SECONDS.get(kind)
         headers = {"Retry-After": retry} if retry else None
-        return error_response(status, error.code, error.message, error.details, headers)
+        # A service names a field in snake_case: the answer names it as the body (what of it was read) spells it.
+        sent = app.context.get(_SENT)
+        details = error.details if sent is None else details_as_sent(error.details, sent)
+        return error_response(status, error.code, error.message, details, headers)
 
     @_exception_handler(app, Exception)
     def _unexpected(error: Exception) -> Response[str]:
@@ -156,15 +163,16 @@ def current_user(app: APIGatewayHttpResolver, user_id: str) -> ScopeRef:
     return ScopeRef(tenant_id=tenant_id, user_id=user_id)
 
 
-def authorize(app: APIGatewayHttpResolver, scope_type: str, scope_id: str) -> None:
-    """With end-user tokens, a token reaches its own user only, unless it holds the service scope."""
+def authorize(app: APIGatewayHttpResolver, scope_type: str, scope_id: str, field: str | None = None) -> None:
+    """With end-user tokens, a token reaches its own user only, unless it holds the service scope. `field`: the
+    request member that named the scope (default: the path's, user_id or scope_id)."""
     settings = get_settings()
     if _acts_for_any_user(app):
         return
     if scope_type == "users" and str(_claims(app).get(settings.user_claim, "")) == scope_id:
         return
     raise Forbidden(f"this token may not act for {scope_type.rstrip('s')} {scope_id!r}",
-                    details=[{"field": "user_id" if scope_type == "users" else "scope_id"}])
+                    details=[{"field": field or ("user_id" if scope_type == "users" else "scope_id")}])
 
 
 def authorize_tenant_write(app: APIGatewayHttpResolver, what: str) -> None:
@@ -306,9 +314,11 @@ def parse_body[M: BaseModel](app: APIGatewayHttpResolver, model: type[M], *, max
     raw = _raw_body(app, max_bytes)
     if not raw.strip():
         raise MalformedJson("a JSON object body is required", details=[{"field": "body"}])
+    read: dict[str, Any] = {}  # the members read so far: how an error names a field
+    app.context[_SENT] = read
     try:
         if checks:
-            data = read_checking_members(raw, json.JSONDecoder(parse_constant=_not_a_json_number), checks)
+            data = read_checking_members(raw, json.JSONDecoder(parse_constant=_not_a_json_number), checks, read)
         else:
             data = json.loads(raw, parse_constant=_not_a_json_number)
     except json.JSONDecodeError as error:
@@ -322,6 +332,7 @@ def parse_body[M: BaseModel](app: APIGatewayHttpResolver, model: type[M], *, max
         raise MalformedJson(f"body is not readable JSON: {error}", details=[{"field": "body"}]) from error
     if not isinstance(data, dict):
         raise invalid([{"field": "body", "message": "must be a JSON object", "type": "type"}])
+    app.context[_SENT] = data
     broken = _lone_surrogate_path(data)
     if broken is not None:
         raise invalid([{"field": broken, "message": "holds an unpaired UTF-16 surrogate, which is not text",
@@ -330,7 +341,9 @@ def parse_body[M: BaseModel](app: APIGatewayHttpResolver, model: type[M], *, max
 
 
 def parse_query[M: BaseModel](app: APIGatewayHttpResolver, model: type[M]) -> M:
-    return parse_model(model, dict(app.current_event.query_string_parameters or {}))
+    query = dict(app.current_event.query_string_parameters or {})
+    app.context[_SENT] = query
+    return parse_model(model, query)
 
 
 def no_query(app: APIGatewayHttpResolver) -> None:
@@ -345,7 +358,7 @@ def parse_model[M: BaseModel](model: type[M], data: dict[str, Any]) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as error:
-        raise invalid(validation_details(error)) from error
+        raise invalid(validation_details(error, sent=data)) from error
 
 
 def http_handler(app: APIGatewayHttpResolver) -> Callable[[dict[str, Any], Any], dict[str, Any]]:

@@ -35,15 +35,20 @@ class ResolveRequest(RequestModel):
 
 
 class LoadedMemory(BaseModel):
+    """A memory as load_context (and the get_user_context tool) answers it: `type` and `createdAt` are the names
+    the load_context action's output specifies (`memory_type` and `created_at` in every other answer)."""
+
     type: MemoryType
     content: str
     importance: int
     category: str | None = None
-    createdAt: datetime | None = None
+    createdAt: datetime | None = Field(default=None, description="When the memory was created; `created_at` in "
+                                                                 "every other answer (load_context's specified name).")
 
 
 class LoadContextOutput(BaseModel):
-    """The load_context action's answer."""
+    """The load_context action's answer, in the load_context action's specified shape: snake_case members, with
+    `memories[].createdAt` in camelCase."""
 
     action: str = "load_context"
     memories: list[LoadedMemory]

@@ -22,8 +22,13 @@ VERSION = "1.0.0"
 DESCRIPTION = (
     "Long-term memory for LLM agents: save and extract memories, search them, summarise a profile, and "
     "inject context into Anthropic Messages requests.\n\n"
-    "Request fields are shown in snake_case; camelCase (`memoryType`) is accepted too. Unknown fields are "
-    "refused. Every error answers `{error: {code, message, details}}`; 429 and 503 carry `Retry-After`."
+    "Names are snake_case. Requests accept camelCase too (`memoryType` for `memory_type`); unknown fields are "
+    "refused. Answers are snake_case except two names the memory manager's actions specify: extract's "
+    "`saved_memories[].memoryType` (save_info) and load_context's `memories[].createdAt`. Field names that are "
+    "data (a profile's `jobTitle`, a memory's `field` value, the keys of `extracted_info`) keep "
+    "their own spelling. Every error answers `{error: {code, message, details}}`, `details[].field` naming a "
+    "field as the request spelled it (a field it left out: in the convention of the fields beside it, "
+    "snake_case when in doubt); 429 and 503 carry `Retry-After`."
 )
 
 _ID = {"type": "string", "pattern": ID_PATTERN, "maxLength": 128}

@@ -140,9 +140,16 @@ class DeletedMemory(BaseModel):
     memory_key: str
 
 class SavedMemory(BaseModel):
-    memoryType: MemoryType
+    """A memory extract saved. `memoryType` is camelCase because the save_info action's output specifies it so
+    (save, search and the memory itself answer `memory_type`); `field` is the slot the memory fills, as stored
+    and as save and search answer it: the field (`age`), or for a list field the field and its value
+    (`preference.tea`, `targetCategory.TTPS`)."""
+
+    memoryType: MemoryType = Field(description="The memory's type; `memory_type` in every other answer (save_info's "
+                                               "specified name).")
     content: str
-    field: str
+    field: str = Field(description="The slot the memory fills, as stored: `age`, `preference.tea`, "
+                                   "`targetCategory.TTPS` (`extracted_info` names the field alone).")
 
 
 # The extract answer's note when the offline rules read the turn.
@@ -152,7 +159,8 @@ OFFLINE_RULES_NOTE = ("Read by the offline rules, which know a fixed set of fiel
 
 class SaveInfoOutput(BaseModel):
     """The save_info action's answer: what was extracted and what was saved, and what of the user's message
-    gave nothing."""
+    gave nothing. Its shape is the save_info action's specified output (snake_case members, with
+    `saved_memories[].memoryType` in camelCase) plus `skipped_sentences` and `note`."""
 
     action: str = "save_info"
     extracted_info: dict[str, Any] = Field(default_factory=dict)

@@ -80,8 +80,8 @@ PROPERTY_DESCRIPTIONS: dict[str, dict[str, dict[Lang, str]]] = {
                                 "zh": "低于该相关性分数(0-1)的结果不返回。"},
     },
     "get_memory_detail": {
-        "memory_key": {"en": "The memory's key, from a search_memories or get_user_context result.",
-                       "zh": "记忆的 memory_key(来自 search_memories 或 get_user_context 的结果)。"},
+        "memory_key": {"en": "The memory's key, from a search_memories result (get_user_context answers none).",
+                       "zh": "记忆的 memory_key(来自 search_memories 的结果;get_user_context 的结果不含它)。"},
     },
     "save_user_memory": {
         "memory_type": {"en": "FACT = something the user stated (age, education...); PREFERENCE = what they "

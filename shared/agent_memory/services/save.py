@@ -43,9 +43,10 @@ NON_SLOT_FIELDS = frozenset({"", "other", "note", "misc"})
 @dataclass
 class TurnSaved:
     """What extraction read in a turn and what of it was stored: the fields it read (name -> value), the
-    memories saved with the field each fills ("" for none), and what was skipped (a field the caller holds
-    with the same value, or a memory said already: its field, else its content); the user's sentences nothing
-    was extracted from (domain/skipped_sentences.py), and whether the offline rules read the turn."""
+    memories saved with the slot each fills (its stored `field`, e.g. `preference.tea`; "" for none), and what
+    was skipped (a field the caller holds with the same value, or a memory said already: its slot, else its
+    content); the user's sentences nothing was extracted from (domain/skipped_sentences.py), and whether the
+    offline rules read the turn."""
 
     extracted_info: dict[str, Any] = field(default_factory=dict)
     saved: list[tuple[str, NewMemory]] = field(default_factory=list)
@@ -347,10 +348,13 @@ class SaveService:
         except PartialSave as partial:
             raise partial.cause from None
         for (field, _), memory, result in zip(pending, enriched, results, strict=True):
+            # The slot the memory fills, as save and search answer it: a list field's names its value too
+            # (`preference.tea`, `targetCategory.TTPS`); a memory that fills none keeps the extractor's name.
+            slot = memory.field or field
             if result.outcome in (SaveOutcome.DUPLICATE, SaveOutcome.MERGED):  # said already: nothing stored
-                output.skipped_fields.append(field or memory.content)
+                output.skipped_fields.append(slot or memory.content)
                 continue
-            output.saved.append((field, memory))
+            output.saved.append((slot, memory))
         return output
 
 
