@@ -326,7 +326,8 @@ class FamilyProfile(TypedDict, total=False):
 
 
 class UserProfile(TypedDict, total=False):
-    """The default profile's sections; a section holds only the fields that are known (family aside)."""
+    """The immigration pack's sections (the default pack); a section holds only the fields that are known (family
+    aside). A tenant on the general pack gets its own: basic, work, family, health, preferences, goals."""
 
     basic: BasicProfile
     career: CareerProfile
@@ -335,7 +336,8 @@ class UserProfile(TypedDict, total=False):
 
 
 class SummarizeResponse(TypedDict):
-    """`summarize` (`SummarizeOutput`): `user_profile` by section (basic, career, immigration, family)."""
+    """`summarize` (`SummarizeOutput`): `user_profile` by section (the immigration pack's: basic, career,
+    immigration, family)."""
 
     action: str
     user_profile: UserProfile

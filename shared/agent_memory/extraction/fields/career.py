@@ -14,7 +14,7 @@ from agent_memory.extraction.numbers import EN_NUM, SMALL_NUM, parse_number
 # currentJobTitle / currentCompany / currentIndustry
 # --------------------------------------------------------------------------------------
 
-_ZH_JOB_WORDS = re.compile(
+ZH_JOB_WORDS = re.compile(
     r"开发|工程师|程序员|码农|经理|总监|主管|总裁|总经理|设计师|设计|产品|运营|销售|市场|测试|算法|架构|分析师|"
     r"研究员|顾问|会计|审计|律师|医生|护士|教师|老师|教授|讲师|咨询|人力资源|招聘|行政|编辑|记者|财务|交易员|风控|"
     r"前端|后端|全栈|运维|科学家|创始人|合伙人|公务员|研发|技术|策划|翻译|主播|厨师|司机|店长|主任|专员|助理|秘书|"
@@ -160,7 +160,7 @@ def job_title(ctx: Utterance) -> ExtractedMemory | None:
             title = _zh_title(m["title"])
             if title.endswith("出身"):  # "程序员出身" is where the user comes from, not the current job
                 continue
-            if 2 <= len(title) <= 12 and _ZH_JOB_WORDS.search(title) and not CITY_ZH_RE.fullmatch(title):
+            if 2 <= len(title) <= 12 and ZH_JOB_WORDS.search(title) and not CITY_ZH_RE.fullmatch(title):
                 candidates.append((m.start(), title))
     for pattern in _EN_JOB_PATTERNS:
         for m in matches(pattern, ctx, "title", past=True):

@@ -50,11 +50,13 @@ _EN_PET_START = re.compile(
 # More animals after the first: "two cats and a rabbit".
 _EN_PET_MORE = re.compile(rf"(?:\s*,\s*|\s+and\s+|\s*,\s*and\s+){_COUNT_EN}\s+(?:[a-z]+\s+)?(?P<animal>{_ANIMAL_EN})\b",
                           re.IGNORECASE)
-_EN_PET_NAME = re.compile(r"(?:\s+(?:named|called)\s+|\s*,\s*)(?P<name>[A-Z][a-z]+)\b(?!\s+[a-z])")
+_EN_PET_NAME = re.compile(r"(?:\s+(?:named|called)\s+|\s*,\s*|\s+is\s+(?:called|named)\s+|'s\s+(?:called|named)\s+)"
+                          r"(?P<name>[A-Z][a-z]+)\b(?!\s+[a-z])")
 _ZH_PET = re.compile(
     rf"(?:我|我们|我家|家里)(?:家)?(?:养了?|有|收养了)\s*(?:(?:一|两|二|三|四|五|几|\d)?\s*(?:只|条|个|匹|头))?\s*"
     rf"(?P<animal>{_ANIMAL_ZH})|我(?:的|家)(?P<own>{_ANIMAL_ZH})"
 )
+_ZH_PET_MORE = re.compile(rf"(?:[,，、和]|还有|以及)?\s*(?:一|两|二|三|四|五|几|\d)\s*(?:只|条|个|匹|头)\s*(?P<animal>{_ANIMAL_ZH})")
 _ZH_PET_NAME = re.compile(rf"[,，]?\s*(?:它)?(?:叫|名字叫|名叫)\s*(?P<name>[{CJK}A-Za-z]{{1,4}})")
 
 
@@ -73,6 +75,10 @@ def pets(ctx: Utterance) -> list[ExtractedMemory]:
         for m in matches(_ZH_PET, ctx, future=False):
             group = "animal" if m["animal"] else "own"
             add(_ANIMALS_ZH[m[group]], m.end(group))
+            end = m.end()
+            while more := _ZH_PET_MORE.match(ctx.text, end):
+                add(_ANIMALS_ZH[more["animal"]], more.end())
+                end = more.end()
         return list(found.values())
     for m in matches(_EN_PET_START, ctx, future=False):
         group = "animal" if m["animal"] else "own"
@@ -101,13 +107,14 @@ _CONDITIONS_EN = (
 _CONDITION_EN = (rf"(?:mild\s+|severe\s+|chronic\s+)?(?:{alternation(_CONDITIONS_EN)})"
                  r"|(?:[A-Z]?[a-z]+\s+)?(?:disease|syndrome|disorder)")
 _EN_HEALTH = re.compile(
-    rf"\bI\s+(?:have|'ve\s+got|have\s+got|suffer\s+from|live\s+with|struggle\s+with|was\s+diagnosed\s+with|"
-    rf"'ve\s+been\s+diagnosed\s+with|got\s+diagnosed\s+with)\s+(?P<first>{_CONDITION_EN})\b"
+    rf"\bI(?:\s+have|'ve\s+got|\s+have\s+got|\s+get|\s+suffer\s+from|\s+live\s+with|\s+struggle\s+with|"
+    rf"\s+was\s+diagnosed\s+with|'ve\s+been\s+diagnosed\s+with|\s+got\s+diagnosed\s+with)\s+(?P<first>{_CONDITION_EN})\b"
     rf"(?P<rest>(?:(?:\s*,\s*|\s+and\s+|\s*,\s*and\s+)(?:{_CONDITION_EN})\b)*)",
     re.IGNORECASE,
 )
 _EN_HEALTH_ADJECTIVE = {"diabetic": "diabetes", "asthmatic": "asthma", "epileptic": "epilepsy",
-                        "anemic": "anemia", "prediabetic": "prediabetes", "pre-diabetic": "prediabetes"}
+                        "anemic": "anemia", "prediabetic": "prediabetes", "pre-diabetic": "prediabetes",
+                        "coeliac": "coeliac disease", "celiac": "celiac disease", "autistic": "autism"}
 _EN_HEALTH_IS = re.compile(rf"\bI(?:'m| am)\s+(?:a\s+)?(?P<adj>{alternation(_EN_HEALTH_ADJECTIVE)})\b", re.IGNORECASE)
 _CONDITIONS_ZH = (
     "高血压", "高血脂", "高血糖", "糖尿病", "抑郁症", "抑郁", "焦虑症", "焦虑", "哮喘", "心脏病", "冠心病", "关节炎",
@@ -156,12 +163,13 @@ def health_conditions(ctx: Utterance) -> list[ExtractedMemory]:
 # --------------------------------------------------------------------------------------
 
 _EN_DIET = re.compile(
-    r"\bI(?:'m| am|'ve\s+been|\s+have\s+been)\s+(?:a\s+|an\s+|strictly\s+|mostly\s+|fully\s+)?(?P<is>vegetarian|vegan|pescatarian|pescetarian|"
+    r"(?:\bI(?:'m| am|'ve\s+been|\s+have\s+been)|^As)\s+(?:a\s+|an\s+|strictly\s+|mostly\s+|fully\s+)?(?P<is>veggie|vegetarian|vegan|pescatarian|pescetarian|"
     r"flexitarian|gluten-free|gluten free|dairy-free|dairy free|lactose[- ]intolerant|plant-based|keto)\b"
     r"|\bI(?:'m| am)\s+on\s+an?\s+(?P<on>[a-z-]+(?:\s+[a-z-]+)?)\s+diet\b"
     r"|\bI\s+(?:follow|keep)\s+an?\s+(?P<follow>[a-z-]+(?:\s+[a-z-]+)?)\s+diet\b"
     r"|\bI\s+(?:only\s+)?eat\s+(?P<eat>halal|kosher|plant-based)\b|\bI\s+keep\s+(?P<keep>kosher|halal)\b"
     r"|\bI(?:'m| am)\s+(?:doing|on)\s+(?P<doing>keto|paleo|intermittent\s+fasting|whole30|low-carb|low\s+carb)\b"
+    r"|\bI\s+(?:don't|do not|never)\s+drink\s+(?P<drink>alcohol)\b"
     r"|\bI\s+(?:avoid|stay\s+away\s+from|cut\s+out|gave\s+up)\s+(?P<avoid>gluten|dairy|meat|red\s+meat|sugar|carbs|"
     r"alcohol|pork|beef|caffeine|lactose|eggs|fish|seafood)\b"
     r"|\bI\s+(?:can't|cannot)\s+have\s+(?P<food>dairy|gluten|sugar|alcohol|caffeine|nuts|meat|pork|beef|eggs|milk|"
@@ -173,7 +181,8 @@ _EN_DIET = re.compile(
 _ZH_DIET = re.compile(
     r"(?:^|我)(?:一直|平时|从小|已经)?(?P<veg>吃素|吃全素|是素食者|是素食主义者|是纯素食者|吃纯素)"
     r"|(?:^|我)(?:只)?吃(?P<halal>清真)"
-    r"|(?:^|我)(?:平时|从来|一直|已经)?(?P<no>不吃(?:[\u4e00-\u9fff]{1,4}?))(?=[,，。.!！;；]|$|也|和|或)"
+    r"|(?:^|我|[,，]\s*)(?:平时|从来|一直|已经)?(?P<no>(?:不吃|不能吃|不能喝|不喝)(?:[\u4e00-\u9fff]{1,4}?))"
+    r"(?=[,，。.!！;；]|$|也|和|或)"
 )
 
 
@@ -187,7 +196,8 @@ def diet(ctx: Utterance) -> ExtractedMemory | None:
     for m in matches(_EN_DIET, ctx, negation=False, future=False):
         groups = {k: v for k, v in m.groupdict().items() if v}
         key, raw = next(iter(groups.items()))
-        value = f"no {raw.removeprefix('any ')}" if key in ("no", "avoid", "food") else raw.lower()
+        value = f"no {raw.removeprefix('any ')}" if key in ("no", "avoid", "food", "drink") else raw.lower()
+        value = "vegetarian" if value == "veggie" else value
         if key in ("on", "follow"):
             value = f"{value} diet"
         return ExtractedMemory(memory_type=MemoryType.PREFERENCE, field="diet", value=value, content=f"Diet: {value}")
@@ -212,7 +222,8 @@ _EN_GOAL = re.compile(
     r"|\bmy\s+(?:main\s+|big\s+)?(?:goal|plan|dream|aim|resolution|new\s+year'?s\s+resolution)(?:\s+(?:this|for\s+this|"
     r"for\s+next|next)\s+(?:year|month|summer|spring|autumn|fall|winter))?\s+is\s+to\s+(?P<c>[^.;!?]+)"
     r"|\bI(?:'m| am)\s+working\s+towards?\s+(?P<d>[^.;!?]+)"
-    r"|\bI(?:'m| am)\s+(?:currently\s+|slowly\s+)?(?P<f>learning\s+[^.;!?]+)"
+    r"|\bI(?:'m| am|'ve\s+been|\s+have\s+been)\s+(?:currently\s+|slowly\s+)?(?P<f>learning\s+[^.;!?]+)"
+    r"|(?:^|[.!?]\s+)(?P<g>[A-Z][a-z]+ing\s+[^.;!?]{2,40}?)\s+is\s+my\s+(?:main\s+|big\s+)?(?:goal|aim|dream|resolution)\b"
     r"|\bI(?:'m| am)?\s+(?:plan(?:ning)?\s+on|thinking\s+of|looking\s+to)\s+(?P<e>[a-z]+ing\b[^.;!?]*)",
     re.IGNORECASE,
 )
@@ -222,7 +233,8 @@ _WHEN = (r"(?:\d+|a|an|one|two|three|four|five|six|ten|a\s+few|the\s+next|the\s+
          r"year|month|week|\d{4})")
 _EN_GOAL_TIME = re.compile(
     rf"\s+(?:(?:next|this|by|before|within|around|until)\s+(?:the\s+)?(?:end\s+of\s+(?:the\s+)?)?[a-z0-9]+(?:\s+[a-z]+)?"
-    rf"|(?:in|at)\s+{_WHEN}(?:\s+[a-z]+)?|someday|one day|soon|eventually|again|from now on)\s*$",
+    rf"|(?:in|at)\s+{_WHEN}(?:\s+[a-z]+)?|for\s+(?:a|an|\d+|two|three|a\s+few|several)\s+(?:years?|months?|weeks?|days?)"
+    r"|someday|one day|soon|eventually|again|from now on)\s*$",
     re.IGNORECASE,
 )
 _EN_NOT_A_GOAL = re.compile(
@@ -237,7 +249,7 @@ _ZH_GOAL = re.compile(
     rf"要在[^,，。]{{1,8}}?(?:前|之前|以前))\s*(?P<a>[{CJK}A-Za-z0-9]{{2,20}})"
 )
 _ZH_GOAL_TIME = re.compile(
-    r"^(?:(?:在)?(?:今年|明年|后年|年底|年内|年底前|今年内|下个月|下半年|这个月|月底|以后|将来|未来|尽快|早日|"
+    r"^(?:(?:在)?(?:今年|明年|后年|年底|年内|年底前|今年内|下个月|下半年|这个月|月底|以后|将来|未来|尽快|早日|有一天|总有一天|"
     r"今年年底|明年年初|[一二三四五六七八九十\d]+(?:岁|年|个月)(?:前|之前|内|以内)?)(?:前|之前|内)?)+"
     r"(?:能|可以|要|就)?|^(?:能|可以)"
 )

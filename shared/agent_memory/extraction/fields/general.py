@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from agent_memory.domain.models import ExtractedMemory
-from agent_memory.extraction.fields.career import EN_JOB_WORDS, company, job_title
+from agent_memory.extraction.fields.career import EN_JOB_WORDS, ZH_JOB_WORDS, company, job_title
 from agent_memory.extraction.fields.education import education
 from agent_memory.extraction.fields.everyday import EVERYDAY_RULES, GOAL_CUE
 from agent_memory.extraction.fields.family import has_children, marital_status
@@ -42,11 +42,39 @@ def preferred_name_fact(ctx: Utterance) -> ExtractedMemory | None:
 
 
 _DEMONYMS = {en.removeprefix("the "): demonym for _, en, demonym in COUNTRIES.values()}
+# Countries the immigration pack's table leaves out: country -> (Chinese name, demonym).
+_MORE_COUNTRIES = {
+    "Portugal": ("葡萄牙", "Portuguese"), "Greece": ("希腊", "Greek"), "Norway": ("挪威", "Norwegian"),
+    "Denmark": ("丹麦", "Danish"), "Finland": ("芬兰", "Finnish"), "Austria": ("奥地利", "Austrian"),
+    "Belgium": ("比利时", "Belgian"), "Argentina": ("阿根廷", "Argentinian"), "Chile": ("智利", "Chilean"),
+    "Colombia": ("哥伦比亚", "Colombian"), "Peru": ("秘鲁", "Peruvian"), "Egypt": ("埃及", "Egyptian"),
+    "Morocco": ("摩洛哥", "Moroccan"), "Israel": ("以色列", "Israeli"), "Iran": ("伊朗", "Iranian"),
+    "Kenya": ("肯尼亚", "Kenyan"), "Ghana": ("加纳", "Ghanaian"), "Ethiopia": ("埃塞俄比亚", "Ethiopian"),
+    "Bangladesh": ("孟加拉", "Bangladeshi"), "Sri Lanka": ("斯里兰卡", "Sri Lankan"), "Nepal": ("尼泊尔", "Nepalese"),
+    "Czechia": ("捷克", "Czech"), "Hungary": ("匈牙利", "Hungarian"), "Romania": ("罗马尼亚", "Romanian"),
+    "Scotland": ("苏格兰", "Scottish"), "Wales": ("威尔士", "Welsh"), "Jamaica": ("牙买加", "Jamaican"),
+    "Mongolia": ("蒙古", "Mongolian"), "Cambodia": ("柬埔寨", "Cambodian"), "Saudi Arabia": ("沙特", "Saudi"),
+    "Iceland": ("冰岛", "Icelandic"), "Cuba": ("古巴", "Cuban"), "Venezuela": ("委内瑞拉", "Venezuelan"),
+    "Lebanon": ("黎巴嫩", "Lebanese"), "Iraq": ("伊拉克", "Iraqi"), "Croatia": ("克罗地亚", "Croatian"),
+    "Serbia": ("塞尔维亚", "Serbian"), "Bulgaria": ("保加利亚", "Bulgarian"), "Estonia": ("爱沙尼亚", "Estonian"),
+    "Lithuania": ("立陶宛", "Lithuanian"), "Latvia": ("拉脱维亚", "Latvian"), "Slovakia": ("斯洛伐克", "Slovak"),
+}
+_MORE_DEMONYMS = {demonym: country for country, (_, demonym) in _MORE_COUNTRIES.items()}
+_EN_MORE_NATIONALITY = re.compile(
+    rf"\bI(?:'m| am)\s+(?:an?\s+)?(?P<d>{alternation(_MORE_DEMONYMS)})(?=\s*(?:[,.;!?]|$|\band\b|\bbut\b|\bby\b))"
+    rf"|\b(?P<d2>{alternation(_MORE_DEMONYMS)})\s+(?:citizen|passport|national)\b"
+    rf"|(?<!originally )\bfrom\s+(?P<c>{alternation(_MORE_COUNTRIES)})\b(?=\s*(?:[,.;!?]|$|\band\b|\bbut\b))"
+)
+_ZH_MORE_NATIONALITY = re.compile(
+    rf"我是\s*(?P<c>{alternation([zh for zh, _ in _MORE_COUNTRIES.values()])})人"
+    rf"|(?P<c2>{alternation([zh for zh, _ in _MORE_COUNTRIES.values()])})(?:国籍|公民|护照|籍)"
+)
 _EN_NICKNAME_NATIONALITY = re.compile(r"\bI(?:'m| am)\s+an?\s+(?P<nick>Brit|Aussie|Kiwi|Yank)\b")
 _NICKNAMES = {"Brit": "British", "Aussie": "Australian", "Kiwi": "New Zealander", "Yank": "American"}
 
 
-_ZH_AGE_WORDS = re.compile(r"(?:^|我)今年\s*(?P<num>[二三四五六七八九]十[一二三四五六七八九]?)(?=岁|了|啦|[。.!！,，]|$)")
+_ZH_AGE_WORDS = re.compile(r"(?:^|我)(?:今年|刚)\s*(?:刚)?满?\s*(?P<num>[二三四五六七八九]十[一二三四五六七八九]?|[1-9]\d)"
+                           r"(?=岁|周岁|了|啦|[。.!！,，]|$)")
 
 
 def age_in_words(ctx: Utterance) -> ExtractedMemory | None:
@@ -64,11 +92,9 @@ def age_in_words(ctx: Utterance) -> ExtractedMemory | None:
 def nationality_as_said(ctx: Utterance) -> ExtractedMemory | None:
     """An English speaker's nationality as a demonym ("Canadian"), a Chinese speaker's as the country (新加坡)."""
     found = nationality(ctx)
-    if found is None and not ctx.zh:
-        for m in matches(_EN_NICKNAME_NATIONALITY, ctx, future=False):
-            value = _NICKNAMES[m["nick"]]
-            return fact("nationality", value, f"Nationality: {value}")
-    if found is None or ctx.zh:
+    if found is None:
+        return _more_nationality(ctx)
+    if ctx.zh:
         return found
     value = _DEMONYMS.get(str(found.value), str(found.value))
     return fact("nationality", value, f"Nationality: {value}")
@@ -89,6 +115,7 @@ _NOT_A_PLACE = re.compile(
 )
 
 
+_EN_NOW_IN = re.compile(r"\bnow\s+(?:living\s+|based\s+)?in\s+(?P<city>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)")
 _ZH_LIVE = re.compile(rf"(?:^|我|我们|我家)(?:现在|目前|一直|常)?(?:住|在)\s*(?P<city>{CITY_ZH_RE.pattern})(?=[。.!！,，]|$)")
 
 
@@ -104,6 +131,22 @@ _NOT_LIVING = re.compile(
 def _not_home(ctx: Utterance, start: int, end: int) -> bool:
     clause = clause_around(ctx.text, start, end)
     return bool(GOAL_CUE.search(clause) or _NOT_LIVING.search(clause))
+
+
+def _more_nationality(ctx: Utterance) -> ExtractedMemory | None:
+    """A nationality the immigration pack's table does not name ("I'm from Portugal", "I'm a Brit")."""
+    if ctx.zh:
+        for m in matches(_ZH_MORE_NATIONALITY, ctx, past=True):
+            value = m["c"] or m["c2"]
+            return fact("nationality", value, f"国籍：{value}")
+        return None
+    for m in matches(_EN_MORE_NATIONALITY, ctx, past=True):
+        value = m["d"] or m["d2"] or _MORE_COUNTRIES[m["c"]][1]
+        return fact("nationality", value, f"Nationality: {value}")
+    for m in matches(_EN_NICKNAME_NATIONALITY, ctx, future=False):
+        value = _NICKNAMES[m["nick"]]
+        return fact("nationality", value, f"Nationality: {value}")
+    return None
 
 
 def current_location(ctx: Utterance) -> ExtractedMemory | None:
@@ -122,7 +165,7 @@ def current_location(ctx: Utterance) -> ExtractedMemory | None:
         if _NOT_A_PLACE.match(city) or _not_home(ctx, m.start(), m.end()):
             continue
         return fact("currentLocation", city, f"Lives in {city}")
-    for m in matches(_EN_JOB_IN, ctx, "city", past=True) if not ctx.zh else ():
+    for m in [*matches(_EN_JOB_IN, ctx, "city", past=True), *matches(_EN_NOW_IN, ctx, "city")] if not ctx.zh else ():
         if not _NOT_A_PLACE.match(m["city"]) and not _not_home(ctx, m.start(), m.end()):
             return fact("currentLocation", m["city"], f"Lives in {m['city']}")
     return None
@@ -154,13 +197,15 @@ _EN_JOB_MORE = re.compile(
 _EN_MORE_JOB_WORDS = re.compile(rf"\b(?:{_EN_MORE_JOBS})\b", re.IGNORECASE)
 _EN_JOB_IN = re.compile(rf"\b(?:{_EN_MORE_JOBS}|engineer|developer|manager|designer|analyst|consultant|nurse|doctor|"
                         rf"lawyer|accountant|researcher|officer)s?\s+(?:based\s+)?in\s+(?P<city>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)")
+_ZH_AS_A = re.compile(r"作为(?:一名|一个|一位|个|名)?(?P<title>[\u4e00-\u9fff]{2,6}?)[,，]")
 _ZH_MORE_JOBS = re.compile(r"我是(?:一名|一个|一位|个|名)?(?P<title>全职妈妈|全职爸爸|全职太太|家庭主妇|自由职业者|个体户|大学生|"
                            r"外卖员|快递员|保安|保姆|农民|工人|学生|退休工人)")
 
 
 def _title_in_more_jobs(ctx: Utterance) -> str:
     if ctx.zh:
-        return next((m["title"] for m in matches(_ZH_MORE_JOBS, ctx, "title", past=True)), "")
+        as_a = next((m["title"] for m in matches(_ZH_AS_A, ctx, "title") if ZH_JOB_WORDS.search(m["title"])), "")
+        return as_a or next((m["title"] for m in matches(_ZH_MORE_JOBS, ctx, "title", past=True)), "")
     for m in matches(_EN_JOB_MORE, ctx, past=True):
         if m["teach"]:
             return "teacher"
@@ -222,6 +267,7 @@ def education_as_said(ctx: Utterance) -> ExtractedMemory | None:
 
 
 # A Chinese speaker's own word for the status ("单身" is not "未婚" to them), by the status it names.
+_EN_STATUS_IN_A_LIST = re.compile(r"^I(?:'m| am)\s+\d{2}\s*,\s*(?P<status>married|single|divorced|widowed|engaged)\b")
 _SINGLE_PARENT = re.compile(r"\bsingle\s+(?:dad|mom|mum|father|mother|parent)\b|单亲(?:妈妈|爸爸|母亲|父亲)", re.IGNORECASE)
 _ZH_MARITAL_WORDS = {"单身": "未婚", "离婚": "离异", "离异": "离异", "丧偶": "丧偶", "已婚": "已婚"}
 
@@ -234,6 +280,8 @@ def marital_status_as_said(ctx: Utterance) -> ExtractedMemory | None:
     for _ in matches(_SINGLE_PARENT, ctx, future=False):
         value = ctx.say("单身", "single")
         return fact("maritalStatus", value, ctx.say("单身", "Marital status: single"))
+    for m in matches(_EN_STATUS_IN_A_LIST, ctx, future=False):  # "I'm 38, married, two kids"
+        return fact("maritalStatus", m["status"], f"Marital status: {m['status']}")
     for _ in matches(_ENGAGED, ctx, future=False, other=False):
         value = ctx.say("订婚", "engaged")
         return fact("maritalStatus", value, ctx.say("已订婚", "Engaged"))
@@ -250,6 +298,7 @@ _GRANDPARENT = re.compile(
     r"|\bI(?:'m| am)\s+(?:a\s+)?(?:new\s+)?grand(?:mother|father|ma|pa|parent)\b|\bmy\s+grand(?:kids|children|son|daughter)\b"
     r"|\b(?:just\s+)?had\s+(?:our|my|a)\s+(?:first\s+|second\s+|third\s+)?(?:baby|child|son|daughter)\b"
     r"|\b(?:I|we)(?:'ve\s+got|\s+have)\s+(?:a|an|one|two|three|\d)\s+(?:toddler|newborn|baby|infant|teenager|teen)s?\b"
+    r"|\b(?:I|we)(?:'ve\s+got|\s+have)\s+an?\s+\d{1,2}[- ]year[- ]old\s*(?:[,.;!?]|$|\b(?:son|daughter|boy|girl|kid)\b)"
     r"|有(?:一|两|三|\d)个[^，。,.]{0,6}的(?:孩子|女儿|儿子|宝宝)"
     r"|\bsingle\s+(?:dad|mom|mum|father|mother|parent)\b|单亲(?:妈妈|爸爸|母亲|父亲)",
     re.IGNORECASE,
@@ -298,7 +347,7 @@ _EN_SKILL = re.compile(
     rf"|\bI\s+can\s+(?:get\s+by|hold\s+a\s+conversation)\s+in\s+{_EN_LIST}",
     re.IGNORECASE,
 )
-_ZH_LIST = rf"(?:{_LANG_ZH})(?:\s*(?:、|和|跟|以及|,|，)\s*(?:{_LANG_ZH}))*"
+_ZH_LIST = rf"(?:{_LANG_ZH})(?:\s*(?:、|和|跟|以及|,|，)\s*(?:一点点?|一些|点|还有)?\s*(?:{_LANG_ZH}))*"
 _ZH_SKILL = re.compile(
     rf"(?:会说|会讲|能说|能讲|会|懂|精通|说得了)(?:一点点?|一些|点|流利的|一口流利的|一口|地道的|标准的)?\s*{_ZH_LIST}"
     rf"(?!老师|课|班|专业|系|考试|歌|电影|翻译)"

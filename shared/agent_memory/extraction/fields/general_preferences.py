@@ -66,7 +66,7 @@ _STYLES = (
                       "短一些", "精简", "言简意赅", "别太长", "不用太长", "别太啰嗦", "不要太啰嗦")),
     ("直接", "to the point", ("to the point", "straight to the point", "direct", "blunt", "no fluff", "直接", "说重点",
                               "直说", "开门见山")),
-    ("详细", "detailed", ("detailed", "in detail", "thorough", "in depth", "in-depth", "step by step", "step-by-step",
+    ("详细", "detailed", ("detailed", "in detail", "more detail", "more details", "thorough", "in depth", "in-depth", "step by step", "step-by-step",
                           "详细", "具体一点", "具体些", "展开说")),
     ("要点", "bullet points", ("bullet points", "bullet-points", "bulleted lists", "bullets", "要点", "分点", "列点",
                               "条列")),
@@ -179,9 +179,14 @@ _ZH_LIKING = re.compile(
     r"(?:^|我)(?:平时|一直|向来|从小|也|还|真的)?(?:更|比较|还是|一般|通常|很|特别|超|最|非常)?(?:喜欢|爱|热爱|偏爱)"
     r"(?!你|您|人)(?P<what>[^,.;!?。，；！？]{2,20})"
 )
+_EN_NOT_MY_THING = re.compile(r"(?:^|[.!?]\s+)(?P<what>[A-Z][\w' -]{1,40}?)\s+(?:is|are)(?:n't|\s+not|\s+just\s+not|\s+really\s+not)"
+                              r"\s+(?:really\s+)?(?:my\s+thing|for\s+me|my\s+cup\s+of\s+tea)\b")
 _EN_NOT_A_FAN = re.compile(r"\bI(?:'m| am)\s+not\s+(?:a\s+|really\s+a\s+)?(?:big\s+|huge\s+)?fan\s+of\s+"
                            r"(?P<what>[A-Za-z][\w' -]{1,40}?)(?=\s*(?:[,.;!?]|$))", re.IGNORECASE)
 _ZH_FOOD_VERB = re.compile(r"^(?:吃|喝|玩|看|听)(?=.{2})")
+# "I'm a huge Arsenal fan": a name before "fan" (capitalised, so no IGNORECASE).
+_EN_NAMED_FAN = re.compile(r"\bI(?:'m| am)\s+a\s+(?:big\s+|huge\s+|massive\s+|die-hard\s+)?"
+                           r"(?P<fan>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)\s+fan\b")
 _EN_LIKING = re.compile(
     r"\bI(?:'m|\s+am)\s+(?:really\s+|totally\s+|also\s+)?(?P<verb2>into|a\s+(?:big\s+|huge\s+|massive\s+)?fan\s+of)\s+"
     r"(?P<what2>[A-Za-z][A-Za-z0-9 '&/+#-]{1,50}?)(?=\s*(?:[,.;!?]|$|\bbecause\b|\bsince\b|\bbut\b))"
@@ -201,15 +206,24 @@ def _liking(ctx: Utterance) -> ExtractedMemory | None:
         what = (m["a"] or m["b"]).strip()
         if stated(ctx, m.start(), future=False):
             return _preference("preference", what, f"Favourite: {what}")
-    if ctx.zh:
-        for m in _ZH_FAVOURITE.finditer(ctx.text):
-            what = m["what"].strip()
-            return _preference("preference", what, f"最喜欢{what}")
-        for m in _ZH_LIKING.finditer(ctx.text):
-            what = _ZH_FOOD_VERB.sub("", m["what"].strip())
-            if stated(ctx, m.start("what"), future=False) and not re.match(r"^(?:你|您|用|去|做|办|这|那)", what):
-                return _preference("preference", what, f"喜欢{what}")
-        return None
+    return _zh_liking(ctx) if ctx.zh else _en_liking(ctx)
+
+
+def _zh_liking(ctx: Utterance) -> ExtractedMemory | None:
+    for m in _ZH_FAVOURITE.finditer(ctx.text):
+        what = m["what"].strip()
+        return _preference("preference", what, f"最喜欢{what}")
+    for m in _ZH_LIKING.finditer(ctx.text):
+        what = _ZH_FOOD_VERB.sub("", m["what"].strip())
+        if stated(ctx, m.start("what"), future=False) and not re.match(r"^(?:你|您|用|去|做|办|这|那)", what):
+            return _preference("preference", what, f"喜欢{what}")
+    return None
+
+
+def _en_liking(ctx: Utterance) -> ExtractedMemory | None:
+    for m in _EN_NAMED_FAN.finditer(ctx.text):
+        if stated(ctx, m.start(), future=False):
+            return _preference("preference", m["fan"], f"A fan of {m['fan']}")
     for m in _EN_BETTER.finditer(ctx.text):
         if m["what"] not in ("I", "It", "This", "That") and stated(ctx, m.start(), future=False):
             return _preference("preference", m["what"], f"Prefers {m['what']}")
@@ -224,13 +238,13 @@ def _liking(ctx: Utterance) -> ExtractedMemory | None:
 
 
 _ZH_DISLIKE = re.compile(
-    r"(?:^|我|[,，;；]\s*)(?:平时|一直|向来|从小)?(?:很|特别|真的|最|非常|有点)?(?:不太喜欢|不怎么喜欢|不大喜欢|不喜欢|讨厌|受不了|不爱|反感)"
+    r"(?:^|我|[,，;；]\s*)(?:平时|一直|向来|从小)?(?:很|特别|真的|最|非常|有点|超级|超)?(?:不太喜欢|不怎么喜欢|不大喜欢|不喜欢|讨厌|受不了|不爱|反感)"
     r"(?!你|您)(?P<what>[^,.;!?。，；！？]{1,20})"
 )
 
 
 def _disliking(ctx: Utterance) -> ExtractedMemory | None:
-    for m in _EN_NOT_A_FAN.finditer(ctx.text):
+    for m in [*_EN_NOT_A_FAN.finditer(ctx.text), *_EN_NOT_MY_THING.finditer(ctx.text)]:
         what = m["what"].strip()
         return _preference("dislike", what, f"Dislikes {what}")
     if ctx.zh:
