@@ -156,3 +156,15 @@ def test_the_offline_provider_builds_the_packs_rules():
 
     extractor = build_extractor(Settings(memory_pack="general"))
     assert [m.field for m in extractor.extract(ConversationTurn(user_message="I have a dog."))] == ["pet"]
+
+
+def test_the_context_caches_keys_carry_the_tenants_pack_so_a_tenant_moved_to_another_pack_reads_no_old_block():
+    from agent_memory.adapters.context_cache import LocalContextCache
+    from agent_memory.services.blocks.base import BlockCache
+
+    cache = LocalContextCache(max_entries=10)
+    BlockCache(cache, LENA, now=1.0, pack="immigration").get_or_build("user_memory#top", 60, lambda: "immigration's")
+    again = BlockCache(cache, LENA, now=2.0, pack="immigration")
+    assert again.get_or_build("user_memory#top", 60, lambda: "rebuilt") == "immigration's" and again.all_hits
+    moved = BlockCache(cache, LENA, now=2.0, pack="general")
+    assert moved.get_or_build("user_memory#top", 60, lambda: "general's") == "general's" and not moved.all_hits

@@ -228,6 +228,7 @@ def build_services(
             keep_recent_turns=settings.context_keep_recent_turns,
         ),
         request_scope=pinned_versions,
+        pack_of=lambda tenant: settings.pack_for(tenant).name,
     )
     save = SaveService(
         store=store,

@@ -65,9 +65,12 @@ class InjectService:
         limits: InjectLimits = InjectLimits(),
         clock: Callable[[], float] = time.time,
         request_scope: Callable[[], AbstractContextManager[object]] = nullcontext,
+        pack_of: Callable[[str], str] = lambda _: "",
     ) -> None:
         """`request_scope`: entered around the fetch, its context carried to the pool's threads (the
-        bootstrap's pins each user's version counters for the request: one read, not one per source)."""
+        bootstrap's pins each user's version counters for the request: one read, not one per source);
+        `pack_of`: a tenant's domain pack's name, which the context cache's keys carry."""
+        self._pack_of = pack_of
         self._request_scope = request_scope
         self._sources = sources
         # Sources with work to start before anything else (user_memory: its query's embedding).
@@ -188,7 +191,7 @@ class InjectService:
     def _fetch_one(
         self, source: BlockSource, ctx: FetchContext
     ) -> tuple[ContextBlock, BlockCache, FailedSource | None]:
-        cache = BlockCache(self._cache, ctx.user, ctx.now)
+        cache = BlockCache(self._cache, ctx.user, ctx.now, self._pack_of(ctx.user.tenant_id))
         try:
             body = source.build(ctx, cache)
         except Exception as error:  # a failing source costs its block, never the request; the result says so

@@ -39,16 +39,20 @@ class FetchContext:
 class BlockCache:
     """The context cache as one source sees it: `get_or_build` serves a fresh entry or builds and
     stores one. A source may cache its block in parts (user_memory: the top memories by version,
-    the relevant ones by version and message); lookups and hits are counted for the hit-rate metric."""
+    the relevant ones by version and message); lookups and hits are counted for the hit-rate metric.
+    `pack`: the user's domain pack, which ends every key (what a block holds may depend on it: the search's
+    synonyms, the knowledge triggers), so that a tenant moved to another pack never reads the old pack's blocks."""
 
-    def __init__(self, cache: ContextCache, user: ScopeRef, now: float) -> None:
+    def __init__(self, cache: ContextCache, user: ScopeRef, now: float, pack: str = "") -> None:
         self._cache = cache
         self._user = user
         self._now = now
+        self._suffix = f"#{pack}" if pack else ""
         self.lookups = 0
         self.hits = 0
 
     def get_or_build(self, key: str, ttl_seconds: float, build: Callable[[], str]) -> str:
+        key += self._suffix
         self.lookups += 1
         entry = self._cache.get(self._user, key, now=self._now)
         if entry is not None:
