@@ -24,7 +24,10 @@ def record_access(record: SQSRecord) -> None:
     body = json.loads(record.body)
     user = ScopeRef(tenant_id=body["tenant_id"], user_id=body["user_id"])
     keys = list(body["memory_keys"])
-    get_services().store.record_access(user, keys, datetime.fromisoformat(body["accessed_at"]))
+    accessed_at = datetime.fromisoformat(body["accessed_at"])  # when the read was queued
+    if get_services().erasure.dropped(user, accessed_at):  # the user was erased since: nothing to count
+        return
+    get_services().store.record_access(user, keys, accessed_at)
     metrics.add_metric(name="AccessesRecorded", unit=MetricUnit.Count, value=len(keys))
 
 

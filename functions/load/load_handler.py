@@ -13,13 +13,16 @@ from typing import TYPE_CHECKING
 
 from aws_lambda_powertools.event_handler import Response
 
+from agent_memory.api.erasure import ErasureReceiptView, is_erasure_id
 from agent_memory.api.health import health_response
 from agent_memory.api.http import (
     current_scope,
     current_tenant,
     current_user,
     http_handler,
+    invalid,
     json_response,
+    may_act_for,
     memory_key_param,
     new_resolver,
     no_query,
@@ -45,6 +48,7 @@ from agent_memory.api.search import (
 )
 from agent_memory.api.synonyms import SynonymEntry, SynonymList, SynonymQuery
 from agent_memory.api.tools import ToolCatalogue, ToolsQuery, system_prompt, tool_definitions
+from agent_memory.errors import NotFound
 
 if TYPE_CHECKING:
     from agent_memory.bootstrap.services import Services
@@ -166,6 +170,19 @@ def search_conversations(scope_type: str, scope_id: str) -> Response[str]:
     scope = current_scope(app, scope_type, scope_id)
     request = parse_body(app, LogSearchRequest)
     return json_response(200, search_log(get_services().conversation_log, scope, request))
+
+
+@app.get("/v1/erasures/<erasure_id>")
+def get_erasure(erasure_id: str) -> Response[str]:
+    """An erasure's receipt, to whoever may act for its scope (anyone else: 404, as for an unknown id)."""
+    tenant = current_tenant(app)
+    no_query(app)
+    if not is_erasure_id(erasure_id):
+        raise invalid([{"field": "erasure_id", "message": "not an erasure id this API issued", "type": "pattern"}])
+    receipt = get_services().erasure.receipt(tenant, erasure_id)
+    if receipt is None or not may_act_for(app, receipt.scope_type, receipt.scope_id):
+        raise NotFound(f"no erasure {erasure_id}", details=[{"field": "erasure_id"}])
+    return json_response(200, ErasureReceiptView.of(receipt))
 
 
 handler = http_handler(app)

@@ -2,6 +2,7 @@
 
 from aws_lambda_powertools.event_handler import Response
 
+from agent_memory.api.erasure import ErasureReceiptView
 from agent_memory.api.http import (
     authorize_tenant_write,
     current_scope,
@@ -13,8 +14,10 @@ from agent_memory.api.http import (
     json_response,
     memory_key_param,
     new_resolver,
+    no_query,
     parse_body,
     parse_optional_body,
+    token_subject,
     warm_before_snapshot,
 )
 from agent_memory.api.layers import HotMemoryDeleted, PutHotMemoryRequest, RefreshHotMemoryRequest
@@ -124,6 +127,15 @@ def append_messages(scope_type: str, scope_id: str, conversation_id: str) -> Res
     conversation = id_param("conversation_id", conversation_id)
     request = parse_body(app, AppendMessagesRequest, max_bytes=MAX_LOG_BODY_BYTES)
     return json_response(201, append_to_log(get_services().conversation_log, scope, conversation, request))
+
+
+@app.delete("/v1/<scope_type>/<scope_id>")
+def erase_scope(scope_type: str, scope_id: str) -> Response[str]:
+    """Everything of the user or project, in every store, then a final check; the receipt says what was found."""
+    scope = current_scope(app, scope_type, scope_id)
+    no_query(app)
+    receipt = get_services().erasure.erase(scope, requested_by=token_subject(app))
+    return json_response(200 if receipt.status == "complete" else 202, ErasureReceiptView.of(receipt))
 
 
 handler = http_handler(app)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from datetime import date, datetime
 from typing import Literal, Protocol
@@ -9,6 +10,7 @@ from typing import Literal, Protocol
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent_memory.domain.erasure import ErasureReceipt, Tombstone
 from agent_memory.domain.layers import (
     EmbeddingJob,
     ExtractionJob,
@@ -340,3 +342,31 @@ class MemoryFileStore(Protocol):
         missing parents. NotFound without a source; Conflict when the destination is taken, a parent of it is
         a file, or the source changed meanwhile; InvalidInput past MAX_RENAME_ENTRIES entries."""
         ...
+
+
+class TableEraser(Protocol):
+    """A scope's items in the table: swept, looked for again; the scope's tombstone and the tenant's receipts."""
+
+    def sweep(self, scope: ScopeRef, *, deadline: float, now: datetime, weeks: set[date]) -> Counter[str]:
+        """Every item of the scope deleted; how many, by store. OutOfTime past `deadline` (time.monotonic)."""
+        ...
+
+    def remaining(self, scope: ScopeRef, *, now: datetime, weeks: set[date]) -> Counter[str]: ...
+
+    def put_tombstone(self, tombstone: Tombstone) -> None: ...
+
+    def tombstone(self, scope: ScopeRef) -> Tombstone | None: ...
+
+    def put_receipt(self, receipt: ErasureReceipt, expires_at: datetime) -> None: ...
+
+    def receipt(self, tenant_id: str, erasure_id: str) -> ErasureReceipt | None: ...
+
+
+class IndexEraser(Protocol):
+    """A scope's documents in a search index kept apart from the table (the OpenSearch tier)."""
+
+    def erase(self, scope: ScopeRef) -> tuple[int, int]:
+        """(documents found, documents removed)."""
+        ...
+
+    def remaining(self, scope: ScopeRef) -> int: ...

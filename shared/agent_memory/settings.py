@@ -195,6 +195,13 @@ class Settings(BaseSettings):
     intent_context_max_tokens: int = Field(default=2000, ge=100, le=50_000)
     intent_question_types: str = "QA_QUERY,question"
 
+    # Erasure (DELETE /v1/users/{id}): the tombstone that makes the workers drop work queued before it lives this
+    # many days (more than the 14 days SQS keeps a message), the receipt (GET /v1/erasures/{id}) this many; one
+    # request sweeps for at most BUDGET seconds, then answers 202 in progress (sending it again continues).
+    erasure_tombstone_days: int = Field(default=30, ge=15, le=3650)
+    erasure_receipt_days: int = Field(default=365, ge=1, le=3650)
+    erasure_budget_seconds: float = Field(default=20.0, gt=0, le=900)
+
     # Store retries when concurrent writers race on one field.
     store_max_attempts: int = Field(default=8, ge=1)
     # The table's client gives up on a connection after CONNECT, on an answer after READ seconds, and tries a call

@@ -124,6 +124,9 @@ CASES = [
     Case("memory_tool", lambda c: c.memory_tool("u-1", {"command": "view", "path": "/memories"}),
          "POST", "/v1/users/{user_id}/memory-tool", "/v1/users/u-1/memory-tool",
          {"command": "view", "path": "/memories"}),
+    Case("erase", lambda c: c.erase("users", "u-1"), "DELETE", "/v1/{scope_type}/{scope_id}", "/v1/users/u-1"),
+    Case("get_erasure", lambda c: c.get_erasure("era_01kf0000000000000000000000"),
+         "GET", "/v1/erasures/{erasure_id}", "/v1/erasures/era_01kf0000000000000000000000"),
     Case("health", lambda c: c.health(), "GET", "/health", "/health"),
 ]
 

@@ -12,6 +12,7 @@ from agent_memory.extraction import OfflineExtractor
 from agent_memory.services.load import LoadService
 from agent_memory.services.save import SaveService
 from agent_memory.settings import Settings
+from tests.fakes.erasure import FakeTableEraser
 from tests.fakes.extractor import FakeExtractor
 from tests.fakes.layer_store import FakeLayerStore
 from tests.fakes.memory_files import FakeMemoryFileStore
@@ -23,7 +24,7 @@ USER = ScopeRef(tenant_id="t", user_id="u")
 
 def services_over_fakes(settings: Settings | None = None, **adapters: Any) -> Services:
     table_backed = {"store": InMemoryMemoryStore(), "synonyms": FakeSynonymStore(), "layers": FakeLayerStore(),
-                    "memory_files": FakeMemoryFileStore()}
+                    "memory_files": FakeMemoryFileStore(), "table_eraser": FakeTableEraser()}
     return build_services(settings or Settings(), **{**table_backed, **adapters})
 
 

@@ -270,6 +270,7 @@ def test_given_logged_user_turns_with_extract_when_the_worker_runs_twice_then_me
     queued = receive_all(get_settings().log_extraction_queue_url)
     assert sorted(json.loads(q["Body"]).get("kind", "extract") for q in queued) == ["embed", "extract"]
     job = next(json.loads(q["Body"]) for q in queued if "kind" not in json.loads(q["Body"]))
+    assert datetime.fromisoformat(job.pop("queued_at"))  # when it was queued: an erasure drops it
     assert job == {"tenant_id": "acme", "scope_id": user, "conversation_id": "conv-lf",
                    "message_id": logged.body["message_ids"][1], "user_message": "我今年33岁",
                    "assistant_message": "您好,请问您今年多大?"}

@@ -50,6 +50,9 @@ EXPECTED = {
     "save-memory-tool.json": ("SaveFunction", 200, {"content", "is_error"}),
     "docs-openapi.json": ("DocsFunction", 200, {"openapi", "info", "paths", "components"}),
     "load-health.json": ("LoadFunction", 200, {"status", "tables", "queues", "workers", "embedder"}),
+    "save-erase-user.json": ("SaveFunction", 200, {"erasure_id", "status", "stores", "verified", "requested_at",
+                                                   "tombstone_expires_at"}),
+    "load-get-erasure.json": ("LoadFunction", 200, {"erasure_id", "status", "stores", "verified"}),
 }
 # Run after a memory exists, with its key put into the path (events carry a placeholder key).
 NEEDS_MEMORY = {"load-get-memory.json", "save-delete-memory.json", "load-resolve-placeholders.json"}
@@ -57,6 +60,8 @@ NEEDS_MEMORY = {"load-get-memory.json", "save-delete-memory.json", "load-resolve
 SQS_EVENTS = {"extract-worker-sqs.json", "rollup-worker-sqs.json", "access-stats-sqs.json"}
 # Run after the hot-memory entry the put event writes exists.
 NEEDS_HOT_MEMORY = {"save-delete-hot-memory.json"}
+# Run after an erasure, with its id put into the path (the event carries a placeholder id).
+NEEDS_ERASURE = {"load-get-erasure.json"}
 
 
 def load_event(name: str) -> dict:
@@ -91,6 +96,12 @@ def test_event_through_its_function(api, name):
 
     if name in NEEDS_HOT_MEMORY:
         api.functions.invoke("SaveFunction", load_event("save-put-hot-memory.json"))
+    if name in NEEDS_ERASURE:
+        erased = api.functions.invoke("SaveFunction", load_event("save-erase-user.json"))
+        erasure_id = json.loads(erased["body"])["erasure_id"]
+        event["pathParameters"]["erasure_id"] = erasure_id
+        event["rawPath"] = event["rawPath"].replace("era_01kf0000000000000000000000", erasure_id)
+        event["requestContext"]["http"]["path"] = event["rawPath"]
     result = api.functions.invoke(function, event)
 
     assert result["statusCode"] == status, result["body"]

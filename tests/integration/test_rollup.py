@@ -251,6 +251,7 @@ def test_given_one_failing_scope_then_only_its_record_is_a_batch_item_failure(ap
 
     assert len(failures) == 1
     [failure] = failures
+    assert datetime.fromisoformat(failure["body"].pop("queued_at"))  # when it was queued: an erasure drops it
     assert failure["body"] == {"kind": "scope", "week": week.isoformat(), "tenant_id": "acme", "scope_id": "u-broken"}
     assert len(failure["batchItemFailures"]) == 1  # the other records of its batch succeeded
     assert len(reports(api, PROJECT)) == 1 and len(reports(api, ENGLISH_USER)) == 1

@@ -173,9 +173,9 @@ def test_the_user_memory_source_starts_the_search_querys_embedding_before_anythi
     events: list[str] = []
 
     class Store(InMemoryMemoryStore):
-        def user_version(self, user: ScopeRef) -> int:
+        def versions(self, user: ScopeRef) -> StoreVersions:
             events.append("version read")
-            return super().user_version(user)
+            return super().versions(user)
 
     class PrefetchingEmbedder(HashingEmbedder):
         def prefetch(self, text: str) -> None:

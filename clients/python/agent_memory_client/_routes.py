@@ -28,6 +28,7 @@ from agent_memory_client.types import (
     BatchItemResult,
     BatchSaveResponse,
     DeletedMemory,
+    ErasureReceipt,
     ExtractResponse,
     Health,
     HotMemoryDeleted,
@@ -371,6 +372,23 @@ def memory_tool(user_id: str, command: Mapping[str, Any] | Any) -> Call[MemoryTo
     body = as_dict(command, "command")
     return Call("POST", f"{_user(user_id)}/memory-tool",
                 retry_safe=body.get("command") in RETRY_SAFE_MEMORY_COMMANDS, body=body)
+
+
+# ------------------------------------------------------------------------------------------------ erasure
+
+
+def erase(scope: Scope, scope_id: str) -> Call[ErasureReceipt]:
+    """Erase everything of a user or project in every store (`DELETE /v1/{scope}/{id}`): memories and their
+    versions, the log, hot memory, reports, memory-tool files, caches, saved indexes, search-index documents.
+    Answers the receipt; `status` `in_progress` (202) means the scope was too large for one request: call it
+    again to continue. Work queued before the erasure is dropped. Idempotent, so it is retried."""
+    return Call("DELETE", _scope(scope, scope_id), retry_safe=True)
+
+
+def get_erasure(erasure_id: str) -> Call[ErasureReceipt]:
+    """An erasure's receipt (`GET /v1/erasures/{erasure_id}`): per store what was found, removed and found again
+    by the final check. 404 for an unknown id, or another user's erasure."""
+    return Call("GET", f"/v1/erasures/{segment(erasure_id, 'erasure_id')}", retry_safe=True)
 
 
 # ------------------------------------------------------------------------------------------------ service

@@ -172,6 +172,8 @@ class MemoryClient(_Settings):
     tools = _sync(_routes.tools)
     execute_tool = _sync(_routes.execute_tool)
     memory_tool = _sync(_routes.memory_tool)
+    erase = _sync(_routes.erase)
+    get_erasure = _sync(_routes.get_erasure)
     health = _sync(_routes.health)
 
 
@@ -271,4 +273,6 @@ class AsyncMemoryClient(_Settings):
     tools = _async(_routes.tools)
     execute_tool = _async(_routes.execute_tool)
     memory_tool = _async(_routes.memory_tool)
+    erase = _async(_routes.erase)
+    get_erasure = _async(_routes.get_erasure)
     health = _async(_routes.health)

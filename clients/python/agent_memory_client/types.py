@@ -611,3 +611,32 @@ class Health(TypedDict):
     queues: dict[str, QueueHealth] | None
     workers: WorkersHealth | None
     embedder: EmbedderHealth
+
+
+class StoreErasure(TypedDict):
+    """One store's part of an erasure: items `found`, `removed`, and still found by the final check
+    (`remaining`)."""
+
+    store: str
+    found: int
+    removed: int
+    remaining: int
+
+
+class ErasureReceipt(TypedDict):
+    """`erase` and `get_erasure`. `status` `in_progress` (HTTP 202): call `erase` again to continue;
+    `complete`: `verified` says the final check found nothing of the scope in any store. Work queued before
+    `requested_at` is dropped by the workers until `tombstone_expires_at`."""
+
+    erasure_id: str
+    tenant_id: str
+    scope_type: Scope
+    scope_id: str
+    status: Literal["complete", "in_progress"]
+    requested_at: str
+    requested_by: str | None
+    completed_at: str | None
+    stores: list[StoreErasure]
+    verified: bool
+    passes: int
+    tombstone_expires_at: str

@@ -57,6 +57,7 @@ class _UserIndex:
     access_version: int = 0
     access_read_at: float = 0.0  # monotonic seconds
     rows: dict[str, int] | None = None  # memory key -> row, built when first asked for
+    generation: str = ""  # the version counter's: an erased user's counter starts again in a new one
 
     def row_of(self) -> dict[str, int]:
         if self.rows is None:
@@ -231,7 +232,8 @@ class InProcessIndex:
         versions = self._store.versions(user)
         with self._lock:
             cached = self._cache.get(user)
-            hit = cached is not None and cached.version == versions.content
+            hit = cached is not None and (cached.version, cached.generation) == (versions.content,
+                                                                                 versions.generation)
             if hit:
                 self._cache.move_to_end(user)
                 self.stats["hits"] += 1
@@ -255,7 +257,8 @@ class InProcessIndex:
     def _from_memories(self, user: ScopeRef, versions: StoreVersions) -> _UserIndex:
         memories = self._store.all_current(user)
         built = _UserIndex(versions.content, memories, Bm25Index([searchable_text(m) for m in memories]),
-                           self._vectors(memories), previous_turns(memories), versions.access, self._clock())
+                           self._vectors(memories), previous_turns(memories), versions.access, self._clock(),
+                           generation=versions.generation)
         snapshots = self._snapshots
         if snapshots is not None and len(memories) >= max(1, self._snapshot_min_memories):
             self._later(lambda: self._save_snapshot(snapshots, user, built))
@@ -276,14 +279,16 @@ class InProcessIndex:
             self._count("snapshot_unreadable")
             return None
         vectors = snapshot.vectors
-        if snapshot.version != versions.content or snapshot.analyzer != analyzer_fingerprint() or (
+        stale = (snapshot.version, snapshot.generation) != (versions.content, versions.generation)
+        if stale or snapshot.analyzer != analyzer_fingerprint() or (
                 embedder is not None and (vectors is None or snapshot.embedding_model != embedder.model_id
                                           or vectors.shape[1] != embedder.dimension)):
             self._count("snapshot_incompatible")
             return None
         self._count("snapshot_loads")
         built = _UserIndex(versions.content, snapshot.memories, bm25, vectors if embedder else None,
-                           snapshot.previous_turns, snapshot.access_version, self._clock())
+                           snapshot.previous_turns, snapshot.access_version, self._clock(),
+                           generation=versions.generation)
         if snapshot.access_version != versions.access:  # reads recorded since it was saved
             self._later(lambda: self._refresh_access(user, built, versions.access))
         return built
@@ -296,10 +301,17 @@ class InProcessIndex:
             return encode_snapshot(IndexSnapshot(
                 version=index.version, access_version=index.access_version, analyzer=analyzer_fingerprint(),
                 embedding_model=model, memories=index.memories, bm25=index.bm25.state(), vectors=index.vectors,
-                previous_turns=index.previous_turns))
+                previous_turns=index.previous_turns, generation=index.generation))
 
-        if snapshots.put(user, index.version, encode):
+        now = self._store.versions(user)  # moved on (or the user erased) meanwhile: the index is not saved
+        if (now.content, now.generation) == (index.version, index.generation) and snapshots.put(
+                user, index.version, encode):
             self._count("snapshot_saves")
+
+    def forget(self, user: ScopeRef) -> None:
+        """Drop the user's cached index (the user was erased: nothing of it stays in this container)."""
+        with self._lock:
+            self._cache.pop(user, None)
 
     def _later(self, work: Callable[[], None]) -> None:
         """Work that only ever saves time (a snapshot, fresher access counts): in the background when there is

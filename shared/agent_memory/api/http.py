@@ -185,6 +185,21 @@ def authorize_tenant_write(app: APIGatewayHttpResolver, what: str) -> None:
                     details=[{"field": "scope", "message": f"must hold {scope}", "type": "missing_scope"}])
 
 
+def may_act_for(app: APIGatewayHttpResolver, scope_type: str, scope_id: str) -> bool:
+    """Whether the caller may act for the scope (as `authorize` decides), without refusing."""
+    try:
+        authorize(app, scope_type, scope_id)
+    except Forbidden:
+        return False
+    return True
+
+
+def token_subject(app: APIGatewayHttpResolver) -> str | None:
+    """The token's subject (USER_CLAIM), when the request carried a token with one."""
+    subject = _claims(app).get(get_settings().user_claim)
+    return str(subject) if subject else None
+
+
 def _acts_for_any_user(app: APIGatewayHttpResolver) -> bool:
     """Service tokens (or no authorizer: the local stack) act for the whole tenant; an end-user token only when
     its space-separated `scope` claim holds the service scope."""

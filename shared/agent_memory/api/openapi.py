@@ -14,6 +14,7 @@ from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from agent_memory.api.operations import OPERATIONS, Operation
 from agent_memory.api.responses import ErrorResponse
+from agent_memory.domain.erasure import ERASURE_ID_PATTERN
 from agent_memory.domain.keys import ID_PATTERN, MEMORY_KEY_PATTERN
 from agent_memory.domain.layers import HOT_MEMORY_KEY_PATTERN
 
@@ -42,6 +43,7 @@ _PATH_PARAMETERS: dict[str, tuple[dict[str, Any], str]] = {
     "key": ({"type": "string", "pattern": HOT_MEMORY_KEY_PATTERN},
             "the entry's name, URL-encoded (it may be Chinese)"),
     "conversation_id": (_ID, "the conversation"),
+    "erasure_id": ({"type": "string", "pattern": ERASURE_ID_PATTERN}, "an erasure id DELETE answered"),
 }
 _ERRORS = {
     "400": "malformed JSON or a malformed request",

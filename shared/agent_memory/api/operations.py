@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
+from agent_memory.api.erasure import ErasureReceiptView
 from agent_memory.api.inject import InjectionRequest, InjectionResult
 from agent_memory.api.layers import (
     HotMemoryDeleted,
@@ -71,7 +72,7 @@ class Operation:
 
 
 _MEMORIES, _CONTEXT, _LAYERS, _TENANT = "memories", "context", "hot memory, log and reports", "tenant"
-_TOOLS, _SERVICE = "agent tools", "service"
+_TOOLS, _SERVICE, _ERASURE = "agent tools", "service", "erasure and retention"
 _USER = "/v1/users/{user_id}"
 _SCOPE = "/v1/{scope_type}/{scope_id}"
 
@@ -107,6 +108,10 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("POST", f"{_SCOPE}/conversations/{{conversation_id}}/messages", "append_messages", _LAYERS,
               "Append messages to the conversation log (optionally extracting memories from user turns)",
               AppendResult, 201, AppendMessagesRequest),
+    Operation("DELETE", _SCOPE, "erase_scope", _ERASURE,
+              "Erase everything of a user or project in every store, check that nothing is left, and answer the "
+              "receipt (202: in progress, send it again to continue); work queued before it is dropped",
+              ErasureReceiptView, also=(202,)),
     # load function
     Operation("POST", f"{_USER}/context/load", "load_context", _CONTEXT,
               "The user's memories ranked by importance, relevance and recency", LoadContextOutput, 200,
@@ -138,6 +143,9 @@ OPERATIONS: tuple[Operation, ...] = (
               IntentContextRequest),
     Operation("POST", f"{_SCOPE}/conversations/search", "search_conversations", _LAYERS,
               "Search the unexpired conversation log", LogSearchResult, 200, LogSearchRequest),
+    Operation("GET", "/v1/erasures/{erasure_id}", "get_erasure", _ERASURE,
+              "An erasure's receipt: per store what was found, removed and found by the final check",
+              ErasureReceiptView),
     Operation("GET", "/health", "health", _SERVICE,
               "Whether the API's parts answer: the table, the embedder (never loaded by a probe) and, on the local "
               "stack, its queues and workers; 503 with the same body when one is down",

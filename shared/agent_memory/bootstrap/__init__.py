@@ -39,10 +39,18 @@ def get_rollup_scheduler() -> RollupScheduler:
 
 @lru_cache(maxsize=1)
 def get_indexer() -> Indexer:
-    """The stream indexer's adapters (the OpenSearch index and the embedder)."""
+    """The stream indexer's adapters (the OpenSearch index and the embedder), and the erased scopes' tombstones
+    (a change written before its scope was erased is not indexed)."""
+    from agent_memory.adapters.dynamodb.erasure import DynamoScopeEraser
+    from agent_memory.adapters.dynamodb.items import table_client
     from agent_memory.adapters.embeddings import build_embedder
     from agent_memory.adapters.opensearch.index import make_index
     from agent_memory.adapters.opensearch.sync import Indexer
+    from agent_memory.services.erasure import ErasureService
 
     settings = get_settings()
-    return Indexer(index=make_index(settings), embedder=build_embedder(settings))
+    client = table_client(connect_seconds=settings.store_connect_timeout_seconds,
+                          read_seconds=settings.store_read_timeout_seconds, attempts=settings.store_call_attempts)
+    tombstones = ErasureService(table=DynamoScopeEraser(table_name=settings.memory_table_name, client=client,
+                                                        shards=settings.rollup_shards))
+    return Indexer(index=make_index(settings), embedder=build_embedder(settings), dropped=tombstones.dropped)

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime
 from enum import Enum
 from functools import cache
 from typing import TYPE_CHECKING, Literal
 
 from agent_memory.adapters.pinned_versions import VersionPinningStore, pinned_versions
 from agent_memory.api.tools import ToolExecutor
+from agent_memory.bootstrap.erasure import build_erasure
 from agent_memory.bootstrap.health import BuiltOnce, health_service
 from agent_memory.bootstrap.scheduler import rollup_queue
 from agent_memory.domain.conversation import Message
@@ -34,11 +36,13 @@ from agent_memory.ports import (
     Retriever,
     SearchIndex,
     SynonymStore,
+    TableEraser,
     TableProbe,
     TokenCounter,
     WeeklyReportWriter,
 )
 from agent_memory.services.conversation_log import ConversationLogService, LogExtractionWorker
+from agent_memory.services.erasure import ErasureService
 from agent_memory.services.health import HealthService
 from agent_memory.services.inject import InjectLimits, InjectService
 from agent_memory.services.load import LoadService
@@ -85,6 +89,7 @@ class Services:
     conversation_log: ConversationLogService  # L1: append, search
     log_extraction: LogExtractionWorker  # L1 log and forget: the queued extractions' worker
     memory_tool: MemoryToolService  # Claude's memory tool over the user's /memories files
+    erasure: ErasureService  # verified erasure of a scope; the tombstone check of the workers
     health: HealthService  # GET /health: the table answers, the embedder's state
 
 
@@ -139,13 +144,14 @@ def build_services(
     report_writer: WeeklyReportWriter | None = None,
     hot_memory_refresher: HotMemoryRefresher | _Unset | None = _UNSET,
     table_probe: TableProbe | None = None,
+    table_eraser: TableEraser | None = None,
 ) -> Services:
     """Wire the services. Tests pass fakes or moto-backed clients; production passes nothing. A table-backed
     adapter not given (store, synonyms, layers, memory_files) is built over the DynamoDB client, which is made
     only when one is missing."""
     from agent_memory.adapters.dynamodb.items import report_unavailable_store, table_client
 
-    if dynamodb_client is None and None in (store, synonyms, layers, memory_files):
+    if dynamodb_client is None and None in (store, synonyms, layers, memory_files, table_eraser):
         dynamodb_client = table_client(connect_seconds=settings.store_connect_timeout_seconds,
                                        read_seconds=settings.store_read_timeout_seconds,
                                        attempts=settings.store_call_attempts)
@@ -245,6 +251,7 @@ def build_services(
         duplicates=settings.duplicate_rule,
         offline_rules=_offline_extraction(settings, extractor),
     )
+    erasure = build_erasure(settings, dynamodb_client, index, table_eraser)
     load = LoadService(store=store, search=search, current_memories=_cached_memories(index), packs=packs)
     summarize = SummarizeService(store=store, current_memories=_cached_memories(index), narrate=narrator_provider,
                                  packs=packs)
@@ -266,11 +273,12 @@ def build_services(
         layers=layers,
         memory_layers=memory_layers,
         conversation_log=conversation_log,
-        log_extraction=LogExtractionWorker(layers=layers, save=save),
+        log_extraction=LogExtractionWorker(layers=layers, save=save, dropped=erasure.dropped),
+        erasure=erasure,
         memory_tool=MemoryToolService(_memory_file_store(settings, dynamodb_client) if memory_files is None
                                       else memory_files),
         rollup=_rollup_service(settings, layers, embedder_provider, writer=report_writer,
-                               refresher=hot_memory_refresher),
+                               refresher=hot_memory_refresher, dropped=erasure.dropped),
     )
 
 
@@ -290,7 +298,8 @@ def _pack_extractors(settings: Settings, extractor: MemoryExtractor | None) -> C
 
 
 def _rollup_service(settings: Settings, layers: LayerStore, embedder: EmbedderProvider, *,
-                    writer: WeeklyReportWriter | None, refresher: HotMemoryRefresher | _Unset | None) -> RollupService:
+                    writer: WeeklyReportWriter | None, refresher: HotMemoryRefresher | _Unset | None,
+                    dropped: Callable[[ScopeRef, datetime | None], bool]) -> RollupService:
     """The rollup, its SQS queue, report writer and hot-memory refresher each built on first use only."""
     from agent_memory.services.rollup import RollupService
 
@@ -313,7 +322,7 @@ def _rollup_service(settings: Settings, layers: LayerStore, embedder: EmbedderPr
     return RollupService(layers=layers, queue=rollup_queue(settings), writer=report_writer,
                          refresher=hot_memory_refresher, embedder=embedder, timezone=settings.rollup_timezone,
                          refresh_messages=settings.hot_memory_refresh_messages,
-                         page_size=settings.rollup_page_size)
+                         page_size=settings.rollup_page_size, dropped=dropped)
 
 
 def _memory_file_store(settings: Settings, dynamodb_client: object) -> MemoryFileStore:

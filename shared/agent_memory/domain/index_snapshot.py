@@ -46,6 +46,7 @@ class IndexSnapshot:
     bm25: Bm25State
     vectors: np.ndarray | None  # (n, dimension) float32, rows L2-normalised (float16 precision)
     previous_turns: np.ndarray  # (n,) int32: each memory's conversation neighbour before it, or -1
+    generation: str = ""  # the version counter's generation (domain/models.StoreVersions)
 
 
 @cache
@@ -135,6 +136,7 @@ def encode_snapshot(snapshot: IndexSnapshot) -> bytes:
         sections.append(("vectors_low", "raw", planes[:, 0].tobytes()))
     header = json.dumps({
         "format": FORMAT, "memory_schema": memory_schema(), "version": snapshot.version,
+        "generation": snapshot.generation,
         "access_version": snapshot.access_version, "analyzer": snapshot.analyzer,
         "embedding_model": snapshot.embedding_model, "dimension": dimension,
         "count": len(snapshot.memories), "sections": [[name, codec, len(data)] for name, codec, data in sections],
@@ -189,7 +191,8 @@ def _decode(data: memoryview) -> IndexSnapshot:
         raise SnapshotCorrupt("a conversation neighbour outside the snapshot")
     return IndexSnapshot(version=int(header["version"]), access_version=int(header["access_version"]),
                          analyzer=str(header["analyzer"]), embedding_model=header["embedding_model"],
-                         memories=memories, bm25=bm25, vectors=vectors, previous_turns=previous.astype(np.int32))
+                         memories=memories, bm25=bm25, vectors=vectors, previous_turns=previous.astype(np.int32),
+                         generation=str(header.get("generation", "")))
 
 
 def _memories(array: bytes, offsets: np.ndarray, keys: list[str]) -> StoredMemories:

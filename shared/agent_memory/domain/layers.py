@@ -316,6 +316,8 @@ class ExtractionJob(BaseModel):
     message_id: Id
     user_message: str = Field(min_length=1)
     assistant_message: str = ""  # the assistant message before it in the batch, if any
+    # When it was queued: a job queued before its scope was erased is dropped (None: queued by older code).
+    queued_at: datetime | None = None
 
     @property
     def scope(self) -> ScopeRef:

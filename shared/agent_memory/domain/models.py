@@ -56,6 +56,13 @@ class StoreVersions(BaseModel):
 
     content: int = 0
     access: int = 0
+    # Named when the counter is first written: an erased scope's counter starts again, in a new generation.
+    generation: str = ""
+
+    @property
+    def tag(self) -> str:
+        """The content version as a cache key part: never the same for two generations of the scope."""
+        return f"{self.content}.{self.generation}" if self.generation else str(self.content)
 
 
 class AccessStats(BaseModel):

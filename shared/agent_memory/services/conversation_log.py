@@ -185,7 +185,7 @@ def _extraction_jobs(scope: ScopeRef, conversation_id: str, messages: list[LogMe
             continue
         jobs.append(ExtractionJob(tenant_id=scope.tenant_id, scope_id=scope.user_id, conversation_id=conversation_id,
                                   message_id=message.message_id, user_message=message.content,
-                                  assistant_message=previous_assistant))
+                                  assistant_message=previous_assistant, queued_at=utcnow()))
     return jobs
 
 
@@ -193,7 +193,8 @@ def _extraction_jobs(scope: ScopeRef, conversation_id: str, messages: list[LogMe
 
 class ExtractionOutcome(BaseModel):
     message_id: str
-    status: Literal["extracted", "skipped"]  # skipped: already extracted, or another delivery holds it
+    # skipped: already extracted, or another delivery holds it; erased: queued before its scope was erased
+    status: Literal["extracted", "skipped", "erased"]
     saved_count: int = 0
 
 
@@ -205,13 +206,18 @@ class LogExtractionWorker:
     by content, so a crash between saving and `finish` stores nothing twice either.
     """
 
-    def __init__(self, *, layers: LayerStore, save: SaveService, lease_seconds: int = 300) -> None:
+    def __init__(self, *, layers: LayerStore, save: SaveService, lease_seconds: int = 300,
+                 dropped: Callable[[ScopeRef, datetime | None], bool] = lambda _scope, _queued_at: False) -> None:
+        """`dropped`: whether work queued then was queued before its scope's erasure (ErasureService.dropped)."""
         self._layers = layers
         self._save = save
         self._lease = lease_seconds
+        self._dropped = dropped
 
     def process(self, job: ExtractionJob) -> ExtractionOutcome:
         scope = job.scope
+        if self._dropped(scope, job.queued_at):  # nothing of an erased scope comes back from its old queue
+            return ExtractionOutcome(message_id=job.message_id, status="erased")
         if not self._layers.claim_extraction(scope, job.message_id, self._lease):
             return ExtractionOutcome(message_id=job.message_id, status="skipped")
         try:

@@ -53,6 +53,8 @@ class ScopeTask(BaseModel):
     week: date
     tenant_id: Id
     scope_id: ScopeId
+    # When it was queued: a task queued before its scope was erased is dropped (None: queued by older code).
+    queued_at: datetime | None = None
 
     @property
     def scope(self) -> ScopeRef:
@@ -80,7 +82,7 @@ class ShardResult(BaseModel):
 class ScopeResult(BaseModel):
     scope: dict[str, str]
     week_start: date
-    report: Literal["written", "updated", "already_existed", "no_messages"]
+    report: Literal["written", "updated", "already_existed", "no_messages", "erased"]
     generated_by: str | None = None
     messages: int = 0
     hot_memory: Literal["refreshed", "skipped", "no_messages", "already_done", "not_run"] = "not_run"
@@ -113,7 +115,9 @@ class RollupService:
         scope_margin_seconds: float = 120.0,
         clock: Callable[[], datetime] = utcnow,
         monotonic: Callable[[], float] = time.monotonic,
+        dropped: Callable[[ScopeRef, datetime | None], bool] = lambda _scope, _queued_at: False,
     ) -> None:
+        """`dropped`: whether a task queued then was queued before its scope's erasure (ErasureService.dropped)."""
         # Providers, not instances: the SQS client, the LLM SDK and the embedder load on first use only.
         self._layers = layers
         self._queue = queue
@@ -127,6 +131,7 @@ class RollupService:
         self._scope_margin = scope_margin_seconds
         self._clock = clock
         self._monotonic = monotonic
+        self._dropped = dropped
 
     # ---- the worker ----------------------------------------------------------------------------
 
@@ -147,6 +152,9 @@ class RollupService:
             self._queue().send([task.model_dump_json()])
             logger.info("rollup scope task deferred to a fresh invocation", extra={"week": task.week.isoformat()})
             return TaskResult(kind="scope", outcome="deferred")
+        if self._dropped(task.scope, task.queued_at):  # the scope was erased since: nothing is written for it
+            erased = ScopeResult(scope=scope_label(task.scope), week_start=task.week, report="erased")
+            return TaskResult(kind="scope", outcome="erased", scope=erased)
         result = self.rollup_scope(task.scope, task.week, self._clock())
         return TaskResult(kind="scope", outcome=result.report, scope=result)
 
@@ -157,8 +165,8 @@ class RollupService:
         while True:
             scopes, cursor = self._layers.active_scopes(task.week, task.shard, cursor=cursor, limit=self._page_size)
             pages += 1
-            self._queue().send([ScopeTask(week=task.week, tenant_id=s.tenant_id, scope_id=s.user_id).model_dump_json()
-                                for s in scopes])
+            self._queue().send([ScopeTask(week=task.week, tenant_id=s.tenant_id, scope_id=s.user_id,
+                                          queued_at=self._clock()).model_dump_json() for s in scopes])
             queued += len(scopes)
             if not cursor:
                 return ShardResult(week_start=task.week, shard=task.shard, pages=pages, scopes_queued=queued,

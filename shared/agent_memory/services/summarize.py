@@ -46,14 +46,14 @@ class SummarizeService:
         self._narrate = narrate
         self._max_users = max_users
         # (the schema's pack, the user) -> (version, summary)
-        self._cache: OrderedDict[tuple[str, ScopeRef], tuple[int, ProfileSummary]] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, ScopeRef], tuple[str, ProfileSummary]] = OrderedDict()
         self._lock = threading.Lock()
 
     def summarize(self, user: ScopeRef) -> ProfileSummary:
         """An unchanged user (same version counter) is answered from the cache: no narrative call."""
         pack = self._packs(user.tenant_id) if self._packs is not None else None
         key = (pack.name if pack else "", user)
-        version = self._store.user_version(user)
+        version = self._store.versions(user).tag
         with self._lock:
             cached = self._cache.get(key)
             if cached and cached[0] == version:

@@ -4,6 +4,7 @@ scope's version counter, the code a `ClientError` carries, and how SDK errors be
 from __future__ import annotations
 
 import json
+import secrets
 from typing import Any, NoReturn, cast
 
 from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
@@ -63,11 +64,14 @@ def memory_from_item(item: dict[str, Any]) -> Memory:
 
 def bump_version(table: str, pk: str, by: int = 1) -> dict[str, Any]:
     """The TransactWriteItems action that moves the scope's version counter (``META``): caches keyed on it
-    are invalidated with no call."""
+    are invalidated with no call. The counter's first write names its generation: an erased scope's counter
+    starts again from 0, and its new versions must not be taken for the old ones a cache holds."""
     return {"Update": {
         "TableName": table, "Key": to_item({"pk": pk, "sk": "META"}),
-        "UpdateExpression": "ADD version :by SET updated_at = :now, kind = :kind",
-        "ExpressionAttributeValues": to_item({":by": by, ":now": utcnow().isoformat(), ":kind": "meta"}),
+        "UpdateExpression": "ADD version :by SET updated_at = :now, kind = :kind, "
+                            "generation = if_not_exists(generation, :generation)",
+        "ExpressionAttributeValues": to_item({":by": by, ":now": utcnow().isoformat(), ":kind": "meta",
+                                              ":generation": secrets.token_hex(8)}),
     }}
 
 

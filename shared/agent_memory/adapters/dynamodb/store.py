@@ -229,11 +229,14 @@ class DynamoMemoryStore:
                     raise_domain_error(error)
         if recorded:
             try:
+                # Only a counter that is there: an erasure in between leaves nothing for statistics to bring back.
                 self._client.update_item(
                     TableName=self._table, Key=to_item({"pk": partition_key(user), "sk": "META"}),
-                    UpdateExpression="ADD access_version :n", ExpressionAttributeValues=to_item({":n": recorded}))
+                    UpdateExpression="ADD access_version :n", ConditionExpression="attribute_exists(pk)",
+                    ExpressionAttributeValues=to_item({":n": recorded}))
             except ClientError as error:
-                raise_domain_error(error)
+                if error_code(error) != CONDITION_FAILED:
+                    raise_domain_error(error)
 
     def access_stats(self, user: ScopeRef) -> dict[str, AccessStats]:
         params: dict[str, Any] = {
@@ -314,7 +317,8 @@ class DynamoMemoryStore:
         except ClientError as error:
             raise_domain_error(error)
         values = from_item(response["Item"]) if response.get("Item") else {}
-        return StoreVersions(content=int(values.get("version", 0)), access=int(values.get("access_version", 0)))
+        return StoreVersions(content=int(values.get("version", 0)), access=int(values.get("access_version", 0)),
+                             generation=str(values.get("generation", "")))
 
     # ---- internals ----------------------------------------------------------------------
 

@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from agent_memory.adapters.dynamodb.items import memory_from_item
 from agent_memory.adapters.opensearch.documents import with_current_embeddings
 from agent_memory.adapters.opensearch.index import OpenSearchIndex
-from agent_memory.domain.models import Memory
+from agent_memory.domain.models import Memory, ScopeRef
 
 if TYPE_CHECKING:
     from agent_memory.ports import Embedder
@@ -33,12 +35,19 @@ class SyncAction(StrEnum):
     UPSERT = "upsert"
     DELETE = "delete"
     IGNORE = "ignore"
+    ERASED = "erased"  # an upsert written before its user was erased: never brought back into the index
+
+
+def _never(_scope: ScopeRef, _written_by: datetime | None) -> bool:
+    return False
 
 
 @dataclass(frozen=True)
 class Indexer:
     index: OpenSearchIndex
     embedder: Embedder | None
+    # Whether a change written by then was written before its scope's erasure (ErasureService.dropped).
+    dropped: Callable[[ScopeRef, datetime | None], bool] = _never
 
 
 def _decode_binaries(value: Any) -> Any:
@@ -87,11 +96,20 @@ def _identity(record: dict[str, Any]) -> tuple[str, str, str]:
     return found["tenant"], found["user"], keys["sk"]["S"].removeprefix("MEM#")
 
 
+def _written_by(record: dict[str, Any]) -> datetime | None:
+    """The latest the change can have been written: the stream gives its time in whole seconds, so the end of
+    that second (a save in the same second as an erasure but after it is not taken for one before it)."""
+    seconds = (record.get("dynamodb") or {}).get("ApproximateCreationDateTime")
+    return datetime.fromtimestamp(int(seconds) + 1, UTC) if seconds is not None else None
+
+
 def apply_record(record: dict[str, Any], indexer: Indexer) -> SyncAction:
     """Apply one stream record (the raw Lambda event record) to the index."""
     action = classify(record)
     if action is SyncAction.UPSERT:
         memory = memory_from_image(record["dynamodb"]["NewImage"])
+        if indexer.dropped(ScopeRef(tenant_id=memory.tenant_id, user_id=memory.user_id), _written_by(record)):
+            return SyncAction.ERASED
         indexer.index.upsert(with_current_embeddings([memory], indexer.embedder)[0])
     elif action is SyncAction.DELETE:
         indexer.index.delete(*_identity(record))

@@ -34,7 +34,7 @@ class HotMemorySource:
             scopes.append(scope_ref(ctx.user.tenant_id, "projects", ctx.request.project_id))
         texts = []
         for scope in scopes:
-            version = self._store.user_version(scope)
+            version = self._store.versions(scope).tag
             text = cache.get_or_build(f"{self.type}#{scope.user_id}#v{version}#{ctx.locale}", self.ttl_seconds,
                                       partial(self._layers.hot_memory_text, scope, zh=zh))
             if text and len(scopes) > 1:  # say whose entries these are

@@ -93,7 +93,7 @@ class UserMemorySource:
     def build(self, ctx: FetchContext, cache: BlockCache) -> str:
         """Two cached parts: the top slots change only with the version counter; the relevant memories
         also with the message. An agent loop's repeated calls within one user turn hit both."""
-        version = self._store.user_version(ctx.user)
+        version = self._store.versions(ctx.user).tag
         top = json.loads(cache.get_or_build(f"{self.type}#top#v{version}#{ctx.locale}#{self._top_key}",
                                             self.ttl_seconds, lambda: json.dumps(self._top(ctx))))
         query = ctx.request.current_user_message.strip()

@@ -1,0 +1,27 @@
+"""The erasure service's graph: the table's eraser, the OpenSearch tier's index eraser, the in-process index."""
+
+from __future__ import annotations
+
+from agent_memory.ports import IndexEraser, SearchIndex, TableEraser
+from agent_memory.services.erasure import ErasureService
+from agent_memory.settings import Settings
+
+
+def build_erasure(settings: Settings, dynamodb_client: object, index: SearchIndex,
+                  table: TableEraser | None = None) -> ErasureService:
+    """`table`: the table's eraser (tests hand in a fake); else the DynamoDB one over the client."""
+    from agent_memory.adapters.dynamodb.erasure import DynamoScopeEraser
+    from agent_memory.adapters.in_process_index import InProcessIndex
+
+    index_eraser: IndexEraser | None = None
+    if settings.search_tier == "opensearch":
+        from agent_memory.adapters.opensearch.erasure import OpenSearchScopeEraser
+        from agent_memory.adapters.opensearch.index import make_client
+
+        index_eraser = OpenSearchScopeEraser(client=make_client(settings), alias=settings.opensearch_index)
+    return ErasureService(
+        table=table or DynamoScopeEraser(table_name=settings.memory_table_name, client=dynamodb_client,
+                                         shards=settings.rollup_shards),
+        index=index_eraser, forget=index.forget if isinstance(index, InProcessIndex) else lambda _: None,
+        tombstone_days=settings.erasure_tombstone_days, receipt_days=settings.erasure_receipt_days,
+        budget_seconds=settings.erasure_budget_seconds)
