@@ -20,7 +20,7 @@ export RUN_STARTED_AT
 step = awk -v t0="$(RUN_STARTED_AT)" -v now="$$(date +%s.%N | sed 's/\.N$$//')" -v what="$(1)" \
   'BEGIN { printf "[%5.1fs] %s\n", now - t0, what }'
 
-.PHONY: help install prerequisites dynamodb-local opensearch-node opensearch run reset rollup invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval bench-inject bench-log bench-local bench-extract bench-peers bench-opensearch reindex clean fuzz mcp
+.PHONY: help install prerequisites dynamodb-local opensearch-node opensearch run reset rollup invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval bench-inject bench-log bench-local bench-extract bench-peers bench-opensearch reindex clean fuzz mcp export import
 
 help:
 	@echo "make run      serve the API on http://127.0.0.1:$(PORT) (DynamoDB Local, data in .data/; offline LLM; PORT= overrides)"
@@ -31,6 +31,8 @@ help:
 	@echo "make client-wheel   the Python client's sdist and wheel (clients/python/dist), installed and tried in throw-away venvs"
 	@echo "make mcp MEMORY_USER=u   the MCP server (stdio) for user u against the API on PORT (MCP_TRANSPORT=http for remote)"
 	@echo "make fuzz     schemathesis over every operation of the OpenAPI document against a fresh local stack (EXAMPLES=25)"
+	@echo "make export TENANT=t USER=u > u.json   a user's whole export from the running \`make run\` (PROJECT=p for a project; API_URL= for a deployment)"
+	@echo "make import TENANT=t USER=u FILE=u.json   that document into the running stack, page by page (a second run stores nothing twice)"
 	@echo "make rollup   fire the weekly rollup at the running \`make run\` (same PORT; WEEK=2026-11-16 picks a week)"
 	@echo "make invoke FN=SaveFunction EVENT=events/save-create-memory.json   one function, one event"
 	@echo "make build    sam build (no Docker needed)"
@@ -187,6 +189,15 @@ mcp:
 	@test -n "$(MEMORY_USER)" || { echo "usage: make mcp PORT=3000 MEMORY_USER=u-1001" >&2; exit 2; }
 	@$(PY) -m agent_memory_client.mcp_server --base-url http://127.0.0.1:$(PORT) --user "$(MEMORY_USER)" \
 	  --transport $(or $(MCP_TRANSPORT),stdio) --port $(or $(MCP_PORT),8765)
+
+# A user's or project's whole export (docs/export-format.md) from the running `make run` on PORT, or API_URL (with
+# API_TOKEN), as one JSON document on stdout; `make import` sends such a document back, page by page. USER must be
+# given on the command line (the shell's own USER is never taken for it).
+import export:
+	@$(MAKE) --no-print-directory install >&2
+	@test "$(origin USER)" = "command line" -o -n "$(PROJECT)" || { echo "usage: make $@ TENANT=acme USER=u-42 [FILE=u-42.json] (or PROJECT=p-1)" >&2; exit 2; }
+	@$(PY) -m local.export $@ $(if $(TENANT),--tenant "$(TENANT)") $(if $(filter command line,$(origin USER)),--user "$(USER)") \
+	  $(if $(PROJECT),--project "$(PROJECT)") $(if $(FILE),--file "$(FILE)") --port $(PORT)
 
 # Every operation with valid and invalid inputs: no 5xx, every response as documented (a throw-away stack).
 fuzz: $(VENV)/.installed prerequisites $(DDB_LOCAL)/.installed

@@ -39,6 +39,7 @@ from agent_memory.api.load import (
     ResolveRequest,
 )
 from agent_memory.api.log import LogSearchRequest, search_log
+from agent_memory.api.portability import ExportQuery
 from agent_memory.api.search import (
     RecallOutput,
     RecallRequest,
@@ -183,6 +184,12 @@ def get_erasure(erasure_id: str) -> Response[str]:
     if receipt is None or not may_act_for(app, receipt.scope_type, receipt.scope_id):
         raise NotFound(f"no erasure {erasure_id}", details=[{"field": "erasure_id"}])
     return json_response(200, ErasureReceiptView.of(receipt))
+@app.get("/v1/<scope_type>/<scope_id>/export")
+def export_scope(scope_type: str, scope_id: str) -> Response[str]:
+    """One page of everything the scope holds (the export format); next_cursor asks for the next page."""
+    scope = current_scope(app, scope_type, scope_id)
+    query = parse_query(app, ExportQuery)
+    return json_response(200, get_services().portability.export_page(scope, query.cursor))
 
 
 handler = http_handler(app)

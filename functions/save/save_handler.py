@@ -23,6 +23,7 @@ from agent_memory.api.http import (
 from agent_memory.api.layers import HotMemoryDeleted, PutHotMemoryRequest, RefreshHotMemoryRequest
 from agent_memory.api.log import MAX_LOG_BODY_BYTES, AppendMessagesRequest, append_to_log
 from agent_memory.api.memory_tool import MemoryToolRequest
+from agent_memory.api.portability import MAX_IMPORT_BODY_BYTES, ImportResult
 from agent_memory.api.save import (
     BatchRequest,
     BatchSaveResponse,
@@ -35,6 +36,7 @@ from agent_memory.api.save import (
 from agent_memory.api.synonyms import AddSynonymsRequest, SynonymsAdded
 from agent_memory.api.tools import ToolUseBlock
 from agent_memory.bootstrap import get_services
+from agent_memory.domain.portable import ImportPage
 
 app = new_resolver()
 
@@ -136,6 +138,14 @@ def erase_scope(scope_type: str, scope_id: str) -> Response[str]:
     no_query(app)
     receipt = get_services().erasure.erase(scope, requested_by=token_subject(app))
     return json_response(200 if receipt.status == "complete" else 202, ErasureReceiptView.of(receipt))
+@app.post("/v1/<scope_type>/<scope_id>/import")
+def import_scope(scope_type: str, scope_id: str) -> Response[str]:
+    """One export page into the scope, all of it or nothing; what it holds already is left as it is."""
+    scope = current_scope(app, scope_type, scope_id)
+    page = parse_body(app, ImportPage, max_bytes=MAX_IMPORT_BODY_BYTES)
+    if page.synonyms:
+        authorize_tenant_write(app, "importing synonyms")
+    return json_response(200, ImportResult.of(scope, get_services().portability.import_page(scope, page)))
 
 
 handler = http_handler(app)

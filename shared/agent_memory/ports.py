@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import date, datetime
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -33,6 +33,7 @@ from agent_memory.domain.models import (
     ScopeRef,
     StoreVersions,
 )
+from agent_memory.domain.portable import ImportBatch
 from agent_memory.domain.ranking import Candidate
 from agent_memory.domain.reports import ReportDraft, WeekLog
 
@@ -304,6 +305,14 @@ class SynonymStore(SynonymSource, Protocol):
         """Store each synonym both ways with the keyword; returns how many pairs were written."""
         ...
 
+    def pairs(self, tenant_id: str) -> dict[str, dict[str, float]]:
+        """Every synonym of the tenant: keyword -> synonym -> similarity (each direction as stored)."""
+        ...
+
+    def forget(self, tenant_id: str) -> None:
+        """Drop what this process cached of the tenant's synonyms (they were written around the store)."""
+        ...
+
 
 class Retriever(Protocol):
     """A pluggable knowledge, experience, SOP or protocol source (e.g. the HTTP retriever): items of
@@ -370,3 +379,33 @@ class IndexEraser(Protocol):
         ...
 
     def remaining(self, scope: ScopeRef) -> int: ...
+
+
+class ScopeArchive(Protocol):
+    """A scope's partition for export and import: its items read by section, an import's items written whole."""
+
+    def memories_after(self, scope: ScopeRef, after: str | None) -> Iterator[tuple[str, Memory]]:
+        """The scope's memories, current and history, oldest key first, after the sort key `after`."""
+        ...
+
+    def memories(self, scope: ScopeRef, memory_keys: list[str]) -> dict[str, Memory]: ...
+
+    def entries_after(self, scope: ScopeRef, prefix: str, after: str | None) -> Iterator[tuple[str, Any]]:
+        """A section's items after the sort key `after` (prefix LOG#, HOT#, REPORT# or FILE#) as domain objects."""
+        ...
+
+    def slot_holders(self, scope: ScopeRef, memories: list[Memory]) -> dict[str, dict[str, str]]:
+        """For each current memory (by key): the key of the memory holding its "content" or "field" now, if any."""
+        ...
+
+    def held(self, scope: ScopeRef, entries: list[LogMessage | HotMemoryEntry | WeeklyReport | MemoryFile
+                                                  | MemoryDirectory]) -> list[str | None]:
+        """For each entry, what the scope holds at its place: None, "present", or for a memory-tool path "file" or
+        "directory"."""
+        ...
+
+    def present_synonyms(self, tenant_id: str, pairs: list[tuple[str, str]]) -> set[tuple[str, str]]: ...
+
+    def write(self, scope: ScopeRef, batch: ImportBatch) -> None:
+        """All of the batch (none of its items present before) and a version bump, or nothing (Conflict)."""
+        ...

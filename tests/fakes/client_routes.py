@@ -31,6 +31,9 @@ class Case:
 
 
 LOGGED = {"role": "user", "content": "你好，我想了解香港身份", "message_id": "m-1", "created_at": RECENT.isoformat()}
+EXPORTED = {"format": "agent-memory-export", "version": 1, "hot_memory": [
+    {"type": "status", "key": HOT_KEY, "value": "材料已递交", "created_at": "2026-03-03T08:00:00Z",
+     "updated_at": "2026-03-03T08:00:00Z"}]}
 TOOL_USE = {"type": "tool_use", "id": "toolu_01", "name": "search_memories", "input": {"query": "年龄"}}
 
 CASES = [
@@ -128,6 +131,10 @@ CASES = [
     Case("get_erasure", lambda c: c.get_erasure("era_01kf0000000000000000000000"),
          "GET", "/v1/erasures/{erasure_id}", "/v1/erasures/era_01kf0000000000000000000000"),
     Case("health", lambda c: c.health(), "GET", "/health", "/health"),
+    Case("export_page", lambda c: c.export_page("users", "u-1", cursor="eyJzIjoibG9nIn0"),
+         "GET", "/v1/{scope_type}/{scope_id}/export", "/v1/users/u-1/export", params={"cursor": "eyJzIjoibG9nIn0"}),
+    Case("import_page", lambda c: c.import_page("projects", "p-1", EXPORTED),
+         "POST", "/v1/{scope_type}/{scope_id}/import", "/v1/projects/p-1/import", EXPORTED),
 ]
 
 

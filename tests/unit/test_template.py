@@ -77,8 +77,10 @@ def test_only_the_save_function_writes_memories():
     # Summarize may also call the LLM for its narrative.
     assert actions_of("SummarizeFunction") == READ_ACTIONS | snapshots | {"bedrock:InvokeModel"}
     # The read path may also enqueue access statistics; their worker may only update items (and read the erased
-    # users' tombstones, to drop statistics queued before an erasure).
-    assert actions_of("LoadFunction") == READ_ACTIONS | snapshots | {"sqs:SendMessage"}
+    # users' tombstones, to drop statistics queued before an erasure). The export reads memories by key in batches
+    # (BatchGetItem), as saves and imports do.
+    assert actions_of("LoadFunction") == READ_ACTIONS | {"dynamodb:BatchGetItem"} | snapshots | {"sqs:SendMessage"}
+    assert "dynamodb:BatchGetItem" in actions_of("SaveFunction")
     assert actions_of("AccessStatsFunction") == {"dynamodb:UpdateItem", "dynamodb:GetItem"}
     assert not {a for a in actions_of("IndexerFunction") if a.startswith("dynamodb:") and "Stream" not in a
                 and a not in READ_ACTIONS}

@@ -12,6 +12,7 @@ Retry safety, per route (`Call.retry_safe`; see `_http.retry_delay` for what is 
 - log: only when every message carries `message_id` and `created_at` (a resend overwrites the same item).
 - execute_tool: for the tools whose calls are reads or idempotent writes (`RETRY_SAFE_TOOLS`), not
   `log_message` nor a tool this client does not know.
+- import_page: a page sent again stores nothing twice (what the scope holds is skipped).
 - memory_tool: `view` only (a second `create` finds the file, a second `str_replace` finds no match...).
 Any call is retried after a failure that shows it was not applied (connection refused, 429, 503).
 """
@@ -29,6 +30,7 @@ from agent_memory_client.types import (
     BatchSaveResponse,
     DeletedMemory,
     ErasureReceipt,
+    ExportPage,
     ExtractResponse,
     Health,
     HotMemoryDeleted,
@@ -36,6 +38,7 @@ from agent_memory_client.types import (
     HotMemoryRefresh,
     HotMemoryType,
     HotMemoryView,
+    ImportResult,
     InjectionResult,
     Intent,
     IntentContext,
@@ -398,3 +401,31 @@ def health() -> Call[Health]:
     """Whether the API's parts answer (`GET /health`, no token needed): `status` `ok`, or `unavailable` with the
     part that is down marked `down` (the API's 503, returned as the answer, not raised nor retried)."""
     return Call("GET", "/health", retry_safe=True, answers=frozenset({503}))
+
+
+def export_page(scope: Scope, scope_id: str, *, cursor: str | None = None) -> Call[ExportPage]:
+    """One page of everything the user or project holds (`GET /v1/{scope}/{id}/export`); pass the page's
+    `next_cursor` for the next one (`iter_export` follows them all)."""
+    return Call("GET", f"{_scope(scope, scope_id)}/export", retry_safe=True, params=query_params(cursor=cursor))
+
+
+def import_page(scope: Scope, scope_id: str, page: ExportPage | Mapping[str, Any]) -> Call[ImportResult]:
+    """One export page into the user or project (`POST /v1/{scope}/{id}/import`), all of it or nothing."""
+    return Call("POST", f"{_scope(scope, scope_id)}/import", retry_safe=True, body=as_dict(page, "page"))
+
+
+EXPORT_FILE_FORMAT = "agent-memory-export-file"
+
+
+def export_file(pages: Sequence[ExportPage]) -> dict[str, Any]:
+    """An export's pages as one JSON document (what `make export` writes): `{format, version, pages}`."""
+    return {"format": EXPORT_FILE_FORMAT, "version": 1, "pages": list(pages)}
+
+
+def file_pages(exported: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The pages of an export document, a list of pages, or one page, in order."""
+    if isinstance(exported, Mapping):
+        if exported.get("format") == EXPORT_FILE_FORMAT:
+            return list(exported["pages"])
+        return [exported]
+    return list(exported)

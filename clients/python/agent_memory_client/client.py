@@ -21,7 +21,15 @@ import httpx
 from agent_memory_client import _routes
 from agent_memory_client._http import Call, RetryPolicy, connection_error, decode, request, retry_delay
 from agent_memory_client.errors import PayloadTooLargeError
-from agent_memory_client.types import BatchSaveResponse, Memory, MemoryType, NewMemory
+from agent_memory_client.types import (
+    BatchSaveResponse,
+    ExportPage,
+    ImportResult,
+    Memory,
+    MemoryType,
+    NewMemory,
+    Scope,
+)
 
 __all__ = ["AsyncMemoryClient", "MemoryClient"]
 
@@ -147,6 +155,26 @@ class MemoryClient(_Settings):
                 raise
             return _routes.joined_batches([self._send(_routes.save_batch(user_id, part)) for part in parts])
 
+    def iter_export(self, scope: Scope, scope_id: str) -> Iterator[ExportPage]:
+        """Every page of the user's or project's export, in order (`export_page`, following `next_cursor`)."""
+        cursor: str | None = None
+        while True:
+            page = self.export_page(scope, scope_id, cursor=cursor)
+            yield page
+            if not page.get("next_cursor") or page["next_cursor"] == cursor:
+                return
+            cursor = page["next_cursor"]
+
+    def export_file(self, scope: Scope, scope_id: str) -> dict[str, Any]:
+        """The whole export as one document, `{format: agent-memory-export-file, version: 1, pages: [...]}`."""
+        return _routes.export_file(list(self.iter_export(scope, scope_id)))
+
+    def import_file(self, scope: Scope, scope_id: str,
+                    exported: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> list[ImportResult]:
+        """Import an export document (or a list of pages, or one page) into the user or project, page by page in
+        order; each page all or nothing. Sending it again stores nothing twice."""
+        return [self.import_page(scope, scope_id, page) for page in _routes.file_pages(exported)]
+
     save = _sync(_routes.save)
     extract = _sync(_routes.extract)
     delete_memory = _sync(_routes.delete_memory)
@@ -175,6 +203,8 @@ class MemoryClient(_Settings):
     erase = _sync(_routes.erase)
     get_erasure = _sync(_routes.get_erasure)
     health = _sync(_routes.health)
+    export_page = _sync(_routes.export_page)
+    import_page = _sync(_routes.import_page)
 
 
 class AsyncMemoryClient(_Settings):
@@ -248,6 +278,26 @@ class AsyncMemoryClient(_Settings):
                 raise
             return _routes.joined_batches([await self._send(_routes.save_batch(user_id, part)) for part in parts])
 
+    async def iter_export(self, scope: Scope, scope_id: str) -> AsyncIterator[ExportPage]:
+        """Every page of the user's or project's export, in order (`export_page`, following `next_cursor`)."""
+        cursor: str | None = None
+        while True:
+            page = await self.export_page(scope, scope_id, cursor=cursor)
+            yield page
+            if not page.get("next_cursor") or page["next_cursor"] == cursor:
+                return
+            cursor = page["next_cursor"]
+
+    async def export_file(self, scope: Scope, scope_id: str) -> dict[str, Any]:
+        """The whole export as one document, `{format: agent-memory-export-file, version: 1, pages: [...]}`."""
+        return _routes.export_file([page async for page in self.iter_export(scope, scope_id)])
+
+    async def import_file(self, scope: Scope, scope_id: str,
+                          exported: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> list[ImportResult]:
+        """Import an export document (or a list of pages, or one page) into the user or project, page by page in
+        order; each page all or nothing. Sending it again stores nothing twice."""
+        return [await self.import_page(scope, scope_id, page) for page in _routes.file_pages(exported)]
+
     save = _async(_routes.save)
     extract = _async(_routes.extract)
     delete_memory = _async(_routes.delete_memory)
@@ -276,3 +326,5 @@ class AsyncMemoryClient(_Settings):
     erase = _async(_routes.erase)
     get_erasure = _async(_routes.get_erasure)
     health = _async(_routes.health)
+    export_page = _async(_routes.export_page)
+    import_page = _async(_routes.import_page)

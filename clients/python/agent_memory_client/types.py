@@ -640,3 +640,122 @@ class ErasureReceipt(TypedDict):
     verified: bool
     passes: int
     tombstone_expires_at: str
+# ----------------------------------------------------------------------------------------- export and import
+
+
+class ExportedVersion(TypedDict):
+    """One version of a memory as stored (no embedding)."""
+
+    memory_key: str
+    memory_type: MemoryType
+    content: str
+    category: str | None
+    field: str | None
+    importance: int
+    keywords: list[Keyword]
+    source: str
+    conversation_id: str | None
+    metadata: dict[str, Any]
+    context: str | None
+    created_at: str
+    updated_at: str
+    valid_from: str
+    superseded_at: str | None
+    superseded_by: str | None
+    supersedes: str | None
+    version: int
+    access_count: int
+    last_accessed_at: str | None
+
+
+class ExportedMemory(TypedDict):
+    """A memory with its version history, oldest first (the last one current, unless it was deleted)."""
+
+    versions: list[ExportedVersion]
+
+
+class ExportedLogMessage(TypedDict):
+    message_id: str
+    conversation_id: str
+    role: Role
+    content: str
+    intent: str | None
+    author_id: str | None
+    created_at: str
+    expires_at: str
+
+
+class ExportedHotEntry(TypedDict):
+    type: HotMemoryType
+    key: str
+    value: Any
+    priority: int
+    source: Literal["api", "llm"]
+    created_at: str
+    updated_at: str
+
+
+class ExportedReport(TypedDict):
+    week_start: str
+    week_end: str
+    summary: str
+    key_events: list[str]
+    metrics: dict[str, Any]
+    generated_by: Literal["llm", "extractive"]
+    created_at: str
+
+
+class ExportedFile(TypedDict):
+    """A memory-tool entry: a file with its text, or a directory (`is_directory`, `text` null)."""
+
+    path: str
+    is_directory: bool
+    text: str | None
+    created_at: str
+    updated_at: str | None
+    version: int
+
+
+class ExportedSynonym(TypedDict):
+    keyword: str
+    synonym: str
+    similarity_score: float
+
+
+class ExportedScope(TypedDict):
+    type: Literal["user", "project"]
+    id: str
+
+
+class ExportPage(TypedDict):
+    """`export_page`: one page of the export format (docs/export-format.md); `import_page` takes it as it is."""
+
+    format: Literal["agent-memory-export"]
+    version: Literal[1]
+    source_tenant_id: str | None
+    scope: ExportedScope | None
+    exported_at: str | None
+    memories: list[ExportedMemory]
+    log: list[ExportedLogMessage]
+    hot_memory: list[ExportedHotEntry]
+    reports: list[ExportedReport]
+    files: list[ExportedFile]
+    synonyms: list[ExportedSynonym]
+    next_cursor: str | None
+
+
+class ImportedCounts(TypedDict):
+    memories: int
+    log: int
+    hot_memory: int
+    reports: int
+    files: int
+    synonyms: int
+
+
+class ImportResult(TypedDict):
+    """`import_page`: what the page wrote, and what the scope held already (or had expired)."""
+
+    scope: dict[str, str]
+    imported: ImportedCounts
+    skipped: ImportedCounts

@@ -25,6 +25,7 @@ from agent_memory.api.layers import (
 from agent_memory.api.load import ListMemoriesQuery, LoadContextOutput, LoadContextRequest, ResolvedText, ResolveRequest
 from agent_memory.api.log import AppendMessagesRequest, AppendResult, LogSearchRequest, LogSearchResult
 from agent_memory.api.memory_tool import MemoryToolRequest
+from agent_memory.api.portability import ExportQuery, ImportResult
 from agent_memory.api.profile import SummarizeOutput, SummarizeRequest
 from agent_memory.api.save import (
     BatchRequest,
@@ -48,6 +49,7 @@ from agent_memory.domain.health import Health
 from agent_memory.domain.layers import HotMemoryEntry, HotMemoryRefresh
 from agent_memory.domain.memory_edits import MemoryToolResult
 from agent_memory.domain.models import MemoryPage
+from agent_memory.domain.portable import ExportPage, ImportPage
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,7 @@ class Operation:
 
 _MEMORIES, _CONTEXT, _LAYERS, _TENANT = "memories", "context", "hot memory, log and reports", "tenant"
 _TOOLS, _SERVICE, _ERASURE = "agent tools", "service", "erasure and retention"
+_PORTABILITY = "export and import"
 _USER = "/v1/users/{user_id}"
 _SCOPE = "/v1/{scope_type}/{scope_id}"
 
@@ -112,6 +115,10 @@ OPERATIONS: tuple[Operation, ...] = (
               "Erase everything of a user or project in every store, check that nothing is left, and answer the "
               "receipt (202: in progress, send it again to continue); work queued before it is dropped",
               ErasureReceiptView, also=(202,)),
+    Operation("POST", f"{_SCOPE}/import", "import_scope", _PORTABILITY,
+              "Import one export page into the user or project: all of it or nothing, embeddings computed again; "
+              "what the scope holds already is skipped, so a page sent twice stores nothing twice",
+              ImportResult, 200, ImportPage),
     # load function
     Operation("POST", f"{_USER}/context/load", "load_context", _CONTEXT,
               "The user's memories ranked by importance, relevance and recency", LoadContextOutput, 200,
@@ -146,6 +153,10 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("GET", "/v1/erasures/{erasure_id}", "get_erasure", _ERASURE,
               "An erasure's receipt: per store what was found, removed and found by the final check",
               ErasureReceiptView),
+    Operation("GET", f"{_SCOPE}/export", "export_scope", _PORTABILITY,
+              "One page of everything the user or project holds (format agent-memory-export, version 1): memories "
+              "with their version history, the unexpired log, hot memory, reports, memory-tool files and the "
+              "tenant's synonyms they use; follow next_cursor until it is null", ExportPage, query=ExportQuery),
     Operation("GET", "/health", "health", _SERVICE,
               "Whether the API's parts answer: the table, the embedder (never loaded by a probe) and, on the local "
               "stack, its queues and workers; 503 with the same body when one is down",

@@ -14,6 +14,7 @@ from agent_memory.adapters.pinned_versions import VersionPinningStore, pinned_ve
 from agent_memory.api.tools import ToolExecutor
 from agent_memory.bootstrap.erasure import build_erasure
 from agent_memory.bootstrap.health import BuiltOnce, health_service
+from agent_memory.bootstrap.portability import scope_archive
 from agent_memory.bootstrap.scheduler import rollup_queue
 from agent_memory.domain.conversation import Message
 from agent_memory.domain.models import ExtractedMemory, Memory, ScopeRef
@@ -48,6 +49,7 @@ from agent_memory.services.inject import InjectLimits, InjectService
 from agent_memory.services.load import LoadService
 from agent_memory.services.memory_layers import MemoryLayersService
 from agent_memory.services.memory_tool import MemoryToolService
+from agent_memory.services.portability import PortabilityService
 from agent_memory.services.recall import RecallService
 from agent_memory.services.save import SaveService
 from agent_memory.services.search import SearchService
@@ -91,6 +93,7 @@ class Services:
     memory_tool: MemoryToolService  # Claude's memory tool over the user's /memories files
     erasure: ErasureService  # verified erasure of a scope; the tombstone check of the workers
     health: HealthService  # GET /health: the table answers, the embedder's state
+    portability: PortabilityService  # export and import of a scope's data, page by page
 
 
 def read_fields(text: str, pack: DomainPack = IMMIGRATION) -> list[ExtractedMemory]:
@@ -279,6 +282,9 @@ def build_services(
                                       else memory_files),
         rollup=_rollup_service(settings, layers, embedder_provider, writer=report_writer,
                                refresher=hot_memory_refresher, dropped=erasure.dropped),
+        portability=PortabilityService(archive=scope_archive(settings, dynamodb_client), synonyms=synonyms,
+                                       embedder=embedder_provider,
+                                       max_embedded_tokens=settings.max_embedded_tokens_per_request),
     )
 
 

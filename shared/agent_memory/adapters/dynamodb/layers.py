@@ -98,14 +98,14 @@ class DynamoLayerStore:
             if markers:
                 write_all(self._client, self._table, markers)
             self._client.transact_write_items(TransactItems=[
-                {"Put": {"TableName": self._table, "Item": self._log_item(pk, m)}} for m in messages])
+                {"Put": {"TableName": self._table, "Item": log_item(pk, m)}} for m in messages])
         except ClientError as error:
             raise_domain_error(error)
 
     def logged_messages(self, scope: ScopeRef, keys: list[LogKey]) -> list[LogMessage]:
         pk = partition_key(scope)
         wanted = [to_item({"pk": pk, "sk": log_sort_key(key)}) for key in keys]
-        return sorted((_log_from_item(i) for i in read_all(self._client, self._table, wanted)), key=log_sort_key)
+        return sorted((log_from_item(i) for i in read_all(self._client, self._table, wanted)), key=log_sort_key)
 
     def set_log_embeddings(self, scope: ScopeRef, messages: list[LogMessage]) -> None:
         pk = partition_key(scope)
@@ -123,15 +123,6 @@ class DynamoLayerStore:
                 if error_code(error) != CONDITION_FAILED:
                     raise_domain_error(error)
 
-    def _log_item(self, pk: str, message: LogMessage) -> dict[str, Any]:
-        values = message.model_dump(mode="json", exclude={"embedding"}, exclude_none=True)
-        values["expires_at"] = _epoch(message.expires_at)  # the table's TTL attribute: epoch seconds
-        item = to_item({"pk": pk, "sk": log_sort_key(message), "kind": "log",
-                      **values})
-        if message.embedding:
-            item["embedding"] = to_value(Binary(message.embedding))
-        return item
-
     def log_messages(self, scope: ScopeRef, *, start: datetime | None = None, end: datetime | None = None,
                      now: datetime | None = None) -> list[LogMessage]:
         """Messages in [start, end), oldest first; expired ones are never returned, whatever TTL did."""
@@ -143,7 +134,7 @@ class DynamoLayerStore:
             FilterExpression="expires_at > :now",
             ExpressionAttributeValues=to_item({":pk": partition_key(scope), ":low": low, ":high": high,
                                                ":now": cutoff}))
-        return [_log_from_item(i) for i in items if i["sk"]["S"] < high]
+        return [log_from_item(i) for i in items if i["sk"]["S"] < high]
 
     def recent_log(self, scope: ScopeRef, *, limit: int, now: datetime | None = None) -> list[LogMessage]:
         """The newest `limit` unexpired messages (a hot-memory refresh reads 50 by default), oldest first."""
@@ -156,7 +147,7 @@ class DynamoLayerStore:
             items.append(item)
             if len(items) >= limit:
                 break
-        return [_log_from_item(i) for i in reversed(items)]
+        return [log_from_item(i) for i in reversed(items)]
 
     def delete_expired_log(self, scope: ScopeRef, now: datetime) -> int:
         """What DynamoDB's TTL sweeper has not removed yet (it can lag by days)."""
@@ -208,11 +199,7 @@ class DynamoLayerStore:
             created_at = from_item(existing)["created_at"] if existing else entry.created_at.isoformat()
             stored = entry.model_copy(update={"created_at": datetime.fromisoformat(created_at)})
             self._client.transact_write_items(TransactItems=[
-                {"Put": {"TableName": self._table, "Item": {**key, **to_item({
-                    "kind": "hot", "type": stored.type.value, "key": stored.key,
-                    "value_json": json.dumps(stored.value, ensure_ascii=False), "priority": stored.priority,
-                    "source": stored.source, "created_at": stored.created_at.isoformat(),
-                    "updated_at": stored.updated_at.isoformat()})}}},
+                {"Put": {"TableName": self._table, "Item": hot_item(pk, stored)}},
                 bump_version(self._table, pk),
             ])
         except ClientError as error:
@@ -223,7 +210,7 @@ class DynamoLayerStore:
         """Highest priority first, then most recently updated."""
         items = self._query(KeyConditionExpression="pk = :pk AND begins_with(sk, :hot)",
                             ExpressionAttributeValues=to_item({":pk": partition_key(scope), ":hot": "HOT#"}))
-        entries = [_hot_from_item(i) for i in items]
+        entries = [hot_from_item(i) for i in items]
         return sorted(entries, key=lambda e: (-e.priority, -e.updated_at.timestamp(), e.type, e.key))
 
     def delete_hot(self, scope: ScopeRef, type_: HotMemoryType, key: str) -> None:
@@ -253,12 +240,7 @@ class DynamoLayerStore:
 
     def _put_report(self, scope: ScopeRef, report: WeeklyReport, *, condition: str,
                     values: dict[str, Any] | None = None) -> bool:
-        fields = report.model_dump(mode="json", exclude={"embedding", "metrics", "key_events"}, exclude_none=True)
-        item = to_item({"pk": partition_key(scope), "sk": f"REPORT#{report.week_start.isoformat()}", "kind": "report",
-                      "metrics_json": json.dumps(report.metrics, ensure_ascii=False),
-                      "key_events": report.key_events or None, "messages_covered": _covered(report), **fields})
-        if report.embedding:
-            item["embedding"] = to_value(Binary(report.embedding))
+        item = report_item(partition_key(scope), report)
         extra = {"ExpressionAttributeValues": to_item(values)} if values else {}
         try:
             self._client.put_item(TableName=self._table, Item=item, ConditionExpression=condition, **extra)
@@ -296,7 +278,7 @@ class DynamoLayerStore:
         items = self._query(KeyConditionExpression="pk = :pk AND begins_with(sk, :report)",
                             ExpressionAttributeValues=to_item({":pk": partition_key(scope), ":report": "REPORT#"}),
                             ScanIndexForward=False)
-        return [_report_from_item(i) for i in items]
+        return [report_from_item(i) for i in items]
 
     # ---- the rollup's fan-out ------------------------------------------------------------------
 
@@ -341,7 +323,41 @@ class DynamoLayerStore:
             raise_domain_error(error)
 
 
-def _log_from_item(item: dict[str, Any]) -> LogMessage:
+def log_item(pk: str, message: LogMessage) -> dict[str, Any]:
+    values = message.model_dump(mode="json", exclude={"embedding"}, exclude_none=True)
+    values["expires_at"] = _epoch(message.expires_at)  # the table's TTL attribute: epoch seconds
+    item = to_item({"pk": pk, "sk": log_sort_key(message), "kind": "log", **values})
+    if message.embedding:
+        item["embedding"] = to_value(Binary(message.embedding))
+    return item
+
+
+def hot_item(pk: str, entry: HotMemoryEntry) -> dict[str, Any]:
+    return to_item({"pk": pk, "sk": hot_sort_key(entry.type, entry.key), "kind": "hot", "type": entry.type.value,
+                    "key": entry.key, "value_json": json.dumps(entry.value, ensure_ascii=False),
+                    "priority": entry.priority, "source": entry.source, "created_at": entry.created_at.isoformat(),
+                    "updated_at": entry.updated_at.isoformat()})
+
+
+def hot_sort_key(type_: HotMemoryType, key: str) -> str:
+    return f"HOT#{type_.value}#{key}"
+
+
+def report_item(pk: str, report: WeeklyReport) -> dict[str, Any]:
+    fields = report.model_dump(mode="json", exclude={"embedding", "metrics", "key_events"}, exclude_none=True)
+    item = to_item({"pk": pk, "sk": report_sort_key(report.week_start), "kind": "report",
+                    "metrics_json": json.dumps(report.metrics, ensure_ascii=False),
+                    "key_events": report.key_events or None, "messages_covered": _covered(report), **fields})
+    if report.embedding:
+        item["embedding"] = to_value(Binary(report.embedding))
+    return item
+
+
+def report_sort_key(week_start: date) -> str:
+    return f"REPORT#{week_start.isoformat()}"
+
+
+def log_from_item(item: dict[str, Any]) -> LogMessage:
     values = from_item(item)
     for key in ("pk", "sk", "kind"):
         values.pop(key, None)
@@ -351,7 +367,7 @@ def _log_from_item(item: dict[str, Any]) -> LogMessage:
     return LogMessage.model_validate(values)
 
 
-def _hot_from_item(item: dict[str, Any]) -> HotMemoryEntry:
+def hot_from_item(item: dict[str, Any]) -> HotMemoryEntry:
     values = from_item(item)
     return HotMemoryEntry(type=values["type"], key=values["key"], value=json.loads(values["value_json"]),
                           priority=int(values.get("priority", 0)), source=values.get("source", "api"),
@@ -363,7 +379,7 @@ def _covered(report: WeeklyReport) -> int:
     return int(report.metrics.get("messages", 0) or 0)
 
 
-def _report_from_item(item: dict[str, Any]) -> WeeklyReport:
+def report_from_item(item: dict[str, Any]) -> WeeklyReport:
     values = from_item(item)
     for key in ("pk", "sk", "kind"):
         values.pop(key, None)

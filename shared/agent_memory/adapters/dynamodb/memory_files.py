@@ -61,10 +61,26 @@ def directory_key(path: str) -> str:
     return PREFIX + path + "/"
 
 
-def _file_from_item(item: dict[str, Any]) -> MemoryFile:
+def file_from_item(item: dict[str, Any]) -> MemoryFile:
     values = from_item(item)
     return MemoryFile(path=values["path"], text=values["text"], created_at=values["created_at"],
                       updated_at=values["updated_at"], version=int(values["version"]))
+
+
+def file_item(pk: str, file: MemoryFile) -> dict[str, Any]:
+    return to_item({"pk": pk, "sk": file_key(file.path), "kind": FILE_KIND, "path": file.path,
+                    "text": file.text, "size": file.size, "version": file.version,
+                    "created_at": file.created_at.isoformat(), "updated_at": file.updated_at.isoformat()})
+
+
+def directory_item(pk: str, directory: MemoryDirectory) -> dict[str, Any]:
+    return to_item({"pk": pk, "sk": directory_key(directory.path), "kind": DIRECTORY_KIND, "path": directory.path,
+                    "created_at": directory.created_at.isoformat(), "revision": 1})
+
+
+def directory_from_item(item: dict[str, Any]) -> MemoryDirectory:
+    values = from_item(item)
+    return MemoryDirectory(path=values["path"], created_at=values["created_at"])
 
 
 def _raise_for(error: ClientError, conflict: str) -> NoReturn:
@@ -91,7 +107,7 @@ class DynamoMemoryFileStore:
         found = {item["sk"]["S"]: item
                  for item in read_all(self._client, self._table, keys, attempts=self._max_attempts)}
         if file_key(path) in found:
-            return _file_from_item(found[file_key(path)])
+            return file_from_item(found[file_key(path)])
         if directory_key(path) in found:
             values = from_item(found[directory_key(path)])
             return MemoryDirectory(path=values["path"], created_at=values["created_at"])
@@ -120,7 +136,7 @@ class DynamoMemoryFileStore:
     def create(self, user: ScopeRef, file: MemoryFile) -> None:
         pk = partition_key(user)
         actions = [
-            {"Put": {"TableName": self._table, "Item": self._file_item(pk, file),
+            {"Put": {"TableName": self._table, "Item": file_item(pk, file),
                      "ConditionExpression": "attribute_not_exists(pk)"}},
             self._absent(pk, directory_key(file.path)),
             *self._parents(pk, file.path, file.created_at),
@@ -190,11 +206,6 @@ class DynamoMemoryFileStore:
         self._transact(actions, f"{new_path} exists, a parent of it is a file, or {old_path} changed meanwhile")
 
     # ---- internals -----------------------------------------------------------------------------
-
-    def _file_item(self, pk: str, file: MemoryFile) -> dict[str, Any]:
-        return to_item({"pk": pk, "sk": file_key(file.path), "kind": FILE_KIND, "path": file.path,
-                        "text": file.text, "size": file.size, "version": file.version,
-                        "created_at": file.created_at.isoformat(), "updated_at": file.updated_at.isoformat()})
 
     def _absent(self, pk: str, sk: str) -> dict[str, Any]:
         return {"ConditionCheck": {"TableName": self._table, "Key": to_item({"pk": pk, "sk": sk}),

@@ -19,6 +19,20 @@ from agent_memory.adapters.dynamodb.items import from_item, raise_domain_error, 
 from agent_memory.domain.keywords import normalize_keyword
 
 
+def synonym_partition(tenant_id: str) -> str:
+    return f"T#{tenant_id}#SYN"
+
+
+def synonym_sort_key(keyword: str, synonym: str) -> str:
+    return f"K#{keyword}#S#{synonym}"
+
+
+def synonym_item(tenant_id: str, keyword: str, synonym: str, similarity: float) -> dict[str, Any]:
+    """One direction of a pair, its terms normalised as a lookup normalises a query's."""
+    return to_item({"pk": synonym_partition(tenant_id), "sk": synonym_sort_key(keyword, synonym), "kind": "synonym",
+                    "keyword": keyword, "synonym": synonym, "similarity_score": f"{similarity:.4f}"})
+
+
 class DynamoSynonymStore:
     def __init__(self, *, table_name: str, client: Any, cache_seconds: float = 60.0, max_tenants: int = 256) -> None:
         self._table = table_name
@@ -32,13 +46,7 @@ class DynamoSynonymStore:
         term = normalize_keyword(keyword)
         pairs = {(term, normalize_keyword(s)) for s in synonyms} | {(normalize_keyword(s), term) for s in synonyms}
         pairs = {(a, b) for a, b in pairs if a and b and a != b}
-        items = [
-            {"PutRequest": {"Item": to_item({
-                "pk": f"T#{tenant_id}#SYN", "sk": f"K#{a}#S#{b}", "kind": "synonym",
-                "keyword": a, "synonym": b, "similarity_score": f"{similarity:.4f}",
-            })}}
-            for a, b in sorted(pairs)
-        ]
+        items = [{"PutRequest": {"Item": synonym_item(tenant_id, a, b, similarity)}} for a, b in sorted(pairs)]
         try:
             write_all(self._client, self._table, items)
         except ClientError as error:
@@ -46,6 +54,15 @@ class DynamoSynonymStore:
         with self._lock:
             self._cache.pop(tenant_id, None)
         return len(items)
+
+    def pairs(self, tenant_id: str) -> dict[str, dict[str, float]]:
+        """Every synonym of the tenant: keyword -> synonym -> similarity (both directions, as stored)."""
+        return {keyword: dict(found) for keyword, found in self._tenant_table(tenant_id).items()}
+
+    def forget(self, tenant_id: str) -> None:
+        """Drop this container's cached synonyms of the tenant (they were written around the store)."""
+        with self._lock:
+            self._cache.pop(tenant_id, None)
 
     def synonyms_for(self, tenant_id: str, terms: list[str]) -> dict[str, list[tuple[str, float]]]:
         table = self._tenant_table(tenant_id)
@@ -67,7 +84,7 @@ class DynamoSynonymStore:
         params: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": "pk = :pk",
-            "ExpressionAttributeValues": {":pk": {"S": f"T#{tenant_id}#SYN"}},
+            "ExpressionAttributeValues": {":pk": {"S": synonym_partition(tenant_id)}},
         }
         try:
             while True:
