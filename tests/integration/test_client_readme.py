@@ -88,7 +88,8 @@ def run_example(code: str) -> list[str]:
 
 
 def test_the_readme_has_an_example_per_section_that_shows_code():
-    assert [section for section, _ in EXAMPLES] == ["Sync", "Async", "Errors", "Anthropic memory tool"]
+    assert [section for section, _ in EXAMPLES] == ["Sync", "Async", "Errors", "Export and import",
+                                                    "Anthropic memory tool"]
 
 
 @pytest.mark.parametrize("section, code", EXAMPLES, ids=[section for section, _ in EXAMPLES])
@@ -113,6 +114,16 @@ def test_the_errors_example_shows_what_the_api_answers(readme_world):
     printed = run_example(dict(EXAMPLES)["Errors"])
 
     assert printed == ["404 not_found", "422 ['memory_key']"]
+
+
+def test_the_export_example_moves_the_user_to_another_tenant(readme_world):
+    api, _ = readme_world
+
+    printed = run_example(dict(EXAMPLES)["Export and import"])
+
+    assert printed == ["1 0"]
+    moved = api.call("GET", "/v1/users/u-1001/memories", tenant="t2").body["items"]
+    assert [m["content"] for m in moved] == ["Lives in Leeds"]
 
 
 def test_the_memory_tool_example_keeps_the_file_in_the_service(readme_world):

@@ -213,3 +213,17 @@ def test_given_a_deleted_current_memory_then_its_history_is_still_exported_once(
 
     assert [[v.content for v in m.versions] for m in page.memories] == [["Lives in Leeds"], ["Lives in Bath"]]
     assert page.memories[0].versions[0].superseded_by == york.memory.memory_key
+
+
+def test_given_two_current_memories_of_the_same_content_in_a_page_then_the_second_is_named(stores):
+    versions = [{"versions": [{"memory_key": f"mem_01kd000000000000000000000{i}", "memory_type": "FACT",
+                               "content": text, "importance": 50, "created_at": "2026-01-05T10:00:00Z",
+                               "updated_at": "2026-01-05T10:00:00Z", "valid_from": "2026-01-05T10:00:00Z"}]}
+                for i, text in enumerate(["Likes tea", "likes  tea!"])]
+    page = ImportPage.model_validate({"format": "agent-memory-export", "version": 1, "memories": versions})
+
+    with pytest.raises(InvalidInput) as raised:
+        stores.service.import_page(SOURCE, page, now=NOW)
+
+    assert raised.value.details == [{"field": "memories.1.versions.0.content", "type": "duplicate"}]
+    assert stores.client.scan(TableName=TABLE)["Count"] == 0

@@ -251,6 +251,12 @@ class PortabilityService:
             else:
                 raise Conflict(f"{where}.memory_key: {version.memory_key} is stored in this scope with other "
                                "content", details=[{"field": f"{where}.memory_key", "type": "conflict"}])
+        seen: dict[str, str] = {}
+        for where, memory in new:  # one transaction may not write a content marker twice
+            if memory.is_current and seen.setdefault(memory.content_hash, where) != where:
+                raise InvalidInput(f"{where}.content: the same content as {seen[memory.content_hash]} (two current "
+                                   "memories of a scope never hold the same content)",
+                                   details=[{"field": f"{where}.content", "type": "duplicate"}])
         holders = archive.slot_holders(scope, [m for _, m in new])
         for where, memory in new:
             for what, holder in holders.get(memory.memory_key, {}).items():
