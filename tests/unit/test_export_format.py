@@ -143,3 +143,16 @@ def test_given_a_cursor_this_api_did_not_write_then_it_is_refused_naming_the_cur
         ExportCursor.decode(forged)
 
     assert raised.value.details == [{"field": "cursor"}]
+
+
+def test_given_two_log_messages_that_the_log_would_store_as_one_then_the_page_is_refused():
+    message = {"message_id": "m-1", "conversation_id": "c-1", "role": "user", "content": "hi",
+               "created_at": "2026-01-05T10:00:00.000100Z", "expires_at": "2026-02-05T10:00:00Z"}
+
+    assert errors_of(page(log=[message, {**message, "created_at": "2026-01-05T10:00:00.000900Z"}])) == [""]
+
+
+def test_given_a_synonym_pair_twice_in_two_spellings_then_the_page_is_refused():
+    pair = {"keyword": "TTPS", "synonym": "高才通", "similarity_score": 0.9}
+
+    assert errors_of(page(synonyms=[pair, {**pair, "keyword": " ttps"}])) == [""]

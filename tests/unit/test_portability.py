@@ -18,9 +18,10 @@ from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogMessage
 from agent_memory.domain.memory_files import MemoryFile
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.portable import ExportPage, ImportPage
-from agent_memory.errors import Conflict, InvalidInput, PayloadTooLarge
+from agent_memory.errors import Conflict, InvalidInput, PayloadTooLarge, Throttled
 from agent_memory.services.portability import PortabilityService
 from tests.conftest import TABLE
+from tests.fakes.dynamodb_faults import ThrottlingDynamo
 from tests.fakes.embedders import HashingEmbedder
 
 SOURCE = ScopeRef(tenant_id="t-from", user_id="u-1")
@@ -227,3 +228,51 @@ def test_given_two_current_memories_of_the_same_content_in_a_page_then_the_secon
 
     assert raised.value.details == [{"field": "memories.1.versions.0.content", "type": "duplicate"}]
     assert stores.client.scan(TableName=TABLE)["Count"] == 0
+
+
+class SaveBeforeTheImport:
+    """A DynamoDB client on which another writer saves a memory of the imported field just before the import's
+    transaction: the moment between the import's reads and its write."""
+
+    def __init__(self, client: Any, store: DynamoMemoryStore, scope: ScopeRef) -> None:
+        self._client, self._store, self._scope = client, store, scope
+
+    def transact_write_items(self, **kwargs: Any) -> Any:
+        self._store.save(self._scope, NewMemory(memory_type=MemoryType.FACT, content="Lives in Paris",
+                                                field="residence"))
+        return self._client.transact_write_items(**kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+
+def test_given_a_concurrent_save_of_an_imported_field_then_the_page_is_refused_whole_and_sent_again_names_it(stores):
+    stores.fill(SOURCE)
+    (page,) = stores.export_all(SOURCE)
+    target = ScopeRef(tenant_id="t-to", user_id="u")
+    racing = SaveBeforeTheImport(stores.client, stores.memories, target)
+    service = PortabilityService(archive=lambda: DynamoScopeArchive(table_name=TABLE, client=racing),
+                                 synonyms=stores.synonyms, embedder=lambda: stores.embedder)
+
+    with pytest.raises(Conflict):
+        service.import_page(target, sent(page), now=NOW)
+
+    assert [m.content for m in stores.memories.all_current(target)] == ["Lives in Paris"]  # the racer's alone
+    assert stores.layers.hot_memory(target) == [] and stores.files.usage(target).files == 0
+    with pytest.raises(Conflict) as again:
+        stores.service.import_page(target, sent(page), now=NOW)
+    assert again.value.details == [{"field": "memories.0.versions.2.field", "type": "conflict"}]
+
+
+def test_given_the_table_pushing_back_then_the_import_answers_throttled_and_writes_nothing(stores):
+    stores.fill(SOURCE)
+    (page,) = stores.export_all(SOURCE)
+    target = ScopeRef(tenant_id="t-to", user_id="u")
+    busy = ThrottlingDynamo(stores.client)
+    service = PortabilityService(archive=lambda: DynamoScopeArchive(table_name=TABLE, client=busy),
+                                 synonyms=stores.synonyms, embedder=lambda: stores.embedder)
+
+    with pytest.raises(Throttled):
+        service.import_page(target, sent(page), now=NOW)
+
+    assert stores.service.export_page(target, now=NOW).memories == []

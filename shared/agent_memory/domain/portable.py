@@ -50,6 +50,7 @@ PAGE_MAX_EMBEDDED_TOKENS = 8_000
 Timestamp = Annotated[datetime, AfterValidator(require_utc), AfterValidator(not_in_the_future)]
 MemoryKey = Annotated[str, StringConstraints(pattern=MEMORY_KEY_PATTERN)]
 Text = Annotated[str, StringConstraints(min_length=1), AfterValidator(max_utf8_bytes(64 * 1024))]
+AnyText = Annotated[str, AfterValidator(max_utf8_bytes(64 * 1024))]
 Label = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 
 
@@ -66,7 +67,7 @@ class ExportedVersion(RequestModel):
     source: Label = "api"
     conversation_id: Label | None = None
     metadata: Annotated[dict[str, Any], AfterValidator(max_utf8_bytes(16 * 1024))] = Field(default_factory=dict)
-    context: Text | None = None
+    context: AnyText | None = None
     created_at: Timestamp
     updated_at: Timestamp
     valid_from: Timestamp
@@ -111,7 +112,7 @@ class ExportedLogMessage(RequestModel):
     message_id: Id
     conversation_id: Id
     role: Literal["user", "assistant"]
-    content: Text
+    content: AnyText
     intent: Label | None = None
     author_id: Id | None = None
     created_at: Timestamp
@@ -209,10 +210,13 @@ class ImportPage(RequestModel):
         """A memory key, a log message, a hot-memory slot, a week or a path appears once in a page."""
         keys = [v.memory_key for m in self.memories for v in m.versions]
         _once("memories", keys)
-        _once("log", [(m.created_at, m.conversation_id, m.message_id) for m in self.log])
+        # The log keeps a message's time to the millisecond: two times within one are one message's.
+        _once("log", [(m.created_at.replace(microsecond=m.created_at.microsecond // 1000 * 1000), m.conversation_id,
+                       m.message_id) for m in self.log])
         _once("hot_memory", [(e.type, e.key) for e in self.hot_memory])
         _once("reports", [r.week_start for r in self.reports])
         _once("files", [f.path.rstrip("/") for f in self.files])
+        _once("synonyms", [(normalize_keyword(s.keyword), normalize_keyword(s.synonym)) for s in self.synonyms])
         current = [(v.field, v.memory_key) for m in self.memories for v in m.versions if v.is_current and v.field]
         _once("memories", [field for field, _ in current], what="current memory of field")
         return self
