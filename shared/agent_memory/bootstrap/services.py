@@ -173,7 +173,6 @@ def build_services(
                                       max_tenants=settings.synonym_cache_tenants)
 
     packs = settings.packs
-    pack_extractor = _pack_extractors(settings, extractor)
 
     def build_embedder() -> Embedder | None:
         if not isinstance(embedder, _Unset):
@@ -183,6 +182,7 @@ def build_services(
         return build_embedder(settings)
 
     embedder_provider = BuiltOnce(build_embedder)
+    pack_extractor = _pack_extractors(settings, extractor, embedder_provider)
 
     @cache
     def narrator_provider() -> Callable[[Profile], str]:
@@ -288,9 +288,10 @@ def build_services(
     )
 
 
-def _pack_extractors(settings: Settings, extractor: MemoryExtractor | None) -> Callable[[DomainPack], MemoryExtractor]:
+def _pack_extractors(settings: Settings, extractor: MemoryExtractor | None, embedder: EmbedderProvider
+                     ) -> Callable[[DomainPack], MemoryExtractor]:
     """A pack's extractor, built on first use (the LLM SDK is imported then): the one given for every pack, else
-    the configured provider's with the pack's rules or prompt."""
+    the configured provider's with the pack's rules (and exemplars, read with the embedder) or prompt."""
 
     @cache
     def extractor_of(pack_name: str) -> MemoryExtractor:
@@ -298,7 +299,8 @@ def _pack_extractors(settings: Settings, extractor: MemoryExtractor | None) -> C
             return extractor
         from agent_memory.adapters.llm import build_extractor
 
-        return build_extractor(settings, pack=pack_named(pack_name))
+        pack = pack_named(pack_name)
+        return build_extractor(settings, pack=pack, embedder=embedder() if pack.extraction.exemplars else None)
 
     return lambda pack: extractor_of(pack.name)
 

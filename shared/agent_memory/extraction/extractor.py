@@ -17,6 +17,7 @@ from agent_memory.domain.models import ExtractedMemory, MemoryType, is_cjk_text
 from agent_memory.domain.packs import ExtractionRules
 from agent_memory.domain.packs.immigration import IMMIGRATION
 from agent_memory.extraction.dialogue import answer_segments, asked_questions, statements
+from agent_memory.extraction.exemplars import ExemplarReader
 from agent_memory.extraction.fields.amounts import annual_income, budget, investment_amount
 from agent_memory.extraction.fields.career import company, industry, job_title, tech_background, years_of_experience
 from agent_memory.extraction.fields.education import education, major, university
@@ -146,19 +147,36 @@ class OfflineExtractor:
     not filter `turn.existing_info`: the caller skips known fields and reports them as skipped.
     """
 
-    def __init__(self, rules: ExtractionRules = IMMIGRATION.extraction) -> None:
+    def __init__(self, rules: ExtractionRules = IMMIGRATION.extraction, *, reader: ExemplarReader | None = None,
+                 list_fields: frozenset[str] = frozenset()) -> None:
+        """`reader`: reads the clauses no rule read by the pack's labelled examples (`list_fields`: the pack's
+        fields that hold several values)."""
         unknown = [name for name in rules.fields if name not in RULES]
         if unknown or rules.preferences not in PREFERENCE_STAGES:
             raise ValueError(f"no offline rule for {', '.join(unknown) or rules.preferences!r}")
         self._rules = {name: RULES[name] for name in rules.fields}
         self._preferences = PREFERENCE_STAGES[rules.preferences]
+        self._reader = reader
+        self._list_fields = list_fields
 
-    def extract(self, turn: ConversationTurn) -> list[ExtractedMemory]:
+    def extract(self, turn: ConversationTurn, *, leave_out: str = "") -> list[ExtractedMemory]:
+        """`leave_out`: the exemplars of that labelled turn are not used (an evaluation on the turns they come
+        from)."""
         text = without_questions(_single_spaced(unicodedata.normalize("NFKC", turn.user_message or "")).strip())
         if not text:
             return []
-        ctx = Utterance(text=text, zh=is_cjk_text(turn.user_message))
+        memories = self._by_rules(turn, text, zh=is_cjk_text(turn.user_message))
+        if self._reader is not None:
+            memories += self._reader.read(text, memories,
+                                          lambda clause: bool(self._by_rules(None, clause, zh=is_cjk_text(clause))),
+                                          list_fields=self._list_fields, leave_out=leave_out)
+        return memories
+
+    def _by_rules(self, turn: ConversationTurn | None, text: str, *, zh: bool) -> list[ExtractedMemory]:
+        """The rules' memories; with the turn, also the fields a terse reply answers to its assistant's question."""
+        ctx = Utterance(text=text, zh=zh)
         memories = _field_memories(ctx, self._rules)
         memories += self._preferences(ctx, memories)
-        memories += _answers(turn, ctx, {m.field or "" for m in memories}, self._rules)
+        if turn is not None:
+            memories += _answers(turn, ctx, {m.field or "" for m in memories}, self._rules)
         return memories

@@ -10,20 +10,24 @@ if TYPE_CHECKING:
     from agent_memory.domain.conversation import Message
     from agent_memory.domain.packs import DomainPack
     from agent_memory.domain.profile import Profile
-    from agent_memory.ports import HotMemoryRefresher, MemoryExtractor, TokenCounter, WeeklyReportWriter
+    from agent_memory.ports import Embedder, HotMemoryRefresher, MemoryExtractor, TokenCounter, WeeklyReportWriter
     from agent_memory.settings import Settings
 
 
 def build_extractor(settings: Settings, *, pack: DomainPack | None = None, http_client: Any = None,
-                    secrets_client: Any = None) -> MemoryExtractor:
+                    secrets_client: Any = None, embedder: Embedder | None = None) -> MemoryExtractor:
     """The extractor of a domain pack (default: the deployment's pack): its offline rules, or Claude with its
-    prompt."""
+    prompt. Offline, a pack with exemplars reads what its rules leave alone by them, given the embedder they were
+    calibrated on."""
     pack = pack or settings.packs.default
     provider = settings.effective_llm_provider
     if provider == "offline":
         from agent_memory.extraction import OfflineExtractor
+        from agent_memory.extraction.exemplars import pack_reader
 
-        return OfflineExtractor(pack.extraction)
+        exemplars = pack.extraction.exemplars
+        reader = pack_reader(exemplars, embedder) if exemplars and embedder is not None else None
+        return OfflineExtractor(pack.extraction, reader=reader, list_fields=pack.list_fields)
     from agent_memory.adapters.llm.claude import ClaudeExtractor, make_client
 
     client = make_client(settings, http_client=http_client, secrets_client=secrets_client)

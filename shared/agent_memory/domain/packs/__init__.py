@@ -27,6 +27,8 @@ class ExtractionRules(BaseModel):
 
     fields: tuple[str, ...] = Field(min_length=1)
     preferences: Literal["immigration", "general"]
+    # Labelled clauses (<name>.jsonl beside the packs) that read what the rules leave alone, by nearest examples.
+    exemplars: str | None = None
 
 
 class LlmPrompt(BaseModel):

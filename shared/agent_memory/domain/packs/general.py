@@ -139,6 +139,7 @@ GENERAL = DomainPack(
                 "general.hasChildren", "general.pet", "general.allergy", "general.healthCondition", "general.diet",
                 "general.languageSkills", "general.goal"),
         preferences="general",
+        exemplars="general_exemplars",
     ),
     summary_fields=("preferredName", "name", "age", "currentLocation", "nationality", "currentJobTitle",
                     "currentCompany", "education", "languageSkills", "maritalStatus", "hasChildren", "pet", "allergy",
