@@ -140,3 +140,18 @@ def test_the_general_packs_exemplars_load_with_vectors_made_from_the_same_texts(
 
 def test_the_reader_is_used_only_with_the_embedder_its_thresholds_were_chosen_on() -> None:
     assert pack_reader("general_exemplars", HashingEmbedder()) is None
+
+
+def test_a_clause_the_rules_read_inside_a_longer_memory_is_not_read_again_by_the_exemplars() -> None:
+    from agent_memory.domain.packs import pack_named
+    from agent_memory.extraction import OfflineExtractor
+    from agent_memory.ports import ConversationTurn
+
+    general = pack_named("general")
+    reader = ExemplarReader(HashingEmbedder(dimension=512), [Exemplar("叫豆豆", "preferredName", FACT),
+                                                             Exemplar("我喜欢爬山", "preference", PREFERENCE)], LOOSE)
+    extractor = OfflineExtractor(general.extraction, reader=reader, list_fields=general.list_fields)
+
+    memories = extractor.extract(ConversationTurn(user_message="我养了一只狗，叫豆豆。我喜欢爬山。"))
+
+    assert {m.field for m in memories} == {"pet", "preference"}

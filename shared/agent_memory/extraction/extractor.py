@@ -167,10 +167,17 @@ class OfflineExtractor:
             return []
         memories = self._by_rules(turn, text, zh=is_cjk_text(turn.user_message))
         if self._reader is not None:
-            memories += self._reader.read(text, memories,
-                                          lambda clause: bool(self._by_rules(None, clause, zh=is_cjk_text(clause))),
+            memories += self._reader.read(text, memories, lambda clause: self._read_by_rules(clause, memories),
                                           list_fields=self._list_fields, leave_out=leave_out)
         return memories
+
+    def _read_by_rules(self, clause: str, memories: list[ExtractedMemory]) -> bool:
+        """Whether the rules read the clause: alone, or as part of a memory of the turn ("叫豆豆" names the dog
+        of "我养了一只狗，叫豆豆", whose memory holds both clauses)."""
+        folded = clause.casefold()
+        return any(folded in m.content.casefold() or (isinstance(m.value, str) and len(m.value) > 1
+                                                       and m.value.casefold() in folded) for m in memories) \
+            or bool(self._by_rules(None, clause, zh=is_cjk_text(clause)))
 
     def _by_rules(self, turn: ConversationTurn | None, text: str, *, zh: bool) -> list[ExtractedMemory]:
         """The rules' memories; with the turn, also the fields a terse reply answers to its assistant's question."""
