@@ -7,7 +7,9 @@ from agent_memory.domain.context import ContextBlock, Priority, tagged_block
 from agent_memory.domain.context_budget import context_tokens, fit, shed
 from agent_memory.domain.context_placement import MAX_CACHE_BREAKPOINTS, place
 from agent_memory.domain.current_message import user_texts, with_current_message
-from agent_memory.domain.request_blocks import collected_info_text, device_text
+from agent_memory.domain.packs import pack_named
+from agent_memory.domain.packs.immigration import IMMIGRATION
+from agent_memory.domain.request_blocks import assessment_text, collected_info_text, device_text
 
 NOW = 1_795_309_200.0  # 2026-11-22T01:00:00Z, a Sunday
 
@@ -63,8 +65,27 @@ def test_the_current_message_is_appended_joined_to_tool_results_or_left_when_alr
 
 
 def test_request_blocks_are_empty_without_their_part_of_the_request():
-    assert collected_info_text(None, "en") == ""
-    assert collected_info_text(ConsultingState(collected_info={"age": 35}), "en").splitlines()[1] == "- Age: 35"
+    assert collected_info_text(None, IMMIGRATION.assessment, "en") == ""
+    assert collected_info_text(ConsultingState(collected_info={"age": 35}), IMMIGRATION.assessment,
+                               "en").splitlines()[1] == "- Age: 35"
     device = DeviceInfo(device_type="mobile", timezone="Asia/Shanghai")
     assert "2026-11-22 周日 上午9:00" in device_text(device, now=NOW, turn_number=1, every_turns=5, locale="zh")
     assert device_text(device, now=NOW, turn_number=2, every_turns=5, locale="zh") == ""
+
+
+def test_a_general_tenants_consulting_state_is_worded_by_its_pack_not_the_immigration_consultation():
+    general = pack_named("general").assessment
+    state = ConsultingState.model_validate({
+        "collectedInfo": {"preferredName": "Lena", "pets": ["cat"], "favouriteBand": "Muse"},
+        "assessmentResult": {"recommendedPrograms": ["Couch to 5K"], "suitabilityScore": 80}})
+
+    collected = collected_info_text(state, general, "en")
+    assessment = assessment_text(state, general, "zh")
+
+    assert "- name: Lena" in collected and "- pets: cat" in collected and "- favouriteBand: Muse" in collected
+    assert collected.endswith("Not collected yet: age, location, job, marital status, children, reply language, "
+                              "goals")
+    assert "Hong Kong" not in collected and "Annual income" not in collected
+    assert assessment.startswith("初步评估结果:") and "¥99" not in assessment and "移民" not in assessment
+    assert "用户移民资格初步评估结果:" in assessment_text(state, IMMIGRATION.assessment, "zh")
+    assert "¥99" in assessment_text(state, IMMIGRATION.assessment, "zh")

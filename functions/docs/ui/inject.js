@@ -11,7 +11,7 @@ export function renderInject(panel, { id: userId }) {
     h("div", { class: "span-all field" },
       h("label", { for: "inject-message" }, "Current user message"),
       h("textarea", { id: "inject-message", name: "current_user_message", rows: "2",
-        placeholder: "e.g. 我适合高才通吗？ / What should I prepare?" })),
+        placeholder: "e.g. 今晚吃什么好？ / What should I prepare for tomorrow?" })),
     h("div", { class: "field" },
       h("label", { for: "inject-conversation" }, "Conversation id"),
       h("input", { id: "inject-conversation", name: "conversation_id", required: true, value: "inspector-preview",

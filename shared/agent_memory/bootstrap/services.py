@@ -380,6 +380,7 @@ def _context_sources(settings: Settings, store: MemoryStore, search: SearchServi
         knowledge=retriever(settings.context_knowledge_url), experiences=retriever(settings.context_experience_url),
         knowledge_triggers=(lambda tenant: settings.pack_for(tenant).knowledge_triggers) if triggers is None
         else triggers,
+        assessment=lambda tenant: settings.pack_for(tenant).assessment,
         top_memories=settings.context_top_memories, relevant_memories=settings.context_relevant_memories,
         relevant_search_mode=settings.context_relevant_search_mode or None,
         importance_margin=settings.context_importance_margin,

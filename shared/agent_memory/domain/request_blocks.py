@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from agent_memory.domain.caller_state import AgentExecutionRecord, ConsultingState, DeviceInfo
 from agent_memory.domain.context import Locale, neutralize, one_line
+from agent_memory.domain.packs import AssessmentWording
 
 
 def pick(locale: Locale, zh: str, en: str) -> str:
@@ -18,17 +19,6 @@ def pick(locale: Locale, zh: str, en: str) -> str:
 
 
 # ---- collected_info -------------------------------------------------------------------------------
-
-COLLECTED_LABELS = {
-    "age": ("年龄", "Age"), "education": ("学历", "Education"), "university": ("毕业院校", "University"),
-    "workYears": ("工作年限", "Years of experience"), "industry": ("行业", "Industry"),
-    "annualIncome": ("年收入", "Annual income"), "maritalStatus": ("婚姻状况", "Marital status"),
-    "children": ("子女", "Children"), "languageAbility": ("语言能力", "Languages"),
-    "hasHKConnection": ("香港联系", "Hong Kong connection"), "assets": ("资产情况", "Assets"),
-    "nationality": ("国籍", "Nationality"),
-}
-CORE_COLLECTED_KEYS = ("age", "education", "workYears", "annualIncome", "languageAbility", "hasHKConnection")
-
 
 def _value_text(value: Any, zh: bool) -> str:
     if isinstance(value, bool):
@@ -38,16 +28,16 @@ def _value_text(value: Any, zh: bool) -> str:
     return one_line(value, 200)
 
 
-def collected_info_text(state: ConsultingState | None, locale: Locale) -> str:
-    """The collected fields, labelled, then which core fields are still missing."""
+def collected_info_text(state: ConsultingState | None, wording: AssessmentWording, locale: Locale) -> str:
+    """The collected fields, labelled in the pack's words, then which of its core fields are still missing."""
     info = {k: v for k, v in (state.collected_info if state else {}).items() if v is not None and v != ""}
     if not info:
         return ""
     zh = locale == "zh"
     index = 0 if zh else 1
-    lines = [f"- {COLLECTED_LABELS.get(k, (one_line(k, 80),) * 2)[index]}: {_value_text(v, zh)}"
-             for k, v in info.items()]
-    missing = [COLLECTED_LABELS[k][index] for k in CORE_COLLECTED_KEYS if k not in info]
+    labels = wording.collected_labels
+    lines = [f"- {labels.get(k, (one_line(k, 80),) * 2)[index]}: {_value_text(v, zh)}" for k, v in info.items()]
+    missing = [labels.get(k, (k, k))[index] for k in wording.core_collected if k not in info]
     tail = (f"尚未收集: {'、'.join(missing)}" if missing else "核心信息已收集完毕") if zh else (
         f"Not collected yet: {', '.join(missing)}" if missing else "All core information is collected")
     return "\n".join([pick(locale, "本次对话已收集的用户信息：", "Information collected in this conversation:"),
@@ -112,26 +102,24 @@ def conversation_stats_text(*, user_texts: Sequence[str], turn_number: int, stat
 
 # ---- assessment_result ----------------------------------------------------------------------------
 
-DEFAULT_ASSESSMENT_NOTE = "提示: 这是基于初步信息的预评估。付费详细评估(¥99)将提供完整的评分报告和申请建议。"
-
-
-def assessment_text(state: ConsultingState | None, note: str, locale: Locale) -> str:
-    """The preliminary assessment: programs, score, strengths, concerns; `note` closes the Chinese block."""
+def assessment_text(state: ConsultingState | None, wording: AssessmentWording, locale: Locale) -> str:
+    """The preliminary assessment: programs, score, strengths, concerns, opened and closed in the pack's
+    wording."""
     result = state.assessment_result if state else None
     if result is None:
         return ""
     zh = locale == "zh"
     programs = ("、" if zh else ", ").join(one_line(p, 100) for p in result.recommended_programs) or "-"
     score = "-" if result.suitability_score is None else f"{result.suitability_score:g}"
-    lines = [pick(locale, "用户移民资格初步评估结果:", "Preliminary assessment:"),
+    lines = [pick(locale, wording.heading_zh, wording.heading_en),
              f"{pick(locale, '推荐方案', 'Recommended')}: {programs}",
              f"{pick(locale, '匹配度', 'Suitability')}: {score}{pick(locale, '分/100分', '/100')}"]
     if result.highlights:
         lines += [pick(locale, "优势:", "Strengths:"), *(f"  - {one_line(h)}" for h in result.highlights)]
     if result.concerns:
         lines += [pick(locale, "注意事项:", "Concerns:"), *(f"  - {one_line(c)}" for c in result.concerns)]
-    if note and zh:
-        lines.append(neutralize(note))
+    if wording.note_zh and zh:
+        lines.append(neutralize(wording.note_zh))
     return "\n".join(lines)
 
 

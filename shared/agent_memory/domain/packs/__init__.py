@@ -45,6 +45,20 @@ class LlmPrompt(BaseModel):
     core_fields: tuple[str, ...]  # the fields the tool's `field` names (besides "other")
 
 
+class AssessmentWording(BaseModel):
+    """The wording of inject's blocks that restate the caller's consulting_state: the labels of its collected_info
+    fields (field -> Chinese, English; an unknown field shows its name) and the core fields listed as not collected
+    yet; how the assessment block opens, per language, and the note that closes the Chinese one (empty = none)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    collected_labels: Mapping[str, tuple[str, str]] = Field(default_factory=dict)
+    core_collected: tuple[str, ...] = ()
+    heading_zh: str = "初步评估结果:"
+    heading_en: str = "Preliminary assessment:"
+    note_zh: str = ""
+
+
 class DomainPack(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -62,6 +76,7 @@ class DomainPack(BaseModel):
     summary_fields: tuple[str, ...]  # load_context's profile summary: these fields' memories, in this order
     knowledge_triggers: tuple[str, ...] = ()  # empty = every message is worth a knowledge retrieval
     llm: LlmPrompt
+    assessment: AssessmentWording = AssessmentWording()
 
 
 def _packs() -> dict[str, DomainPack]:

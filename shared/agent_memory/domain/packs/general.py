@@ -4,7 +4,7 @@ text, or none); the offline rules read everyday statements in English and Chines
 
 from __future__ import annotations
 
-from agent_memory.domain.packs import DomainPack, ExtractionRules, LlmPrompt
+from agent_memory.domain.packs import AssessmentWording, DomainPack, ExtractionRules, LlmPrompt
 from agent_memory.domain.profile_schema import (
     Narrative,
     NarrativeClause,
@@ -146,6 +146,11 @@ GENERAL = DomainPack(
                     "healthCondition", "diet", "preferredLanguage", "responseStyle", "communicationChannel",
                     "preference", "dislike", "goal"),
     knowledge_triggers=(),
+    # A caller's collected_info labelled by the profile's own fields; the fields every profile counts are the core.
+    assessment=AssessmentWording(
+        collected_labels={field.name: (field.label_zh, field.label_en) for field in PROFILE_FIELDS},
+        core_collected=tuple(field.name for field in PROFILE_FIELDS if not field.optional),
+    ),
     llm=LlmPrompt(
         system=LLM_SYSTEM_PROMPT,
         tool_description="Save information about the user to long-term memory: a type, a short statement and, "

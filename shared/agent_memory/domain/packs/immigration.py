@@ -4,7 +4,7 @@ schemes; the offline rules read schemes, a Hong Kong employer, timelines and amo
 
 from __future__ import annotations
 
-from agent_memory.domain.packs import DomainPack, ExtractionRules, LlmPrompt
+from agent_memory.domain.packs import AssessmentWording, DomainPack, ExtractionRules, LlmPrompt
 from agent_memory.domain.profile_schema import (
     Narrative,
     NarrativeClause,
@@ -150,6 +150,19 @@ IMMIGRATION = DomainPack(
         "targetCategory", "immigrationTimeline", "investmentAmount", "hasHongKongEmployer",
     ),
     knowledge_triggers=KNOWLEDGE_TRIGGERS,
+    assessment=AssessmentWording(
+        collected_labels={
+            "age": ("年龄", "Age"), "education": ("学历", "Education"), "university": ("毕业院校", "University"),
+            "workYears": ("工作年限", "Years of experience"), "industry": ("行业", "Industry"),
+            "annualIncome": ("年收入", "Annual income"), "maritalStatus": ("婚姻状况", "Marital status"),
+            "children": ("子女", "Children"), "languageAbility": ("语言能力", "Languages"),
+            "hasHKConnection": ("香港联系", "Hong Kong connection"), "assets": ("资产情况", "Assets"),
+            "nationality": ("国籍", "Nationality"),
+        },
+        core_collected=("age", "education", "workYears", "annualIncome", "languageAbility", "hasHKConnection"),
+        heading_zh="用户移民资格初步评估结果:", heading_en="Preliminary assessment:",
+        note_zh="提示: 这是基于初步信息的预评估。付费详细评估(¥99)将提供完整的评分报告和申请建议。",
+    ),
     llm=LlmPrompt(
         system=LLM_SYSTEM_PROMPT,
         tool_description="将用户信息保存到长期记忆存储。每条记忆包含类型、内容和相关移民类别。",

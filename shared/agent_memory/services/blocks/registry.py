@@ -7,7 +7,7 @@ from collections.abc import Callable
 from agent_memory.domain.duplicates import DuplicateRule
 from agent_memory.domain.memory_selection import DEFAULT_IMPORTANCE_MARGIN, DEFAULT_MAX_SHARE, DEFAULT_MAX_TOKENS
 from agent_memory.domain.models import Memory, ScopeRef
-from agent_memory.domain.request_blocks import DEFAULT_ASSESSMENT_NOTE
+from agent_memory.domain.packs.immigration import IMMIGRATION
 from agent_memory.domain.search import SearchMode
 from agent_memory.ports import MemoryStore, Retriever
 from agent_memory.services.blocks.base import BlockSource
@@ -18,6 +18,7 @@ from agent_memory.services.blocks.request import (
     CollectedInfoSource,
     ConversationStatsSource,
     DeviceContextSource,
+    Wording,
 )
 from agent_memory.services.blocks.retrieved import (
     DEFAULT_KNOWLEDGE_TRIGGERS,
@@ -45,7 +46,7 @@ def default_sources(
     importance_margin: int = DEFAULT_IMPORTANCE_MARGIN,
     user_memory_max_share: float = DEFAULT_MAX_SHARE,
     user_memory_max_tokens: int = DEFAULT_MAX_TOKENS,
-    assessment_note: str = DEFAULT_ASSESSMENT_NOTE,
+    assessment: Wording = IMMIGRATION.assessment,
     sop: Retriever | None = None,
     protocol: Retriever | None = None,
     duplicates: DuplicateRule | None = None,
@@ -57,9 +58,9 @@ def default_sources(
                          relevant_n=relevant_memories, search_mode=relevant_search_mode,
                          importance_margin=importance_margin, max_share=user_memory_max_share,
                          max_tokens=user_memory_max_tokens, duplicates=duplicates),
-        CollectedInfoSource(),
+        CollectedInfoSource(wording=assessment),
         ConversationStatsSource(),
-        AssessmentResultSource(note=assessment_note),
+        AssessmentResultSource(wording=assessment),
         RelevantKnowledgeSource(retriever=knowledge, triggers=knowledge_triggers),
         SimilarExperiencesSource(retriever=experiences),
         DeviceContextSource(),

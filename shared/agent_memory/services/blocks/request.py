@@ -3,10 +3,13 @@ its formatter in `domain.request_blocks`."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from agent_memory.domain.context import CONVERSATION_LIFETIME, ContextType, Priority
 from agent_memory.domain.current_message import user_texts
+from agent_memory.domain.packs import AssessmentWording
+from agent_memory.domain.packs.immigration import IMMIGRATION
 from agent_memory.domain.request_blocks import (
-    DEFAULT_ASSESSMENT_NOTE,
     agents_text,
     assessment_text,
     collected_info_text,
@@ -15,6 +18,13 @@ from agent_memory.domain.request_blocks import (
 )
 from agent_memory.services.blocks.base import BlockCache, FetchContext
 
+# One wording for every tenant, or a tenant's (its pack's).
+Wording = AssessmentWording | Callable[[str], AssessmentWording]
+
+
+def _for_tenant(wording: Wording, ctx: FetchContext) -> AssessmentWording:
+    return wording(ctx.user.tenant_id) if callable(wording) else wording
+
 
 class CollectedInfoSource:
     type = ContextType.COLLECTED_INFO
@@ -22,8 +32,11 @@ class CollectedInfoSource:
     ttl_seconds = 0.0
     does_io = False
 
+    def __init__(self, *, wording: Wording = IMMIGRATION.assessment) -> None:
+        self._wording = wording
+
     def build(self, ctx: FetchContext, cache: BlockCache) -> str:
-        return collected_info_text(ctx.request.consulting_state, ctx.locale)
+        return collected_info_text(ctx.request.consulting_state, _for_tenant(self._wording, ctx), ctx.locale)
 
 
 class ConversationStatsSource:
@@ -45,11 +58,11 @@ class AssessmentResultSource:
     ttl_seconds = 0.0
     does_io = False
 
-    def __init__(self, *, note: str = DEFAULT_ASSESSMENT_NOTE) -> None:
-        self._note = note
+    def __init__(self, *, wording: Wording = IMMIGRATION.assessment) -> None:
+        self._wording = wording
 
     def build(self, ctx: FetchContext, cache: BlockCache) -> str:
-        return assessment_text(ctx.request.consulting_state, self._note, ctx.locale)
+        return assessment_text(ctx.request.consulting_state, _for_tenant(self._wording, ctx), ctx.locale)
 
 
 class DeviceContextSource:
