@@ -98,6 +98,17 @@ def test_given_a_tenant_on_the_general_pack_then_its_turns_are_read_by_the_gener
     assert [slot for slot, _ in immigration.saved] == ["allergy.peanuts"]  # the immigration rules read one allergy
 
 
+def test_extract_reports_every_value_a_turn_gives_a_list_field_and_one_value_as_a_value():
+    services = two_packs()
+
+    saved = services.save.extract_and_save(LENA, ConversationTurn(
+        user_message="I'm allergic to peanuts and shellfish. I'm 34."))
+
+    assert saved.extracted_info == {"allergy": ["peanuts", "shellfish"], "age": 34}
+    one = services.save.extract_and_save(LENA, ConversationTurn(user_message="I'm allergic to kiwi."))
+    assert one.extracted_info == {"allergy": "kiwi"}
+
+
 def test_a_direct_save_reads_its_field_with_the_tenants_rules():
     services = two_packs()
     saved = services.save.save(LENA, NewMemory(memory_type=MemoryType.PREFERENCE,

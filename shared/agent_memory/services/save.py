@@ -327,7 +327,7 @@ class SaveService:
                 output.skipped_fields.append(field)
                 continue
             if field and _has_value(found.value):
-                output.extracted_info[field] = found.value
+                _report_value(output.extracted_info, field, found.value, listed=field in pack.list_fields)
             metadata = dict(found.metadata)
             if found.value is not None:
                 metadata.setdefault("value", found.value)
@@ -356,6 +356,16 @@ class SaveService:
                 continue
             output.saved.append((slot, memory))
         return output
+
+
+def _report_value(info: dict[str, Any], field: str, value: Any, *, listed: bool) -> None:
+    """A field's value in extract's `extracted_info`: a list field given several values in one turn reports them
+    all, in order (["cat", "dog"]); one value stays a value, as every other field's."""
+    if not listed or field not in info:
+        info[field] = value
+        return
+    values = info[field] if isinstance(info[field], list) else [info[field]]
+    info[field] = values if value in values else [*values, value]
 
 
 def _turns_by_conversation(memories: list[Memory]) -> dict[str, list[str]]:
