@@ -288,8 +288,8 @@ def build_services(
     )
 
 
-def _pack_extractors(settings: Settings, extractor: MemoryExtractor | None, embedder: EmbedderProvider
-                     ) -> Callable[[DomainPack], MemoryExtractor]:
+def _pack_extractors(settings: Settings, extractor: MemoryExtractor | None,
+                     embedder: EmbedderProvider) -> Callable[[DomainPack], MemoryExtractor]:
     """A pack's extractor, built on first use (the LLM SDK is imported then): the one given for every pack, else
     the configured provider's with the pack's rules (and exemplars, read with the embedder) or prompt."""
 
@@ -299,8 +299,8 @@ def _pack_extractors(settings: Settings, extractor: MemoryExtractor | None, embe
             return extractor
         from agent_memory.adapters.llm import build_extractor
 
-        pack = pack_named(pack_name)
-        return build_extractor(settings, pack=pack, embedder=embedder() if pack.extraction.exemplars else None)
+        exemplars = pack_named(pack_name).extraction.exemplars
+        return build_extractor(settings, pack=pack_named(pack_name), embedder=embedder() if exemplars else None)
 
     return lambda pack: extractor_of(pack.name)
 
@@ -383,10 +383,9 @@ def _context_sources(settings: Settings, store: MemoryStore, search: SearchServi
         assessment=lambda tenant: settings.pack_for(tenant).assessment,
         top_memories=settings.context_top_memories, relevant_memories=settings.context_relevant_memories,
         relevant_search_mode=settings.context_relevant_search_mode or None,
-        importance_margin=settings.context_importance_margin,
+        importance_margin=settings.context_importance_margin, memory_layers=memory_layers,
         user_memory_max_share=settings.context_user_memory_max_share,
         user_memory_max_tokens=settings.context_user_memory_max_tokens,
-        memory_layers=memory_layers,
         sop=retriever(settings.context_sop_url, settings.context_sop_dir),
         protocol=retriever(settings.context_protocol_url, settings.context_protocol_dir),
         duplicates=settings.duplicate_rule,
