@@ -276,3 +276,17 @@ def test_given_the_table_pushing_back_then_the_import_answers_throttled_and_writ
         service.import_page(target, sent(page), now=NOW)
 
     assert stores.service.export_page(target, now=NOW).memories == []
+
+
+def test_given_a_page_too_large_for_one_transaction_then_it_is_refused_before_anything_is_read(stores):
+    text = "x" * 60_000
+    memories = [{"versions": [{"memory_key": f"mem_01kd00000000000000000{i:05d}", "memory_type": "FACT",
+                               "content": f"{i} {text}", "context": text, "importance": 50,
+                               "created_at": "2026-01-05T10:00:00Z", "updated_at": "2026-01-05T10:00:00Z",
+                               "valid_from": "2026-01-05T10:00:00Z"}]} for i in range(30)]
+    page = ImportPage.model_validate({"format": "agent-memory-export", "version": 1, "memories": memories})
+
+    with pytest.raises(PayloadTooLarge) as raised:
+        stores.service.import_page(SOURCE, page, now=NOW)
+
+    assert raised.value.details[0]["type"] == "import_bytes"

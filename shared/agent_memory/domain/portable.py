@@ -44,6 +44,10 @@ PAGE_MAX_WRITES = 90
 IMPORT_MAX_WRITES = 99
 # Far under API Gateway's 10 MB and Lambda's 6 MB, and under a transaction's 4 MB once embeddings are added.
 PAGE_MAX_BYTES = 1_000_000
+# What one import may write, as JSON: a transaction holds 4 MB (embeddings and item overhead come on top).
+IMPORT_MAX_BYTES = 3_000_000
+# Counters (versions, reads) as DynamoDB numbers hold them, with room to spare.
+MAX_COUNT = 10**15
 # What an import embeds again (the memories', log's and reports' texts), under the save function's budget.
 PAGE_MAX_EMBEDDED_TOKENS = 8_000
 
@@ -74,8 +78,8 @@ class ExportedVersion(RequestModel):
     superseded_at: Timestamp | None = None
     superseded_by: MemoryKey | None = None
     supersedes: MemoryKey | None = None
-    version: int = Field(default=1, ge=1)
-    access_count: int = Field(default=0, ge=0)
+    version: int = Field(default=1, ge=1, le=MAX_COUNT)
+    access_count: int = Field(default=0, ge=0, le=MAX_COUNT)
     last_accessed_at: Timestamp | None = None
 
     @model_validator(mode="after")
@@ -154,7 +158,7 @@ class ExportedFile(RequestModel):
     text: Annotated[str, AfterValidator(max_utf8_bytes(64 * 1024))] | None = None
     created_at: Timestamp
     updated_at: Timestamp | None = None
-    version: int = Field(default=1, ge=1)
+    version: int = Field(default=1, ge=1, le=MAX_COUNT)
 
     @model_validator(mode="after")
     def _text_for_files(self) -> ExportedFile:

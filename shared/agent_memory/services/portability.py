@@ -27,6 +27,7 @@ from agent_memory.domain.memory_files import MemoryDirectory, MemoryFile
 from agent_memory.domain.memory_paths import ancestors
 from agent_memory.domain.models import Memory, ScopeRef, content_hash, utcnow
 from agent_memory.domain.portable import (
+    IMPORT_MAX_BYTES,
     IMPORT_MAX_WRITES,
     PAGE_MAX_BYTES,
     PAGE_MAX_EMBEDDED_TOKENS,
@@ -220,6 +221,12 @@ class PortabilityService:
                                   "(one transaction): split it into smaller pages",
                                   details=[{"field": "body", "type": "import_writes", "limit": IMPORT_MAX_WRITES,
                                             "writes": writes}])
+        size = page_bytes(page)
+        if size > IMPORT_MAX_BYTES:
+            raise PayloadTooLarge(f"this page is {size} bytes as JSON; one import writes at most {IMPORT_MAX_BYTES} "
+                                  "(one transaction): split it into smaller pages",
+                                  details=[{"field": "body", "type": "import_bytes", "limit": IMPORT_MAX_BYTES,
+                                            "bytes": size}])
         texts = [text for section in (page.memories, page.log, page.reports) for r in section
                  for text in embedded_texts(r)]
         check_embedding_budget(texts, self._max_embedded_tokens, field="body")
