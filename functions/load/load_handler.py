@@ -74,15 +74,16 @@ def health() -> Response[str]:
 def load_context(user_id: str) -> Response[str]:
     user = current_user(app, user_id)
     request = parse_body(app, LoadContextRequest)
-    return json_response(200, LoadContextOutput.of(get_services().load.load_context(user, request.query,
-                                                                                     request.limit)))
+    loaded = get_services().load.load_context(user, request.query, request.limit, as_of=request.as_of)
+    return json_response(200, LoadContextOutput.of(loaded, request.as_of))
 
 
 @app.post("/v1/users/<user_id>/memories/search")
 def search_memories(user_id: str) -> Response[str]:
     user = current_user(app, user_id)
     request = parse_body(app, SearchRequest)
-    return json_response(200, SearchMemoriesOutput.of(get_services().search.search(user, request.to_query())))
+    return json_response(200, SearchMemoriesOutput.of(get_services().search.search(user, request.to_query()),
+                                                      request.as_of))
 
 
 @app.post("/v1/users/<user_id>/memories/recall")

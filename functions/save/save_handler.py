@@ -17,6 +17,7 @@ from agent_memory.api.http import (
     no_query,
     parse_body,
     parse_optional_body,
+    provenance,
     token_subject,
     warm_before_snapshot,
 )
@@ -37,6 +38,7 @@ from agent_memory.api.synonyms import AddSynonymsRequest, SynonymsAdded
 from agent_memory.api.tools import ToolUseBlock
 from agent_memory.bootstrap import get_services
 from agent_memory.domain.portable import ImportPage
+from agent_memory.domain.models import Origin
 
 app = new_resolver()
 
@@ -45,7 +47,8 @@ app = new_resolver()
 def create_memory(user_id: str) -> Response[str]:
     user = current_user(app, user_id)
     request = parse_body(app, CreateMemoryRequest)
-    response = SavedMemoryResponse.of(get_services().save.save(user, request.to_new_memory()))
+    response = SavedMemoryResponse.of(get_services().save.save(user, request.to_new_memory(
+        provenance(app, Origin.DIRECT_SAVE))))
     return json_response(response.status, response)
 
 
@@ -53,7 +56,8 @@ def create_memory(user_id: str) -> Response[str]:
 def create_memories(user_id: str) -> Response[str]:
     user = current_user(app, user_id)
     request = parse_body(app, BatchRequest)
-    results = get_services().save.save_batch(user, [m.to_new_memory() for m in request.memories])
+    written = provenance(app, Origin.DIRECT_SAVE)
+    results = get_services().save.save_batch(user, [m.to_new_memory(written) for m in request.memories])
     return json_response(201, BatchSaveResponse.of(results))
 
 
@@ -61,7 +65,8 @@ def create_memories(user_id: str) -> Response[str]:
 def extract_memories(user_id: str) -> Response[str]:
     user = current_user(app, user_id)
     request = parse_body(app, ExtractRequest)
-    saved = get_services().save.extract_and_save(user, request.to_turn(), conversation_id=request.conversation_id)
+    saved = get_services().save.extract_and_save(user, request.to_turn(), conversation_id=request.conversation_id,
+                                                 provenance=provenance(app, Origin.EXTRACT))
     return json_response(200, SaveInfoOutput.of(saved))
 
 
@@ -77,7 +82,7 @@ def execute_tool(user_id: str) -> Response[str]:
     """A model's tool_use block in, its tool_result block out (a mistake the model can fix is is_error)."""
     user = current_user(app, user_id)
     block = parse_body(app, ToolUseBlock)
-    result = get_services().tools.execute(user, block)
+    result = get_services().tools.execute(user, block, written_by=token_subject(app))
     return json_response(200, result.model_dump(exclude_none=True))  # is_error only when true, as Claude sends it
 
 
@@ -128,7 +133,8 @@ def append_messages(scope_type: str, scope_id: str, conversation_id: str) -> Res
     scope = current_scope(app, scope_type, scope_id)
     conversation = id_param("conversation_id", conversation_id)
     request = parse_body(app, AppendMessagesRequest, max_bytes=MAX_LOG_BODY_BYTES)
-    return json_response(201, append_to_log(get_services().conversation_log, scope, conversation, request))
+    return json_response(201, append_to_log(get_services().conversation_log, scope, conversation, request,
+                                            written_by=token_subject(app)))
 
 
 @app.delete("/v1/<scope_type>/<scope_id>")

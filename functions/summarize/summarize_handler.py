@@ -12,8 +12,9 @@ app = new_resolver()
 @app.post("/v1/users/<user_id>/profile/summarize")
 def summarize(user_id: str) -> Response[str]:
     user = current_user(app, user_id)
-    parse_optional_body(app, SummarizeRequest)  # {"action": "summarize"}, or nothing
-    return json_response(200, SummarizeOutput.of(get_services().summarize.summarize(user)))
+    request = parse_optional_body(app, SummarizeRequest)  # {"action": "summarize", "as_of": ...}, or nothing
+    as_of = request.as_of if request is not None else None
+    return json_response(200, SummarizeOutput.of(get_services().summarize.summarize(user, as_of=as_of), as_of))
 
 
 handler = http_handler(app)

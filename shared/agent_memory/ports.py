@@ -66,6 +66,8 @@ class CandidateQuery(BaseModel):
     # The share of a conversation neighbour's lexical score a memory adds to its own (domain/neighbours.py);
     # both tiers apply it (the OpenSearch tier over its lexical hits and their neighbours).
     neighbour_share: float = 0.0
+    # Search the versions valid at this instant instead of the current memories (the as-of tier answers it).
+    as_of: datetime | None = None
 
     def query_vector(self) -> np.ndarray | None:
         """The query embedding, waiting for it when it was given as a call (then kept: called once)."""
@@ -130,8 +132,6 @@ class MemoryStore(Protocol):
         A fault part-way raises `PartialSave` carrying the results of the items written before it."""
         ...
 
-    def get(self, user: ScopeRef, memory_key: str) -> Memory | None: ...
-
     def history(self, user: ScopeRef, memory: Memory) -> list[Memory]: ...
 
     def list_current(
@@ -145,7 +145,19 @@ class MemoryStore(Protocol):
 
     def all_current(self, user: ScopeRef) -> list[Memory]: ...
 
-    def delete(self, user: ScopeRef, memory_key: str) -> Memory: ...
+    def all_versions(self, user: ScopeRef) -> list[Memory]:
+        """Every version stored of every memory of the user: current, superseded and deleted (what as-of reads
+        choose from)."""
+        ...
+
+    def get(self, user: ScopeRef, memory_key: str) -> Memory | None:
+        """The version stored under the key; None when there is none or it was deleted."""
+        ...
+
+    def delete(self, user: ScopeRef, memory_key: str) -> Memory:
+        """Retire the version: it leaves what is current and stays as history marked `deleted_at` (valid until
+        the delete). Returns it as it was; NotFound when there is none or it was deleted already."""
+        ...
 
     def user_version(self, user: ScopeRef) -> int: ...
 

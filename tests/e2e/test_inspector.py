@@ -161,6 +161,36 @@ def test_given_a_superseded_field_when_its_history_is_opened_then_the_timeline_s
     expect(items.nth(1).locator(".chip-superseded")).to_be_visible()
 
 
+def test_given_a_date_in_the_history_then_the_version_known_that_day_is_marked_with_its_provenance(
+        page, stack, seeded):
+    open_inspector(page, stack, seeded.tenant, f"/ui/users/{seeded.user}")
+    memory_row(page, "我搬到了上海").get_by_role("button", name="History of city").click()
+    items = page.locator(".timeline .timeline-item")
+    expect(items).to_have_count(2)
+
+    page.get_by_label("As of", exact=True).fill("2025-06-01T12:00:00")  # the browser's zone: UTC
+
+    expect(items.nth(1)).to_have_class(re.compile(r"\bas-of\b"))
+    expect(items.nth(0)).to_have_class(re.compile(r"\bnot-as-of\b"))
+    expect(page.locator(".as-of-note")).to_contain_text("version 1")
+    expect(items.nth(0).locator(".provenance")).to_have_text("saved directly")  # the local stack: no token
+    page.get_by_label("As of", exact=True).fill("2025-01-01T00:00:00")
+    expect(page.locator(".as-of-note")).to_contain_text("none of these versions")
+
+
+def test_given_a_date_in_the_search_playground_then_the_memories_known_then_are_searched(page, stack, seeded):
+    open_inspector(page, stack, seeded.tenant, f"/ui/users/{seeded.user}/search")
+
+    page.get_by_label("Query", exact=True).fill("住在 杭州 上海")
+    page.get_by_label("Minimum score", exact=True).fill("0")
+    page.get_by_label("As of", exact=True).fill("2025-06-01T12:00:00")
+    page.locator("#search-form").get_by_role("button", name="Search").click()
+
+    expect(page.locator(".result-summary")).to_contain_text("as of")
+    expect(page.locator(".result-list")).to_contain_text("我住在杭州")
+    expect(page.locator(".result-list")).not_to_contain_text("我搬到了上海")
+
+
 def test_given_a_query_when_searched_then_each_result_draws_its_score_breakdown(page, stack, seeded):
     open_inspector(page, stack, seeded.tenant, f"/ui/users/{seeded.user}/search")
 

@@ -190,3 +190,47 @@ def test_the_readme_quickstart_calls_answer_as_it_says(stack):
     calls = quickstart_calls(stack, "u-quickstart")
     assert len(calls) == 5
     assert_quickstart_answers(run_calls(calls))
+
+
+def test_as_of_reads_answer_what_was_known_on_each_date_over_http(stack):
+    """Three statements of a field in Chinese and three in English, a memory deleted since: search, load_context and
+    the profile as of each date answer the version known then; every version shows how it came (no token here)."""
+    memory = client(stack, tenant="asof-e2e")
+    user = "u-asof"
+    for content, field, when in [("我住在杭州", "location", "2024-01-01"), ("我搬到了上海", "location", "2024-06-01"),
+                                 ("我现在住在深圳", "location", "2025-01-01"),
+                                 ("I work at Siemens as an engineer", "company", "2024-02-01"),
+                                 ("I work at SAP as an engineer", "company", "2024-07-01"),
+                                 ("I work at Zalando as an engineer", "company", "2025-02-01")]:
+        memory.save(user, memory_type="FACT", content=content, field=field, created_at=f"{when}T00:00:00Z")
+    parrot = memory.save(user, memory_type="FACT", content="I keep a parrot called Kiwi",
+                         created_at="2024-03-01T00:00:00Z")["memory"]
+    memory.delete_memory(user, parrot["memory_key"])
+
+    def known(as_of: str | None) -> set[str]:
+        found = memory.search(user, "住在 杭州 上海 深圳 work Siemens SAP Zalando parrot Kiwi", search_mode="hybrid",
+                              limit=20, min_relevance_score=0, as_of=as_of)
+        return {r["content_preview"] for r in found["results"]}
+
+    assert known("2023-12-01T00:00:00Z") == set()
+    assert known("2024-04-01T00:00:00Z") == {"我住在杭州", "I work at Siemens as an engineer",
+                                             "I keep a parrot called Kiwi"}
+    assert known("2024-09-01T00:00:00Z") == {"我搬到了上海", "I work at SAP as an engineer",
+                                             "I keep a parrot called Kiwi"}
+    assert known("2025-06-01T00:00:00Z") == {"我现在住在深圳", "I work at Zalando as an engineer",
+                                             "I keep a parrot called Kiwi"}
+    assert known(None) == {"我现在住在深圳", "I work at Zalando as an engineer"}
+
+    loaded = memory.load_context(user, "", as_of="2024-09-01T00:00:00Z")
+    assert {m["content"] for m in loaded["memories"]} == {"我搬到了上海", "I work at SAP as an engineer",
+                                                          "I keep a parrot called Kiwi"}
+    assert memory.summarize(user, as_of="2024-04-01T00:00:00Z")["user_profile"]["basic"]["location"] == "我住在杭州"
+    assert memory.summarize(user)["user_profile"]["basic"]["location"] == "我现在住在深圳"
+
+    current = next(m for m in memory.list_memories(user)["items"] if m["field"] == "location")
+    history = memory.get_memory(user, current["memory_key"])["history"]
+    assert [(h["version"], h["origin"], h["written_by"]) for h in history] == [
+        (1, "direct_save", None), (2, "direct_save", None), (3, "direct_save", None)]
+    with pytest.raises(ValidationError) as refused:
+        memory.search(user, "杭州", as_of="2999-01-01T00:00:00Z")
+    assert refused.value.details[0]["field"] == "as_of"

@@ -17,6 +17,8 @@ from agent_memory.domain.models import (
     SaveResult,
     ScopeRef,
     StoreVersions,
+    deleted_version,
+    utcnow,
 )
 from agent_memory.domain.supersession import CurrentMemories, plan_saves
 from agent_memory.errors import AgentMemoryError, NotFound
@@ -52,7 +54,11 @@ class InMemoryMemoryStore:
         return result
 
     def get(self, user: ScopeRef, memory_key: str) -> Memory | None:
-        return self._memories.get((user, memory_key))
+        memory = self._memories.get((user, memory_key))
+        return None if memory is None or memory.is_deleted else memory
+
+    def all_versions(self, user: ScopeRef) -> list[Memory]:
+        return sorted(self._user_memories(user), key=lambda m: m.memory_key)
 
     def history(self, user: ScopeRef, memory: Memory) -> list[Memory]:
         if not memory.field:
@@ -77,9 +83,10 @@ class InMemoryMemoryStore:
 
     def delete(self, user: ScopeRef, memory_key: str) -> Memory:
         with self._lock:
-            memory = self._memories.pop((user, memory_key), None)
-            if memory is None:
+            memory = self._memories.get((user, memory_key))
+            if memory is None or memory.is_deleted:
                 raise NotFound(f"memory {memory_key} not found", details=[{"field": "memory_key"}])
+            self._memories[(user, memory_key)] = deleted_version(memory, utcnow())
             self._bump(user)
         return memory
 

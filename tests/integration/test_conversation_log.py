@@ -273,7 +273,7 @@ def test_given_logged_user_turns_with_extract_when_the_worker_runs_twice_then_me
     assert datetime.fromisoformat(job.pop("queued_at"))  # when it was queued: an erasure drops it
     assert job == {"tenant_id": "acme", "scope_id": user, "conversation_id": "conv-lf",
                    "message_id": logged.body["message_ids"][1], "user_message": "我今年33岁",
-                   "assistant_message": "您好,请问您今年多大?"}
+                   "assistant_message": "您好,请问您今年多大?", "written_by": "svc"}
 
     event = sqs_event(queued)
     first = api.functions.invoke("ExtractWorkerFunction", event)
@@ -284,6 +284,7 @@ def test_given_logged_user_turns_with_extract_when_the_worker_runs_twice_then_me
     assert [m["field"] for m in stored] == ["age"]
     assert [m["memory_key"] for m in memories(api, user)] == [m["memory_key"] for m in stored]
     assert stored[0]["conversation_id"] == "conv-lf" and stored[0]["source"] == "conversation"
+    assert (stored[0]["origin"], stored[0]["written_by"]) == ("extract", "svc")  # the token that logged the turn
 
 
 def test_given_a_batch_with_one_bad_record_when_the_worker_runs_then_only_that_record_is_reported(api):

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agent_memory.domain.models import MemoryType, NewMemory, SaveOutcome, ScopeRef
+from agent_memory.domain.models import MemoryType, NewMemory, Origin, SaveOutcome, ScopeRef
 from agent_memory.errors import InvalidInput, NotFound
 from agent_memory.ports import MemoryStore
 from tests.fakes.store import InMemoryMemoryStore
@@ -121,6 +121,43 @@ def test_delete_frees_the_field_and_content(store, user):
     assert store.save(user, fact("用户32岁", "age")).outcome is SaveOutcome.CREATED
     with pytest.raises(NotFound):
         store.delete(user, saved.memory_key)
+
+
+def test_given_a_deleted_version_then_it_stays_in_its_fields_history_valid_until_the_delete(store, user):
+    first = store.save(user, fact("用户32岁", "age")).memory
+    second = store.save(user, fact("用户33岁", "age")).memory
+
+    store.delete(user, second.memory_key)
+
+    history = store.history(user, first)
+    assert [(m.content, m.is_current, m.is_deleted) for m in history] == [
+        ("用户32岁", False, False), ("用户33岁", False, True)]
+    deleted = history[1]
+    assert deleted.deleted_at is not None and deleted.superseded_at == deleted.deleted_at
+    assert deleted.superseded_by is None and deleted.valid_at(second.valid_from)
+    assert not deleted.valid_at(deleted.deleted_at)
+    assert store.all_current(user) == [] and store.list_current(user).items == []
+    assert {m.memory_key for m in store.all_versions(user)} == {first.memory_key, second.memory_key}
+
+
+def test_given_a_superseded_version_when_deleted_then_the_end_of_its_validity_is_kept(store, user):
+    first = store.save(user, fact("用户32岁", "age")).memory
+    second = store.save(user, fact("用户33岁", "age")).memory
+
+    store.delete(user, first.memory_key)
+
+    (old,) = [m for m in store.all_versions(user) if m.memory_key == first.memory_key]
+    assert old.is_deleted and old.superseded_at == second.valid_from and old.superseded_by == second.memory_key
+    assert [m.memory_key for m in store.all_current(user)] == [second.memory_key]
+
+
+def test_given_provenance_when_saved_then_every_version_keeps_its_own(store, user):
+    store.save(user, fact("用户32岁", "age", origin=Origin.DIRECT_SAVE, written_by="alice"))
+    newer = store.save(user, fact("用户33岁", "age", origin=Origin.EXTRACT)).memory
+
+    history = store.history(user, newer)
+
+    assert [(m.origin, m.written_by) for m in history] == [(Origin.DIRECT_SAVE, "alice"), (Origin.EXTRACT, None)]
 
 
 def test_import_keeps_given_created_at_and_metadata(store, user):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -36,3 +38,21 @@ def test_valid_ids(value):
 @pytest.mark.parametrize("value", ["", "a#b", "a b", "x" * 129, "-lead", "用户"])
 def test_invalid_ids(value):
     assert not is_valid_id(value)
+
+
+def test_given_an_item_stored_before_provenance_when_read_then_its_origin_is_unknown_and_no_writer():
+    from agent_memory.adapters.dynamodb.items import memory_from_item, memory_to_item
+    from agent_memory.domain.models import Memory, Origin
+
+    when = datetime(2026, 1, 5, tzinfo=UTC)
+    item = memory_to_item(Memory(memory_key="mem_01", tenant_id="t", user_id="u", memory_type=MemoryType.FACT,
+                                 content="x", importance=70, content_hash="h", created_at=when, updated_at=when,
+                                 valid_from=when))
+    for name in ("origin", "written_by"):
+        item.pop(name, None)
+
+    old = memory_from_item(item)
+    strange = memory_from_item({**item, "origin": {"S": "a-later-origin"}})
+
+    assert (old.origin, old.written_by) == (Origin.UNKNOWN, None)
+    assert strange.origin is Origin.UNKNOWN

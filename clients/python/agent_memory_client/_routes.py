@@ -217,15 +217,17 @@ def list_memories(user_id: str, *, memory_type: MemoryType | None = None, limit:
 def search(user_id: str, query: str, *, search_mode: SearchMode | None = None,
            keywords: Sequence[str] | None = None, memory_types: Sequence[MemoryType] | None = None,
            time_range: TimeRange | None = None, limit: int | None = None,
-           min_relevance_score: float | None = None) -> Call[SearchResponse]:
+           min_relevance_score: float | None = None, as_of: Timestamp | None = None) -> Call[SearchResponse]:
     """Hybrid keyword and vector search with filters and a score breakdown (`POST .../memories/search`).
 
     `search_mode` semantic, keyword or hybrid; `limit` 1-20 (default 5); `time_range` (start, end) on
-    `created_at`; `min_relevance_score` default 0.3.
+    `created_at`; `min_relevance_score` default 0.3; `as_of` (an aware datetime or ISO-8601 text with a timezone):
+    search the memories as they were at that instant, the versions valid then (ranked the same way).
     """
     body = compact(query=query, search_mode=search_mode, keywords=list(keywords) if keywords is not None else None,
                    memory_types=list(memory_types) if memory_types is not None else None,
-                   time_range=_time_range(time_range), limit=limit, min_relevance_score=min_relevance_score)
+                   time_range=_time_range(time_range), limit=limit, min_relevance_score=min_relevance_score,
+                   as_of=as_of)
     return Call("POST", f"{_user(user_id)}/memories/search", retry_safe=True, body=body)
 
 
@@ -244,15 +246,21 @@ def resolve_placeholders(user_id: str, text: str) -> Call[ResolvedText]:
     return Call("POST", f"{_user(user_id)}/memories/resolve", retry_safe=True, body={"text": text})
 
 
-def load_context(user_id: str, query: str = "", *, limit: int | None = None) -> Call[LoadContextResponse]:
+def load_context(user_id: str, query: str = "", *, limit: int | None = None,
+                 as_of: Timestamp | None = None) -> Call[LoadContextResponse]:
     """The user's memories by importance and relevance to `query`, with a profile summary
-    (`POST .../context/load`, the load_context action). `limit` 1-100, default 20."""
-    return Call("POST", f"{_user(user_id)}/context/load", retry_safe=True, body=compact(query=query, limit=limit))
+    (`POST .../context/load`, the load_context action). `limit` 1-100, default 20; `as_of`: the memories as they
+    were at that instant."""
+    return Call("POST", f"{_user(user_id)}/context/load", retry_safe=True,
+                body=compact(query=query, limit=limit, as_of=as_of))
 
 
-def summarize(user_id: str) -> Call[SummarizeResponse]:
-    """A structured profile with a completeness score and a narrative (`POST .../profile/summarize`)."""
-    return Call("POST", f"{_user(user_id)}/profile/summarize", retry_safe=True)
+def summarize(user_id: str, *, as_of: Timestamp | None = None) -> Call[SummarizeResponse]:
+    """A structured profile with a completeness score and a narrative (`POST .../profile/summarize`); `as_of`:
+    the profile from the memories as they were at that instant."""
+    if as_of is None:
+        return Call("POST", f"{_user(user_id)}/profile/summarize", retry_safe=True)
+    return Call("POST", f"{_user(user_id)}/profile/summarize", retry_safe=True, body=compact(as_of=as_of))
 
 
 def inject(request: Mapping[str, Any] | None = None, /, **fields: Any) -> Call[InjectionResult]:

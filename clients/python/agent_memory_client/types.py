@@ -89,8 +89,16 @@ class ToolUseBlock(TypedDict):
 # ----------------------------------------------------------------------------------------------- memories
 
 
+# How a memory version came to be stored: extracted from a conversation turn, saved directly (POST /memories,
+# /memories/batch), imported, written by the memory tool or by a tool call the API executed; `unknown` for versions
+# stored before provenance was recorded.
+Origin = Literal["extract", "direct_save", "import", "memory_tool", "tool_executor", "unknown"]
+
+
 class Memory(TypedDict):
-    """A stored memory. `superseded_at` set means it is history, never current."""
+    """A stored memory version. `superseded_at` set means it is history, never current: a newer version took over
+    (`superseded_by`) or it was deleted (`deleted_at`). It was valid (what was known) from `valid_from` until
+    `superseded_at`. `origin` and `written_by` (the token subject, None without a token) are its provenance."""
 
     memory_key: str
     tenant_id: str
@@ -116,6 +124,9 @@ class Memory(TypedDict):
     version: int
     context: str | None
     embedding_model: str | None
+    deleted_at: str | None
+    origin: Origin
+    written_by: str | None
 
 
 class SaveResponse(TypedDict):
@@ -234,6 +245,8 @@ class SearchResponse(TypedDict):
     expanded_keywords: list[str] | None
     rounds_executed: int
     time_cue: TimeCue | None
+    as_of: str | None  # the instant searched as of (UTC), as requested; None: the current memories
+
 
 
 class RecallDecision(TypedDict):
@@ -283,6 +296,7 @@ class LoadContextResponse(TypedDict):
     memories: list[LoadedMemory]
     user_profile_summary: str | None
     total_memories: int
+    as_of: str | None  # the instant loaded as of (UTC), as requested; None: the current memories
 
 
 class Completeness(TypedDict):
@@ -343,6 +357,7 @@ class SummarizeResponse(TypedDict):
     user_profile: UserProfile
     completeness: Completeness
     narrative_summary: str
+    as_of: str | None  # the instant the profile was built as of (UTC); None: from the current memories
 
 
 class TokenUsage(TypedDict):

@@ -92,23 +92,63 @@ async function showHistory(section, userId, memoryKey) {
     const detail = await api.getMemory(userId, memoryKey);
     const versions = [...detail.history].sort((a, b) => String(a.valid_from).localeCompare(String(b.valid_from)));
     if (!versions.length) versions.push(detail.memory);
+    const timeline = h("ol", { class: "timeline" }, [...versions].reverse().map(timelineItem));
     return [
       h("p", { class: "muted small" },
         detail.memory.field ? ["Field ", h("code", { text: detail.memory.field }), ` · ${versions.length} version(s)`]
           : "This memory has no field: it is its only version."),
-      h("ol", { class: "timeline" }, versions.reverse().map(timelineItem)),
+      asOfField(versions, timeline),
+      timeline,
     ];
   });
 }
 
+/** A version is what was known from its valid_from until it was superseded or deleted. */
+function validAt(version, at) {
+  const from = new Date(version.valid_from ?? version.created_at);
+  return from <= at && (!version.superseded_at || at < new Date(version.superseded_at));
+}
+
+// The date field of the history: which version was known at that moment (the API's as_of reads the same rule).
+function asOfField(versions, timeline) {
+  const input = h("input", { id: "history-as-of", name: "as_of", type: "datetime-local", step: "1" });
+  const note = h("p", { class: "muted small as-of-note", "aria-live": "polite" });
+  function mark() {
+    const at = input.value ? new Date(input.value) : null;
+    const known = at ? versions.find((v) => validAt(v, at)) : null;
+    for (const item of timeline.children) {
+      const version = versions.find((v) => v.memory_key === item.dataset.key);
+      item.classList.toggle("as-of", Boolean(known) && version === known);
+      item.classList.toggle("not-as-of", Boolean(at) && version !== known);
+    }
+    note.textContent = !at ? "" : known
+      ? `On ${at.toLocaleString()} this was known: version ${known.version ?? 1}.`
+      : `On ${at.toLocaleString()} none of these versions was known.`;
+  }
+  input.addEventListener("input", mark);
+  return h("div", { class: "as-of-field" },
+    h("label", { for: "history-as-of" }, "As of"), input,
+    h("button", { type: "button", class: "small", onclick: () => { input.value = ""; mark(); } }, "Now"),
+    note);
+}
+
+// How a version came, as the API names it (`origin`), in words.
+const ORIGINS = {
+  extract: "extracted from a conversation", direct_save: "saved directly", import: "imported",
+  memory_tool: "written by the memory tool", tool_executor: "saved by a tool call", unknown: "origin unknown",
+};
+
 function timelineItem(version) {
   const current = !version.superseded_at;
-  return h("li", { class: ["timeline-item", current ? "current" : "superseded"] },
-    h("div", { class: "timeline-head" },
-      time(version.valid_from ?? version.created_at),
-      current ? chip("current", "current") : chip("superseded", "superseded")),
+  const state = current ? chip("current", "current")
+    : version.deleted_at ? chip("deleted", "deleted") : chip("superseded", "superseded");
+  return h("li", { class: ["timeline-item", current ? "current" : "superseded"], dataset: { key: version.memory_key } },
+    h("div", { class: "timeline-head" }, time(version.valid_from ?? version.created_at), state),
     text("p", version.content, { class: "timeline-content" }),
+    h("p", { class: "muted small provenance" }, ORIGINS[version.origin ?? "unknown"] ?? version.origin,
+      version.written_by ? [" by ", h("code", { text: version.written_by })] : null),
     h("p", { class: "muted small" }, `importance ${version.importance}`,
-      version.superseded_at ? [" · superseded ", time(version.superseded_at)] : null,
+      version.deleted_at ? [" · deleted ", time(version.deleted_at)]
+        : version.superseded_at ? [" · superseded ", time(version.superseded_at)] : null,
       " · ", h("code", { text: version.memory_key })));
 }

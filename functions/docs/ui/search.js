@@ -30,6 +30,10 @@ export function renderSearch(panel, { id: userId }) {
       h("label", { for: "search-min" }, "Minimum score"),
       h("input", { id: "search-min", name: "min_relevance_score", type: "number", min: "0", max: "1", step: "0.05",
         value: "0.3" })),
+    h("div", { class: "field" },
+      h("label", { for: "search-as-of" }, "As of"),
+      h("input", { id: "search-as-of", name: "as_of", type: "datetime-local", step: "1",
+        title: "Search the memories as they were at this moment (your browser's time zone); empty: now" })),
     h("fieldset", { class: "field types" },
       h("legend", {}, "Types"),
       h("div", { class: "checks" }, TYPES.map((t) => h("label", { class: "check" },
@@ -45,6 +49,7 @@ export function renderSearch(panel, { id: userId }) {
       min_relevance_score: Number(data.get("min_relevance_score") || 0),
     };
     if (data.get("search_mode")) body.search_mode = data.get("search_mode");
+    if (data.get("as_of")) body.as_of = new Date(String(data.get("as_of"))).toISOString();
     const types = data.getAll("memory_types");
     if (types.length) body.memory_types = types;
     const button = form.querySelector("button[type=submit]");
@@ -67,6 +72,7 @@ function showResults(output) {
   const summary = h("p", { class: "result-summary" },
     h("strong", {}, `${output.total_found} found`), ` · strategy `, h("code", { text: output.search_strategy_used }),
     ` · ${output.rounds_executed} round(s)`,
+    output.as_of ? [" · as of ", time(output.as_of)] : null,
     output.time_cue ? [" · period: ", chip(output.time_cue.text, "keyword")] : null,
     output.expanded_keywords?.length
       ? [" · expanded: ", output.expanded_keywords.map((k) => chip(k, "keyword"))] : null);

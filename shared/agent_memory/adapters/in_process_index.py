@@ -27,6 +27,7 @@ from concurrent.futures import Executor, Future, wait
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from functools import cache
+from typing import Protocol
 
 import numpy as np
 
@@ -38,17 +39,30 @@ from agent_memory.domain.index_snapshot import (
     decode_snapshot,
     encode_snapshot,
 )
-from agent_memory.domain.models import Keyword, Memory, ScopeRef, StoreVersions
+from agent_memory.domain.models import AccessStats, Keyword, Memory, ScopeRef, StoreVersions
 from agent_memory.domain.neighbours import previous_turns, with_neighbours
 from agent_memory.domain.ranking import Candidate
 from agent_memory.domain.text import searchable_text, tokenize
 from agent_memory.domain.vectors import decode_vector
 from agent_memory.observability import logger
-from agent_memory.ports import CandidateQuery, Embedder, IndexSnapshotStore, MemoryStore
+from agent_memory.ports import CandidateQuery, Embedder, IndexSnapshotStore
+
+
+class IndexedMemories(Protocol):
+    """What the index reads of a store (a MemoryStore is one): the version counters, the memories it indexes
+    and their access statistics."""
+
+    def versions(self, user: ScopeRef) -> StoreVersions: ...
+
+    def all_current(self, user: ScopeRef) -> list[Memory]: ...
+
+    def access_stats(self, user: ScopeRef) -> dict[str, AccessStats]: ...
 
 
 @dataclass
-class _UserIndex:
+class UserIndex:
+    """One user's memories as searched: their BM25 index, vectors and conversation neighbours, of one version."""
+
     version: int
     memories: Sequence[Memory]  # a list, or a snapshot's memories (each validated when first read)
     bm25: Bm25Index
@@ -139,9 +153,46 @@ def _out_of_collectors_sight() -> None:
     _frozen_heap.freeze()
 
 
+def allowed_by(memory: Memory, query: CandidateQuery) -> bool:
+    """The query's filters: memory types and the created_at range."""
+    if query.memory_types and memory.memory_type not in query.memory_types:
+        return False
+    if query.created_from and memory.created_at < query.created_from:
+        return False
+    return not (query.created_to and memory.created_at > query.created_to)
+
+
+def select_candidates(memories: Sequence[Memory], lexical: np.ndarray, vectors: np.ndarray | None,
+                      query: CandidateQuery) -> list[Candidate]:
+    """The best `query.k` of the memories by each signal (BM25 `lexical`, cosine to the query over `vectors`, the
+    rows L2-normalised), among those the query's filters allow: the candidates a ranking orders."""
+    allowed = (np.array([allowed_by(m, query) for m in memories], dtype=bool)
+               if query.memory_types or query.created_from or query.created_to
+               else np.ones(len(memories), dtype=bool))
+    # Last: the query's embedding may still be under way on another thread.
+    query_vector = query.query_vector() if vectors is not None else None
+    vector = vectors @ query_vector if vectors is not None and query_vector is not None else None
+    chosen: set[int] = set()
+    for signal in (lexical, vector):
+        if signal is None:
+            continue
+        masked = np.where(allowed, signal, -np.inf)
+        top = np.argsort(-masked)[: query.k]
+        chosen.update(int(i) for i in top if np.isfinite(masked[i]) and (signal is vector or masked[i] > 0))
+    return [
+        Candidate(
+            memory=memories[i],
+            lexical=float(lexical[i]) if lexical[i] > 0 else None,
+            vector=float(vector[i]) if vector is not None else None,
+            embedding=vectors[i] if vectors is not None else None,
+        )
+        for i in sorted(chosen)
+    ]
+
+
 class InProcessIndex:
     def __init__(
-        self, *, store: MemoryStore, embedder: Callable[[], Embedder | None], max_users: int = 256,
+        self, *, store: IndexedMemories, embedder: Callable[[], Embedder | None], max_users: int = 256,
         access_refresh_seconds: float = 10.0, clock: Callable[[], float] = time.monotonic,
         snapshots: IndexSnapshotStore | None = None, snapshot_min_memories: int = 100,
         background: Executor | None = None,
@@ -158,7 +209,7 @@ class InProcessIndex:
         self._clock = clock
         self._embedder = embedder
         self._max_users = max_users
-        self._cache: OrderedDict[ScopeRef, _UserIndex] = OrderedDict()
+        self._cache: OrderedDict[ScopeRef, UserIndex] = OrderedDict()
         self._lock = threading.Lock()
         self.stats = {"hits": 0, "misses": 0}
 
@@ -168,28 +219,7 @@ class InProcessIndex:
             return []
         lexical = index.bm25.scores(query.terms) if query.terms else np.zeros(len(index.memories), np.float32)
         lexical = with_neighbours(lexical, index.previous_turns, query.neighbour_share)
-        allowed = (np.array([self._allowed(m, query) for m in index.memories], dtype=bool)
-                   if query.memory_types or query.created_from or query.created_to
-                   else np.ones(len(index.memories), dtype=bool))
-        # Last: the query's embedding may still be under way on another thread.
-        query_vector = query.query_vector() if index.vectors is not None else None
-        vector = index.vectors @ query_vector if index.vectors is not None and query_vector is not None else None
-        chosen: set[int] = set()
-        for signal in (lexical, vector):
-            if signal is None:
-                continue
-            masked = np.where(allowed, signal, -np.inf)
-            top = np.argsort(-masked)[: query.k]
-            chosen.update(int(i) for i in top if np.isfinite(masked[i]) and (signal is vector or masked[i] > 0))
-        return [
-            Candidate(
-                memory=index.memories[i],
-                lexical=float(lexical[i]) if lexical[i] > 0 else None,
-                vector=float(vector[i]) if vector is not None else None,
-                embedding=index.vectors[i] if index.vectors is not None else None,
-            )
-            for i in sorted(chosen)
-        ]
+        return select_candidates(index.memories, lexical, index.vectors, query)
 
     def vectors(self, user: ScopeRef, memory_keys: list[str]) -> dict[str, np.ndarray]:
         index = self._index(user)
@@ -220,15 +250,11 @@ class InProcessIndex:
         with _collector_paused():
             return list(index.memories)
 
-    @staticmethod
-    def _allowed(memory: Memory, query: CandidateQuery) -> bool:
-        if query.memory_types and memory.memory_type not in query.memory_types:
-            return False
-        if query.created_from and memory.created_at < query.created_from:
-            return False
-        return not (query.created_to and memory.created_at > query.created_to)
+    def user_index(self, user: ScopeRef) -> UserIndex:
+        """The user's index of the store's current version, from the cache when it is of that version."""
+        return self._index(user)
 
-    def _index(self, user: ScopeRef) -> _UserIndex:
+    def _index(self, user: ScopeRef) -> UserIndex:
         versions = self._store.versions(user)
         with self._lock:
             cached = self._cache.get(user)
@@ -254,9 +280,9 @@ class InProcessIndex:
             _out_of_collectors_sight()
         return built
 
-    def _from_memories(self, user: ScopeRef, versions: StoreVersions) -> _UserIndex:
+    def _from_memories(self, user: ScopeRef, versions: StoreVersions) -> UserIndex:
         memories = self._store.all_current(user)
-        built = _UserIndex(versions.content, memories, Bm25Index([searchable_text(m) for m in memories]),
+        built = UserIndex(versions.content, memories, Bm25Index([searchable_text(m) for m in memories]),
                            self._vectors(memories), previous_turns(memories), versions.access, self._clock(),
                            generation=versions.generation)
         snapshots = self._snapshots
@@ -264,7 +290,7 @@ class InProcessIndex:
             self._later(lambda: self._save_snapshot(snapshots, user, built))
         return built
 
-    def _from_snapshot(self, user: ScopeRef, versions: StoreVersions) -> _UserIndex | None:
+    def _from_snapshot(self, user: ScopeRef, versions: StoreVersions) -> UserIndex | None:
         if self._snapshots is None:
             return None
         payload = self._snapshots.get(user, versions.content)
@@ -286,14 +312,14 @@ class InProcessIndex:
             self._count("snapshot_incompatible")
             return None
         self._count("snapshot_loads")
-        built = _UserIndex(versions.content, snapshot.memories, bm25, vectors if embedder else None,
+        built = UserIndex(versions.content, snapshot.memories, bm25, vectors if embedder else None,
                            snapshot.previous_turns, snapshot.access_version, self._clock(),
                            generation=versions.generation)
         if snapshot.access_version != versions.access:  # reads recorded since it was saved
             self._later(lambda: self._refresh_access(user, built, versions.access))
         return built
 
-    def _save_snapshot(self, snapshots: IndexSnapshotStore, user: ScopeRef, index: _UserIndex) -> None:
+    def _save_snapshot(self, snapshots: IndexSnapshotStore, user: ScopeRef, index: UserIndex) -> None:
         embedder = self._embedder()
         model = embedder.model_id if embedder is not None and index.vectors is not None else None
 
@@ -345,7 +371,7 @@ class InProcessIndex:
     def _count(self, name: str) -> None:
         self.stats[name] = self.stats.get(name, 0) + 1
 
-    def _refresh_access(self, user: ScopeRef, cached: _UserIndex, access_version: int) -> None:
+    def _refresh_access(self, user: ScopeRef, cached: UserIndex, access_version: int) -> None:
         """New access statistics on the cached memories; same memories, same order, same index."""
         stats = self._store.access_stats(user)
         memories = cached.memories

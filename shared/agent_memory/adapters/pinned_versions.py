@@ -92,6 +92,9 @@ class VersionPinningStore:
     def all_current(self, user: ScopeRef) -> list[Memory]:
         return self._inner.all_current(user)
 
+    def all_versions(self, user: ScopeRef) -> list[Memory]:
+        return self._inner.all_versions(user)
+
     def delete(self, user: ScopeRef, memory_key: str) -> Memory:
         return self._inner.delete(user, memory_key)
 

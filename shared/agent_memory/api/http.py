@@ -17,7 +17,7 @@ from agent_memory.api.body_members import MemberCheck, read_checking_members
 from agent_memory.api.schemas import MAX_BODY_BYTES
 from agent_memory.api.sent_names import as_sent, details_as_sent
 from agent_memory.domain.keys import is_valid_id, is_valid_memory_key
-from agent_memory.domain.models import ScopeRef
+from agent_memory.domain.models import Origin, Provenance, ScopeRef
 from agent_memory.errors import (
     AgentMemoryError,
     BatchInterrupted,
@@ -207,6 +207,22 @@ def _acts_for_any_user(app: APIGatewayHttpResolver) -> bool:
     if settings.token_kind != "end_user" or settings.tenant_source != "jwt":
         return True
     return settings.service_scope in str(_claims(app).get("scope", "")).split()
+
+
+# The most of a token subject recorded with what it writes (a `sub` claim is an id, far shorter in practice).
+MAX_SUBJECT_CHARS = 256
+
+
+def token_subject(app: APIGatewayHttpResolver) -> str | None:
+    """The `sub` claim of the request's token, recorded as who wrote a memory; None without a token (no
+    authorizer: the local stack, or auth off)."""
+    subject = _claims(app).get("sub")
+    return str(subject)[:MAX_SUBJECT_CHARS] if subject not in (None, "") else None
+
+
+def provenance(app: APIGatewayHttpResolver, origin: Origin) -> Provenance:
+    """What a write through this request records of how it came: `origin`, and the token's subject."""
+    return Provenance(origin=origin, written_by=token_subject(app))
 
 
 def _claims(app: APIGatewayHttpResolver) -> dict[str, Any]:

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Annotated, Literal
 from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 
 from agent_memory.api.schemas import MAX_MESSAGE_BYTES
-from agent_memory.domain.models import MemoryType
+from agent_memory.api.search import AS_OF_DESCRIPTION
+from agent_memory.domain.models import AsOf, MemoryType
 from agent_memory.domain.requests import RequestModel, max_utf8_bytes
 
 if TYPE_CHECKING:
@@ -22,6 +23,7 @@ class LoadContextRequest(RequestModel):
     action: Literal["load_context"] | None = None
     query: Annotated[str, StringConstraints(max_length=2000)] = ""
     limit: int = Field(default=20, ge=1, le=100)
+    as_of: AsOf | None = Field(default=None, description=AS_OF_DESCRIPTION)
 
 
 class ListMemoriesQuery(RequestModel):
@@ -54,12 +56,14 @@ class LoadContextOutput(BaseModel):
     memories: list[LoadedMemory]
     user_profile_summary: str | None = None
     total_memories: int
+    as_of: datetime | None = Field(default=None, description="The instant loaded as of (UTC), as requested; null: "
+                                                             "the current memories were loaded.")
 
     @classmethod
-    def of(cls, loaded: LoadedContext) -> LoadContextOutput:
+    def of(cls, loaded: LoadedContext, as_of: datetime | None = None) -> LoadContextOutput:
         return cls(memories=[LoadedMemory(type=m.memory_type, content=m.content, importance=m.importance,
                                           category=m.category, createdAt=m.created_at) for m in loaded.memories],
-                   user_profile_summary=loaded.profile_summary, total_memories=loaded.total_memories)
+                   user_profile_summary=loaded.profile_summary, total_memories=loaded.total_memories, as_of=as_of)
 
 
 class ResolvedText(BaseModel):

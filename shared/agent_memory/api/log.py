@@ -132,8 +132,10 @@ class LogSearchResult(BaseModel):
 
 
 def append_to_log(service: ConversationLogService, scope: ScopeRef, conversation_id: str,
-                    request: AppendMessagesRequest) -> AppendResult:
-    return AppendResult.of(scope, conversation_id, service.append(scope, conversation_id, request.to_append()))
+                    request: AppendMessagesRequest, *, written_by: str | None = None) -> AppendResult:
+    """`written_by`: the token subject, recorded on the memories the queued extractions store."""
+    return AppendResult.of(scope, conversation_id, service.append(scope, conversation_id, request.to_append(),
+                                                                  written_by=written_by))
 
 
 def search_log(service: ConversationLogService, scope: ScopeRef, request: LogSearchRequest) -> LogSearchResult:

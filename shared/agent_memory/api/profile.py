@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from agent_memory.api.search import AS_OF_DESCRIPTION
+from agent_memory.domain.models import AsOf
 from agent_memory.domain.profile import Completeness
 from agent_memory.domain.requests import RequestModel
 
@@ -17,6 +20,7 @@ class SummarizeRequest(RequestModel):
     """The summarize action (optional body)."""
 
     action: Literal["summarize"] | None = None
+    as_of: AsOf | None = Field(default=None, description=AS_OF_DESCRIPTION)
 
 
 class SummarizeOutput(BaseModel):
@@ -24,8 +28,10 @@ class SummarizeOutput(BaseModel):
     user_profile: dict[str, dict[str, Any]]
     completeness: Completeness
     narrative_summary: str
+    as_of: datetime | None = Field(default=None, description="The instant the profile was built as of (UTC), as "
+                                                             "requested; null: from the current memories.")
 
     @classmethod
-    def of(cls, summary: ProfileSummary) -> SummarizeOutput:
+    def of(cls, summary: ProfileSummary, as_of: datetime | None = None) -> SummarizeOutput:
         return cls(user_profile=summary.profile.user_profile, completeness=summary.profile.completeness,
-                   narrative_summary=summary.narrative)
+                   narrative_summary=summary.narrative, as_of=as_of)

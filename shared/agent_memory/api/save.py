@@ -28,6 +28,7 @@ from agent_memory.domain.models import (
     Memory,
     MemoryType,
     NewMemory,
+    Provenance,
     SaveOutcome,
     SaveResult,
     not_in_the_future,
@@ -73,9 +74,11 @@ class CreateMemoryRequest(RequestModel):
     # previous item of the same conversation when omitted).
     context: Content | None = None
 
-    def to_new_memory(self) -> NewMemory:
+    def to_new_memory(self, provenance: Provenance | None = None) -> NewMemory:
+        """The memory to store, with the provenance the entry point records (never the body's to say)."""
         source = self.source or (EXTRACTED_SOURCE if self.conversation_id else "api")
-        return NewMemory.model_validate({**self.model_dump(), "source": source})
+        return NewMemory.model_validate({**self.model_dump(), "source": source,
+                                         **(provenance or Provenance()).model_dump()})
 
 class BatchRequest(RequestModel):
     memories: list[CreateMemoryRequest] = Field(min_length=1, max_length=MAX_BATCH_ITEMS)

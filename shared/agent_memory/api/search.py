@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, Field, StringConstraints
 
-from agent_memory.domain.models import Memory, MemoryType, ScopeRef, TimeRange
+from agent_memory.domain.models import AsOf, Memory, MemoryType, ScopeRef, TimeRange
 from agent_memory.domain.ranking import ScoreBreakdown
 from agent_memory.domain.recall import RecallContext, RecallDecision, RecallQuery
 from agent_memory.domain.requests import RequestModel
@@ -26,6 +26,10 @@ if TYPE_CHECKING:
     from agent_memory.services.search import SearchService
 
 Term = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+AS_OF_DESCRIPTION = (
+    "Read the memories as they were at this instant (ISO-8601 with a timezone, e.g. 2026-02-05T10:00:00Z; not in "
+    "the future beyond 5 minutes): the versions valid then, each from its valid_from until it was superseded or "
+    "deleted. Unset: the current memories.")
 
 
 class SearchRequest(RequestModel):
@@ -38,11 +42,12 @@ class SearchRequest(RequestModel):
     time_range: TimeRange | None = None
     limit: int = Field(default=5, ge=1, le=20)
     min_relevance_score: float = Field(default=DEFAULT_MIN_RELEVANCE, ge=0.0, le=1.0)
+    as_of: AsOf | None = Field(default=None, description=AS_OF_DESCRIPTION)
 
     def to_query(self) -> SearchQuery:
         return SearchQuery(query=self.query, search_mode=self.search_mode, keywords=self.keywords,
                            memory_types=self.memory_types, time_range=self.time_range, limit=self.limit,
-                           min_relevance_score=self.min_relevance_score)
+                           min_relevance_score=self.min_relevance_score, as_of=self.as_of)
 
 
 class MemorySearchResult(BaseModel):
@@ -83,14 +88,16 @@ class SearchMemoriesOutput(BaseModel):
     expanded_keywords: list[str] | None
     rounds_executed: int
     time_cue: TimeCueUsed | None = None
+    as_of: datetime | None = Field(default=None, description="The instant searched as of (UTC), as requested; null: "
+                                                             "the current memories were searched.")
 
     @classmethod
-    def of(cls, outcome: SearchOutcome) -> SearchMemoriesOutput:
+    def of(cls, outcome: SearchOutcome, as_of: datetime | None = None) -> SearchMemoriesOutput:
         cue = outcome.time_cue
         return cls(total_found=len(outcome.hits), results=[MemorySearchResult.of(h) for h in outcome.hits],
                    search_strategy_used=outcome.strategy, expanded_keywords=outcome.expanded_keywords,
                    rounds_executed=outcome.rounds_executed,
-                   time_cue=TimeCueUsed(text=cue.text, start=cue.start, end=cue.end) if cue else None)
+                   time_cue=TimeCueUsed(text=cue.text, start=cue.start, end=cue.end) if cue else None, as_of=as_of)
 
 
 class MemoryDetailOutput(BaseModel):
@@ -133,7 +140,7 @@ class RecallOutput(BaseModel):
 
 
 def search_memories(service: SearchService, user: ScopeRef, request: SearchRequest) -> SearchMemoriesOutput:
-    return SearchMemoriesOutput.of(service.search(user, request.to_query()))
+    return SearchMemoriesOutput.of(service.search(user, request.to_query()), request.as_of)
 
 
 def memory_detail(service: SearchService, user: ScopeRef, memory_key: str) -> MemoryDetailOutput:

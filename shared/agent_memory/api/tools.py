@@ -20,10 +20,10 @@ from agent_memory.api.load import LoadContextOutput
 from agent_memory.api.log import MAX_LOG_MESSAGE_BYTES, AppendResult
 from agent_memory.api.profile import SummarizeOutput
 from agent_memory.api.schemas import Content, NonBlank
-from agent_memory.api.search import SearchMemoriesOutput, SearchRequest, memory_detail
+from agent_memory.api.search import SearchRequest, memory_detail, search_memories
 from agent_memory.domain.keys import MEMORY_KEY_PATTERN, Id
 from agent_memory.domain.layers import HotMemoryKey, HotMemoryType, LogAppend, LogEntry
-from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
+from agent_memory.domain.models import AsOf, MemoryType, NewMemory, Origin, ScopeRef
 from agent_memory.domain.requests import RequestModel, max_utf8_bytes
 from agent_memory.domain.tools import (
     CORE_TOOLS,
@@ -59,6 +59,11 @@ class GetMemoryDetailInput(RequestModel):
 class GetUserContextInput(RequestModel):
     query: Annotated[str, StringConstraints(max_length=2000)]
     limit: int = Field(default=20, ge=1, le=100)
+    as_of: AsOf | None = None
+
+
+class SummarizeProfileInput(RequestModel):
+    as_of: AsOf | None = None
 
 
 class LogMessageInput(RequestModel):
@@ -86,7 +91,7 @@ INPUTS: dict[str, type[BaseModel]] = {
     "get_hot_memory": NoInput,
     "set_hot_memory": SetHotMemoryInput,
     "search_reports": ReportSearchRequest,
-    "summarize_profile": NoInput,
+    "summarize_profile": SummarizeProfileInput,
 }
 
 
@@ -182,27 +187,30 @@ class ToolExecutor:
                  conversation_log: ConversationLogService) -> None:
         self._save, self._search, self._load, self._summarize = save, search, load, summarize
         self._layers, self._log = memory_layers, conversation_log
-        self._runners: dict[str, Callable[[ScopeRef, Any], str]] = {
-            "search_memories": lambda user, i: _json(SearchMemoriesOutput.of(self._search.search(user, i.to_query()))),
-            "get_memory_detail": lambda user, i: _json(memory_detail(self._search, user, i.memory_key)),
+        # Each runs (user, arguments, the token subject recorded on what it writes).
+        self._runners: dict[str, Callable[[ScopeRef, Any, str | None], str]] = {
+            "search_memories": lambda user, i, _: _json(search_memories(self._search, user, i)),
+            "get_memory_detail": lambda user, i, _: _json(memory_detail(self._search, user, i.memory_key)),
             "save_user_memory": self._save_memory,
-            "get_user_context": lambda user, i: _json(LoadContextOutput.of(self._load.load_context(user, i.query,
-                                                                                                 i.limit))),
+            "get_user_context": lambda user, i, _: _json(LoadContextOutput.of(
+                self._load.load_context(user, i.query, i.limit, as_of=i.as_of), i.as_of)),
             "log_message": self._log_message,
-            "get_hot_memory": lambda user, _: _json(HotMemoryView.of(user, self._layers.hot_memory(user))),
-            "set_hot_memory": lambda user, i: _json(self._layers.put_hot(user, i.type, i.key, i.value, i.priority)),
-            "search_reports": lambda user, i: _json(ReportList.found(user, self._layers.search_reports(
+            "get_hot_memory": lambda user, _i, _w: _json(HotMemoryView.of(user, self._layers.hot_memory(user))),
+            "set_hot_memory": lambda user, i, _: _json(self._layers.put_hot(user, i.type, i.key, i.value, i.priority)),
+            "search_reports": lambda user, i, _: _json(ReportList.found(user, self._layers.search_reports(
                 user, i.query, i.limit))),
-            "summarize_profile": lambda user, _: _json(SummarizeOutput.of(self._summarize.summarize(user))),
+            "summarize_profile": lambda user, i, _: _json(SummarizeOutput.of(
+                self._summarize.summarize(user, as_of=i.as_of), i.as_of)),
         }
 
-    def execute(self, user: ScopeRef, block: ToolUseBlock) -> ToolResultBlock:
+    def execute(self, user: ScopeRef, block: ToolUseBlock, *, written_by: str | None = None) -> ToolResultBlock:
+        """`written_by`: the token subject, recorded on what the tool call writes."""
         runner = self._runners.get(block.name)
         if runner is None:
             return self._error(block, f"unknown tool {block.name!r}; the tools are: {', '.join(self._runners)}")
         try:
             arguments = INPUTS[block.name].model_validate(block.input)
-            return ToolResultBlock(tool_use_id=block.id, content=runner(user, arguments))
+            return ToolResultBlock(tool_use_id=block.id, content=runner(user, arguments, written_by))
         except ValidationError as error:
             return self._error(block, _validation_message(error))
         except (InvalidInput, NotFound) as error:
@@ -212,17 +220,19 @@ class ToolExecutor:
     def _error(block: ToolUseBlock, message: str) -> ToolResultBlock:
         return ToolResultBlock(tool_use_id=block.id, content=message, is_error=True)
 
-    def _save_memory(self, user: ScopeRef, arguments: SaveUserMemoryInput) -> str:
+    def _save_memory(self, user: ScopeRef, arguments: SaveUserMemoryInput, written_by: str | None) -> str:
         result = self._save.save(user, NewMemory(memory_type=arguments.memory_type, content=arguments.content,
-                                                 category=arguments.category, source="tool"))
+                                                 category=arguments.category, source="tool",
+                                                 origin=Origin.TOOL_EXECUTOR, written_by=written_by))
         return json.dumps({"outcome": result.outcome.value, "memory_key": result.memory.memory_key,
                            "field": result.memory.field,
                            "superseded_key": result.superseded.memory_key if result.superseded else None},
                           ensure_ascii=False)
 
-    def _log_message(self, user: ScopeRef, arguments: LogMessageInput) -> str:
+    def _log_message(self, user: ScopeRef, arguments: LogMessageInput, written_by: str | None) -> str:
         request = LogAppend(messages=[LogEntry(role=arguments.role, content=arguments.content)],
                             extract=arguments.extract)
         return _json(AppendResult.of(user, arguments.conversation_id,
-                                     self._log.append(user, arguments.conversation_id, request)))
+                                     self._log.append(user, arguments.conversation_id, request,
+                                                      written_by=written_by)))
 

@@ -195,6 +195,10 @@ def build_services(
     pinned_store = VersionPinningStore(store)
     if index is None:
         index = _build_index(settings, pinned_store, embedder_provider, snapshots)
+    # Both tiers answer as-of reads from every version in the table.
+    from agent_memory.adapters.as_of_index import AsOfIndex
+
+    as_of_index = AsOfIndex(store=pinned_store, embedder=embedder_provider)
     on_access = None
     if settings.access_stats_queue_url:
         import boto3
@@ -215,6 +219,7 @@ def build_services(
         neighbour_share=settings.memory_search_neighbour_share,
         diversity=settings.memory_search_diversity,
         packs=packs,
+        as_of_index=as_of_index,
     )
     if layers is None:
         layers = _layer_store(settings, dynamodb_client)
@@ -255,9 +260,10 @@ def build_services(
         offline_rules=_offline_extraction(settings, extractor),
     )
     erasure = build_erasure(settings, dynamodb_client, index, table_eraser)
-    load = LoadService(store=store, search=search, current_memories=_cached_memories(index), packs=packs)
+    load = LoadService(store=store, search=search, current_memories=_cached_memories(index), packs=packs,
+                       memories_at=as_of_index.memories_at)
     summarize = SummarizeService(store=store, current_memories=_cached_memories(index), narrate=narrator_provider,
-                                 packs=packs)
+                                 packs=packs, memories_at=as_of_index.memories_at)
     return Services(
         settings=settings,
         store=store,

@@ -77,15 +77,28 @@ class Bm25Index:
     def state(self) -> Bm25State:
         return self._state
 
-    def scores(self, terms: Sequence[str]) -> np.ndarray:
+    def scores(self, terms: Sequence[str], among: np.ndarray | None = None) -> np.ndarray:
+        """Each document's BM25 score for the terms. `among` (a boolean mask over the documents): score as an index
+        of just those documents would (their count, document frequencies and average length), 0 for the rest."""
         result = np.zeros(self.size, dtype=np.float32)
         state = self._state
+        size, norm = self.size, self._norm
+        if among is not None:
+            size = int(among.sum())
+            average = float(state.lengths[among].mean()) if size else 0.0
+            norm = (K1 * (1 - B + B * state.lengths / average) if average
+                    else np.full(self.size, K1, dtype=np.float32))
         for term in set(terms):
             position = self._positions.get(term)
             if position is None:
                 continue
             start, end = int(state.offsets[position]), int(state.offsets[position + 1])
             docs, freqs = state.docs[start:end], state.freqs[start:end]
-            idf = math.log(1 + (self.size - len(docs) + 0.5) / (len(docs) + 0.5))
-            result[docs] += idf * freqs * (K1 + 1) / (freqs + self._norm[docs])
+            if among is not None:
+                kept = among[docs]
+                docs, freqs = docs[kept], freqs[kept]
+                if not len(docs):
+                    continue
+            idf = math.log(1 + (size - len(docs) + 0.5) / (len(docs) + 0.5))
+            result[docs] += idf * freqs * (K1 + 1) / (freqs + norm[docs])
         return result

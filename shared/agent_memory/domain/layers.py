@@ -318,6 +318,9 @@ class ExtractionJob(BaseModel):
     assistant_message: str = ""  # the assistant message before it in the batch, if any
     # When it was queued: a job queued before its scope was erased is dropped (None: queued by older code).
     queued_at: datetime | None = None
+    # The token subject that logged the message, recorded on the memories extracted from it (None: no token, or
+    # a job queued before it was carried).
+    written_by: str | None = None
 
     @property
     def scope(self) -> ScopeRef:

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, JsonValue
 
 from agent_memory.domain.field_names import MemoryFieldName
 from agent_memory.domain.keys import Id, ScopeId
@@ -33,6 +33,41 @@ DEFAULT_IMPORTANCE: dict[MemoryType, int] = {
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+class Origin(StrEnum):
+    """How a memory version came to be stored (its provenance), set by the entry point that wrote it."""
+
+    EXTRACT = "extract"  # read from a conversation turn: save_info, or a logged message's queued extraction
+    DIRECT_SAVE = "direct_save"  # POST /memories or /memories/batch
+    IMPORT = "import"  # brought in from an export or another memory store
+    MEMORY_TOOL = "memory_tool"  # Claude's memory tool
+    TOOL_EXECUTOR = "tool_executor"  # a model's tool call run by POST /tools/execute (save_user_memory)
+    UNKNOWN = "unknown"  # stored before provenance was recorded, or by a path that did not say
+
+
+def _origin(value: Any) -> Any:
+    """An origin this code does not know (a newer deployment's, a damaged item) reads as unknown: a version is
+    never unreadable for its provenance."""
+    if value is None:
+        return Origin.UNKNOWN
+    try:
+        return Origin(value)
+    except ValueError:
+        return Origin.UNKNOWN
+
+
+StoredOrigin = Annotated[Origin, BeforeValidator(_origin)]
+
+
+class Provenance(BaseModel):
+    """How a memory version came (`origin`) and which token subject wrote it (`written_by`: the token's `sub`
+    claim; None without a token, e.g. the local stack or a deployment without authorizer)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    origin: Origin = Origin.UNKNOWN
+    written_by: str | None = None
 
 
 class ScopeRef(BaseModel):
@@ -93,13 +128,18 @@ class NewMemory(BaseModel):
     context: str | None = None
     embedding: bytes | None = Field(default=None, exclude=True, repr=False)
     embedding_model: str | None = None
+    # Provenance, set by the entry point (never by a request body): how the memory came and who wrote it.
+    origin: Origin = Origin.UNKNOWN
+    written_by: str | None = None
 
     def effective_importance(self) -> int:
         return self.importance if self.importance is not None else DEFAULT_IMPORTANCE[self.memory_type]
 
 
 class Memory(BaseModel):
-    """A stored memory. `superseded_at` set means it is history, never current."""
+    """A stored memory version. `superseded_at` set means it is history, never current: a newer version of its
+    field took over then (`superseded_by`), or it was deleted then (`deleted_at`). A version is valid (what was
+    known) from `valid_from` until `superseded_at`."""
 
     memory_key: str
     tenant_id: str
@@ -128,10 +168,32 @@ class Memory(BaseModel):
     context: str | None = None
     embedding: bytes | None = Field(default=None, exclude=True, repr=False)
     embedding_model: str | None = None
+    # When it was deleted (its superseded_at is then the same instant, or earlier when a newer version had
+    # already retired it). A deleted version is kept as history, so as-of reads know what was known before.
+    deleted_at: datetime | None = None
+    # Provenance: how this version came (old versions stored without it read as unknown) and the token subject
+    # that wrote it (None: no token).
+    origin: StoredOrigin = Origin.UNKNOWN
+    written_by: str | None = None
 
     @property
     def is_current(self) -> bool:
         return self.superseded_at is None
+
+    @property
+    def is_deleted(self) -> bool:
+        return self.deleted_at is not None
+
+    def valid_at(self, at: datetime) -> bool:
+        """Whether this version was current at `at`: from its `valid_from` until it was superseded or deleted."""
+        return self.valid_from <= at and (self.superseded_at is None or at < self.superseded_at)
+
+    def as_it_stood(self, at: datetime) -> Memory:
+        """This version as it was at `at`, when it was current then: what superseded or deleted it later is not
+        yet known."""
+        if self.superseded_at is None or self.superseded_at <= at:
+            return self
+        return self.model_copy(update={"superseded_at": None, "superseded_by": None, "deleted_at": None})
 
 
 def new_memory_version(user: ScopeRef, memory: NewMemory, memory_key: str, previous: Memory | None) -> Memory:
@@ -161,6 +223,8 @@ def new_memory_version(user: ScopeRef, memory: NewMemory, memory_key: str, previ
         context=memory.context,
         embedding=memory.embedding,
         embedding_model=memory.embedding_model,
+        origin=memory.origin,
+        written_by=memory.written_by,
     )
 
 
@@ -173,6 +237,13 @@ def superseded_by(previous: Memory, successor: Memory) -> Memory:
             "updated_at": successor.valid_from,
         }
     )
+
+
+def deleted_version(memory: Memory, at: datetime) -> Memory:
+    """`memory` deleted at `at`: history from then on (a version a newer one had already retired keeps the end
+    of its validity), kept so that what was known before the delete can still be read as of then."""
+    return memory.model_copy(update={"deleted_at": at, "superseded_at": memory.superseded_at or at,
+                                     "updated_at": at})
 
 
 class ExtractedMemory(BaseModel):
@@ -263,6 +334,17 @@ def not_in_the_future(value: datetime | None) -> datetime | None:
     if value is not None and value > utcnow() + CLOCK_SKEW:
         raise ValueError("must not be in the future")
     return value
+
+
+def _timestamp_text(value: Any) -> Any:
+    if not isinstance(value, str | datetime):
+        raise ValueError("must be an ISO-8601 timestamp with a timezone, e.g. 2026-02-05T10:00:00Z")
+    return value
+
+
+# An instant to read memories as of: ISO-8601 text with a timezone (kept in UTC), not in the future (CLOCK_SKEW).
+AsOf = Annotated[datetime, BeforeValidator(_timestamp_text), AfterValidator(require_utc),
+                 AfterValidator(not_in_the_future)]
 
 
 def _ordered_range(value: tuple[datetime, datetime]) -> tuple[datetime, datetime]:

@@ -40,6 +40,8 @@ class SearchQuery:
     time_range: tuple[datetime, datetime] | None = None
     limit: int = 5
     min_relevance_score: float = DEFAULT_MIN_RELEVANCE
+    # Search the memories as they were at this instant (the versions valid then) instead of the current ones.
+    as_of: datetime | None = None
 
     def __post_init__(self) -> None:
         if not self.query or len(self.query) > MAX_QUERY_CHARS:

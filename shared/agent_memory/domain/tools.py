@@ -65,6 +65,11 @@ TOOL_DESCRIPTIONS: dict[str, dict[Lang, str]] = {
     },
 }
 
+# The as_of argument of the reading tools (search_memories, get_user_context, summarize_profile).
+AS_OF_EN = ("Only when asked what was known at a past moment: that instant (ISO 8601 with a timezone, e.g. "
+            "2026-02-05T10:00:00Z); the memories as they were then. Leave unset for what is known now.")
+AS_OF_ZH = "仅在被问到过去某一时刻已知的信息时使用: 该时刻(带时区的 ISO 8601 时间),返回当时的记忆。平时不要设置。"
+
 PROPERTY_DESCRIPTIONS: dict[str, dict[str, dict[Lang, str]]] = {
     "search_memories": {
         "query": {"en": "What to look for, in the user's language.", "zh": "检索内容,使用用户的语言。"},
@@ -78,6 +83,7 @@ PROPERTY_DESCRIPTIONS: dict[str, dict[str, dict[Lang, str]]] = {
         "limit": {"en": "At most this many results (1-20, default 5).", "zh": "最多返回条数(1-20,默认5)。"},
         "min_relevance_score": {"en": "Leave out results scoring below this (0-1).",
                                 "zh": "低于该相关性分数(0-1)的结果不返回。"},
+        "as_of": {"en": AS_OF_EN, "zh": AS_OF_ZH},
     },
     "get_memory_detail": {
         "memory_key": {"en": "The memory's key, from a search_memories result (get_user_context answers none).",
@@ -99,6 +105,7 @@ PROPERTY_DESCRIPTIONS: dict[str, dict[str, dict[Lang, str]]] = {
         "query": {"en": "What the context is for, e.g. \"the user's background and goals\"; \"\" = by importance.",
                   "zh": '检索查询,如"用户的基本信息和意向";为空时按重要性排序。'},
         "limit": {"en": "At most this many memories (1-100, default 20).", "zh": "最多返回的记忆条数(1-100,默认20)。"},
+        "as_of": {"en": AS_OF_EN, "zh": AS_OF_ZH},
     },
     "log_message": {
         "conversation_id": {"en": "The conversation the message belongs to.", "zh": "消息所属的对话。"},
@@ -121,7 +128,7 @@ PROPERTY_DESCRIPTIONS: dict[str, dict[str, dict[Lang, str]]] = {
         "query": {"en": "What to look for in the weekly reports.", "zh": "在周报中检索的内容。"},
         "limit": {"en": "At most this many reports (1-20, default 3).", "zh": "最多返回的周报数(1-20,默认3)。"},
     },
-    "summarize_profile": {},
+    "summarize_profile": {"as_of": {"en": AS_OF_EN, "zh": AS_OF_ZH}},
 }
 
 SYSTEM_PROMPTS: dict[Lang, str] = {

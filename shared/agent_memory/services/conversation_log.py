@@ -33,7 +33,7 @@ from agent_memory.domain.layers import (
     LogQuery,
     week_start_of,
 )
-from agent_memory.domain.models import ScopeRef, utcnow
+from agent_memory.domain.models import Origin, Provenance, ScopeRef, utcnow
 from agent_memory.domain.vectors import encode_vector
 from agent_memory.errors import InvalidInput
 from agent_memory.ports import ConversationTurn, Embedder, ExtractionQueue, LayerStore
@@ -66,7 +66,9 @@ class ConversationLogService:
 
     # ---- append --------------------------------------------------------------------------------
 
-    def append(self, scope: ScopeRef, conversation_id: str, request: LogAppend) -> LogAppended:
+    def append(self, scope: ScopeRef, conversation_id: str, request: LogAppend, *,
+               written_by: str | None = None) -> LogAppended:
+        """`written_by`: the token subject that sent the messages, recorded on what their extraction stores."""
         queue = self._queue()
         if request.extract and queue is None:
             raise InvalidInput("extraction queue not configured (LOG_EXTRACTION_QUEUE_URL)", details=[
@@ -87,7 +89,7 @@ class ConversationLogService:
         if deferred and queue is not None and not queue.enqueue_embedding(_embedding_job(scope, messages)):
             store.set_log_embeddings(scope, self._embed(messages))  # refused: embed the messages in hand
 
-        jobs = _extraction_jobs(scope, conversation_id, messages) if request.extract else []
+        jobs = _extraction_jobs(scope, conversation_id, messages, written_by) if request.extract else []
         failed = queue.enqueue(jobs) if jobs and queue is not None else []  # queue is set when extract is
         return LogAppended(messages=messages, queued=[j.message_id for j in jobs if j.message_id not in failed],
                            failed=failed)
@@ -175,7 +177,8 @@ def _embedding_job(scope: ScopeRef, messages: list[LogMessage]) -> EmbeddingJob:
         for m in messages])
 
 
-def _extraction_jobs(scope: ScopeRef, conversation_id: str, messages: list[LogMessage]) -> list[ExtractionJob]:
+def _extraction_jobs(scope: ScopeRef, conversation_id: str, messages: list[LogMessage],
+                     written_by: str | None) -> list[ExtractionJob]:
     """One job per user message, with the assistant message before it in the batch (what it answers)."""
     jobs = []
     previous_assistant = ""
@@ -185,7 +188,8 @@ def _extraction_jobs(scope: ScopeRef, conversation_id: str, messages: list[LogMe
             continue
         jobs.append(ExtractionJob(tenant_id=scope.tenant_id, scope_id=scope.user_id, conversation_id=conversation_id,
                                   message_id=message.message_id, user_message=message.content,
-                                  assistant_message=previous_assistant, queued_at=utcnow()))
+                                  assistant_message=previous_assistant, queued_at=utcnow(),
+                                  written_by=written_by))
     return jobs
 
 
@@ -223,7 +227,8 @@ class LogExtractionWorker:
         try:
             output = self._save.extract_and_save(
                 scope, ConversationTurn(user_message=job.user_message, assistant_message=job.assistant_message),
-                conversation_id=job.conversation_id)
+                conversation_id=job.conversation_id,
+                provenance=Provenance(origin=Origin.EXTRACT, written_by=job.written_by))
         except Exception:
             self._layers.release_extraction(scope, job.message_id)
             raise

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import datetime
 
 from agent_memory.domain.keys import is_valid_memory_key
 from agent_memory.domain.models import Memory, MemoryPage, MemoryType, ScopeRef, is_cjk_text
@@ -11,6 +12,7 @@ from agent_memory.domain.packs import DomainPack
 from agent_memory.domain.packs.immigration import IMMIGRATION
 from agent_memory.domain.placeholders import resolve
 from agent_memory.domain.search import SearchQuery, summary_of
+from agent_memory.errors import InvalidInput
 from agent_memory.ports import MemoryStore
 from agent_memory.services.search import SearchService
 
@@ -48,6 +50,14 @@ def profile_summary(memories: list[Memory], order: tuple[str, ...] = PROFILE_FIE
     return separator.join(c.rstrip("。.，, ") for c in ordered) + end
 
 
+def memories_as_of(memories_at: Callable[[ScopeRef, datetime], list[Memory]] | None, user: ScopeRef,
+                   at: datetime) -> list[Memory]:
+    if memories_at is None:
+        raise InvalidInput("as_of: this deployment answers no as-of reads",
+                           details=[{"field": "as_of", "type": "unavailable"}])
+    return memories_at(user, at)
+
+
 @dataclass(frozen=True)
 class ResolvedPlaceholders:
     text: str
@@ -63,19 +73,23 @@ class LoadService:
         search: SearchService,
         current_memories: Callable[[ScopeRef], list[Memory]] | None = None,
         packs: Callable[[str], DomainPack] = lambda _: IMMIGRATION,
+        memories_at: Callable[[ScopeRef, datetime], list[Memory]] | None = None,
     ) -> None:
-        """`packs`: a tenant's pack, whose summary fields phrase the profile summary."""
+        """`packs`: a tenant's pack, whose summary fields phrase the profile summary; `memories_at`: the memories
+        valid at an instant, as they stood then (None: as-of loads are refused)."""
+        self._memories_at = memories_at
         self._store = store
         self._packs = packs
         self._search = search
         # The serverless tier hands in its version-keyed cache; otherwise the store is read.
         self._current_memories = current_memories or store.all_current
 
-    def load_context(self, user: ScopeRef, query: str, limit: int) -> LoadedContext:
-        memories = self._current_memories(user)
+    def load_context(self, user: ScopeRef, query: str, limit: int, *, as_of: datetime | None = None) -> LoadedContext:
+        """`as_of`: the memories as they were at that instant (the versions valid then), searched as of then."""
+        memories = self._current_memories(user) if as_of is None else memories_as_of(self._memories_at, user, as_of)
         found: dict[str, float] = {}
         if query.strip() and memories:
-            request = SearchQuery(query=query.strip(), limit=min(20, limit), min_relevance_score=0.0)
+            request = SearchQuery(query=query.strip(), limit=min(20, limit), min_relevance_score=0.0, as_of=as_of)
             found = {h.memory.memory_key: h.relevance_score for h in self._search.search(user, request).hits}
         relevance = [found.get(m.memory_key, 0.0) for m in memories]
         scored = sorted(

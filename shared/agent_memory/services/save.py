@@ -16,7 +16,9 @@ from agent_memory.domain.models import (
     ExtractedMemory,
     Memory,
     NewMemory,
+    Origin,
     PartialSave,
+    Provenance,
     SaveOutcome,
     SaveResult,
     ScopeRef,
@@ -307,8 +309,11 @@ class SaveService:
         return self._store.delete(user, memory_key)
 
     def extract_and_save(
-        self, user: ScopeRef, turn: ConversationTurn, *, conversation_id: str | None = None
+        self, user: ScopeRef, turn: ConversationTurn, *, conversation_id: str | None = None,
+        provenance: Provenance | None = None,
     ) -> TurnSaved:
+        """`provenance`: how the turn came and who sent it (default: extracted, no token subject)."""
+        written = provenance or Provenance(origin=Origin.EXTRACT)
         known = {current_field_name(name): value for name, value in turn.existing_info.items() if _has_value(value)}
         pack = self._packs(user.tenant_id)
         extractor = self._extractors(pack) if self._extractors is not None else self._extractor()
@@ -341,6 +346,8 @@ class SaveService:
                 conversation_id=conversation_id,
                 metadata=metadata,
                 context=context,
+                origin=written.origin,
+                written_by=written.written_by,
             )))
         enriched = self.enrich([memory for _, memory in pending], pack=pack)
         try:

@@ -26,7 +26,7 @@ from agent_memory.domain.search import SearchHit, SearchMode, SearchOutcome, Sea
 from agent_memory.domain.synonyms import builtin_synonyms, synonym_phrases
 from agent_memory.domain.temporal import time_cue
 from agent_memory.domain.text import tokenize
-from agent_memory.errors import NotFound
+from agent_memory.errors import InvalidInput, NotFound
 from agent_memory.ports import CandidateQuery, Embedder, MemoryStore, SearchIndex, SynonymSource
 
 if TYPE_CHECKING:
@@ -88,10 +88,13 @@ class SearchService:
         neighbour_share: float = 0.0,
         diversity: float = 0.0,
         packs: Callable[[str], DomainPack] = lambda _: IMMIGRATION,
+        as_of_index: SearchIndex | None = None,
     ) -> None:
         """`diversity`: the weight of a result's similarity to the results above it against its score
         (maximal marginal relevance over the best DIVERSITY_POOL; 0 orders by score alone); `packs`: a tenant's
-        pack, whose built-in synonyms it starts with."""
+        pack, whose built-in synonyms it starts with; `as_of_index`: the tier that answers searches with `as_of`
+        (every version of the user's memories; None: such searches are refused)."""
+        self._as_of_index = as_of_index
         if not 0.0 <= diversity <= 1.0:
             raise ValueError("diversity must be within [0, 1]")
         self._diversity = diversity
@@ -140,6 +143,7 @@ class SearchService:
         (the user_memory block fills a token budget). `diversified=False` keeps the score order for a
         caller that diversifies the ranking itself, so maximal marginal relevance runs once."""
         requested: SearchMode = request.search_mode or self._default_mode
+        index = self._tier(request)
         terms = self._query_keywords(request)
         if self._expand:  # a synonym may be a phrase ("top talent pass scheme"), not one keyword
             pack = self._packs(user.tenant_id).name
@@ -149,7 +153,7 @@ class SearchService:
         query_terms = tokenize(" ".join([request.query, *(request.keywords or [])]))
         # Embedded once, whether the index asks for it or absolute relevance does.
         query_vector = cache(self._query_vector(embedder, request)) if embedder else None
-        candidates = self._index.candidates(user, CandidateQuery(
+        candidates = index.candidates(user, CandidateQuery(
             text=request.query,
             # Synonyms widen candidate generation; ranking still tells exact from synonym matches.
             terms=[*query_terms, *tokenize(" ".join(syn for pairs in synonyms.values() for syn, _ in pairs))],
@@ -159,6 +163,7 @@ class SearchService:
             created_to=request.time_range[1] if request.time_range else None,
             k=CANDIDATES_PER_RETRIEVER,
             neighbour_share=self._neighbour_share,
+            as_of=request.as_of,
         ))
         if request.keywords:
             required = QueryKeywords(tuple(normalize_keyword(k) for k in request.keywords), synonyms)
@@ -168,7 +173,8 @@ class SearchService:
         diversify = diversified and self._diversity > 0 and mode != "keyword"
         # Diversified, the rounds recall a deeper pool; the results are then picked from it.
         pool = max(limit, DIVERSITY_POOL) if diversify else limit
-        now = utcnow()
+        # As of an instant, recency and a period the query names count from that instant.
+        now = request.as_of or utcnow()
         cue = time_cue(request.query, now) if self._weights.time_cue > 0 else None
         expanded_query, precise_query = QueryKeywords(terms, synonyms), QueryKeywords(terms)
         keyword_scores = {
@@ -218,11 +224,11 @@ class SearchService:
         ordered = [(by_key[key], round_name) for key, round_name in
                    sorted(recalled.items(), key=lambda kv: by_key[kv[0]].score, reverse=True)]
         if diversify:
-            ordered = self._diversified(user, ordered, candidates, limit)
+            ordered = self._diversified(user, index, ordered, candidates, limit)
         hits = [SearchHit(memory=scored.memory, relevance_score=round(scored.score, 4),
                           score_breakdown=scored.breakdown, recall_round=round_name)
                 for scored, round_name in ordered[:limit]]
-        if self._on_access and hits:
+        if self._on_access and hits and request.as_of is None:  # reading the past is no use of a memory
             self._on_access(user, [h.memory.memory_key for h in hits])
         used = [name for name in dict.fromkeys(h.recall_round for h in hits)]
         expanded = sorted({syn for term in terms for syn, _ in synonyms.get(term, ())})
@@ -240,8 +246,17 @@ class SearchService:
             self._background_vectors[embedder.model_id] = matrix
         return float((matrix @ np.asarray(query_vector, dtype=np.float32)).max())
 
-    def _diversified(self, user: ScopeRef, ordered: list[tuple[ScoredMemory, str]], candidates: list[Candidate],
-                     count: int) -> list[tuple[ScoredMemory, str]]:
+    def _tier(self, request: SearchQuery) -> SearchIndex:
+        """The tier that answers the request: the as-of one for a search of the past, else the current one."""
+        if request.as_of is None:
+            return self._index
+        if self._as_of_index is None:
+            raise InvalidInput("as_of: this deployment answers no as-of searches",
+                               details=[{"field": "as_of", "type": "unavailable"}])
+        return self._as_of_index
+
+    def _diversified(self, user: ScopeRef, index: SearchIndex, ordered: list[tuple[ScoredMemory, str]],
+                     candidates: list[Candidate], count: int) -> list[tuple[ScoredMemory, str]]:
         """`count` of the ranked results in maximal-marginal-relevance order, each with its redundancy."""
         if len(ordered) < 2:
             return ordered
@@ -249,7 +264,7 @@ class SearchService:
         keys = [scored.memory.memory_key for scored, _ in ordered]
         missing = [key for key in keys if key not in given]
         if missing:
-            given.update(self._index.vectors(user, missing))
+            given.update(index.vectors(user, missing))
         picks = diversified([scored.score for scored, _ in ordered], [given.get(key) for key in keys], count,
                             self._diversity)
         return [(replace(ordered[i][0], redundancy=redundancy), ordered[i][1]) for i, redundancy in picks]

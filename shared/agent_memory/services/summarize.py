@@ -6,6 +6,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 from agent_memory.domain.models import Memory, ScopeRef
 from agent_memory.domain.packs import DomainPack
@@ -17,6 +18,7 @@ from agent_memory.domain.profile import (
     template_narrative,
 )
 from agent_memory.ports import MemoryStore
+from agent_memory.services.load import memories_as_of
 
 
 @dataclass(frozen=True)
@@ -37,28 +39,33 @@ class SummarizeService:
         narrate: Callable[[], Callable[[Profile], str]] = lambda: template_narrative,
         max_users: int = 256,
         packs: Callable[[str], DomainPack] | None = None,
+        memories_at: Callable[[ScopeRef, datetime], list[Memory]] | None = None,
     ) -> None:
-        """`packs`: a tenant's pack, whose profile schema is used (None: `schema` for every tenant)."""
+        """`packs`: a tenant's pack, whose profile schema is used (None: `schema` for every tenant);
+        `memories_at`: the memories valid at an instant (None: as-of profiles are refused)."""
+        self._memories_at = memories_at
         self._store = store
         self._current = current_memories or store.all_current
         self._schema = schema
         self._packs = packs
         self._narrate = narrate
         self._max_users = max_users
-        # (the schema's pack, the user) -> (version, summary)
-        self._cache: OrderedDict[tuple[str, ScopeRef], tuple[str, ProfileSummary]] = OrderedDict()
+        # (the schema's pack, the user, the instant or None for now) -> (the user's version tag, summary)
+        self._cache: OrderedDict[tuple[str, ScopeRef, datetime | None], tuple[str, ProfileSummary]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def summarize(self, user: ScopeRef) -> ProfileSummary:
-        """An unchanged user (same version counter) is answered from the cache: no narrative call."""
+    def summarize(self, user: ScopeRef, *, as_of: datetime | None = None) -> ProfileSummary:
+        """An unchanged user (same version counter) is answered from the cache: no narrative call. `as_of`: the
+        profile from the memories as they were at that instant (cached per instant the same way)."""
         pack = self._packs(user.tenant_id) if self._packs is not None else None
-        key = (pack.name if pack else "", user)
+        key = (pack.name if pack else "", user, as_of)
         version = self._store.versions(user).tag
         with self._lock:
             cached = self._cache.get(key)
             if cached and cached[0] == version:
                 return cached[1]
-        profile = build_profile(self._current(user), pack.profile if pack else self._schema)
+        memories = self._current(user) if as_of is None else memories_as_of(self._memories_at, user, as_of)
+        profile = build_profile(memories, pack.profile if pack else self._schema)
         # A provider of the writer: the LLM SDK is imported only when a narrative is actually needed.
         output = ProfileSummary(profile=profile, narrative=self._narrate()(profile))
         with self._lock:

@@ -5,7 +5,9 @@ scoped by construction and one tenant's request can never name another tenant's 
 
 Items in a partition:
   ``META``            the user's version counter (bumped by every write; caches key on it)
-  ``MEM#<key>``       a memory, current or superseded (history is kept, never overwritten)
+  ``MEM#<key>``       a memory version, current, superseded or deleted (history is kept, never overwritten:
+                      a delete marks the version `deleted_at`, so what was known before it can be read as of
+                      then; erasing the user removes the partition)
   ``FIELD#<field>``   pointer to the current memory of a field: the upsert slot
   ``HASH#<digest>``   marker of current content, so identical content is stored once
   ``KW#<keyword>#<key>``  the keyword index: one item per keyword of a current memory
@@ -62,6 +64,7 @@ from agent_memory.domain.models import (
     ScopeRef,
     StoreVersions,
     content_hash,
+    utcnow,
 )
 from agent_memory.domain.supersession import CurrentMemories, plan_saves
 from agent_memory.errors import AgentMemoryError, Conflict, InvalidInput, NotFound, Throttled
@@ -184,13 +187,23 @@ class DynamoMemoryStore:
         return True
 
     def delete(self, user: ScopeRef, memory_key: str) -> Memory:
+        """The version leaves everything current (search, listing, the profile, `get`) and stays as history,
+        marked deleted: valid until now. NotFound when there is none, or it was deleted already."""
         memory = self.get(user, memory_key)
         if memory is None:
             raise NotFound(f"memory {memory_key} not found", details=[{"field": "memory_key"}])
+        at = utcnow().isoformat()
         pk = partition_key(user)
+        # A current version is retired now (and must still be current: a concurrent save may have retired it);
+        # a version already retired keeps the end of its validity.
+        retire = ", superseded_at = :at" if memory.is_current else ""
         actions: list[dict[str, Any]] = [
-            {"Delete": {"TableName": self._table, "Key": to_item({"pk": pk, "sk": f"MEM#{memory_key}"}),
-                        "ConditionExpression": "attribute_exists(pk)"}},
+            {"Update": {
+                "TableName": self._table, "Key": to_item({"pk": pk, "sk": f"MEM#{memory_key}"}),
+                "UpdateExpression": f"SET deleted_at = :at, updated_at = :at{retire}",
+                "ConditionExpression": "attribute_exists(pk) AND attribute_not_exists(deleted_at)"
+                + (" AND attribute_not_exists(superseded_at)" if memory.is_current else ""),
+                "ExpressionAttributeValues": to_item({":at": at})}},
             bump_version(self._table, pk),
         ]
         if memory.is_current:
@@ -271,14 +284,19 @@ class DynamoMemoryStore:
         except ClientError as error:
             raise_domain_error(error)
         item = response.get("Item")
-        return memory_from_item(item) if item else None
+        memory = memory_from_item(item) if item else None
+        return None if memory is None or memory.is_deleted else memory
 
     def history(self, user: ScopeRef, memory: Memory) -> list[Memory]:
-        """Every version of the memory's field, oldest first (just the memory when it has no field)."""
+        """Every version of the memory's field, deleted ones included, oldest first (just the memory when it has
+        no field)."""
         if not memory.field:
             return [memory]
         versions = [m for m in self._iter_memories(user) if m.field == memory.field]
         return sorted(versions, key=lambda m: (m.valid_from, m.memory_key))
+
+    def all_versions(self, user: ScopeRef) -> list[Memory]:
+        return list(self._iter_memories(user))
 
     def list_current(
         self,

@@ -1,0 +1,108 @@
+"""As-of reads: the memories that were current at an instant, searched as current ones are.
+
+Both search tiers answer as-of through this one: every version of a user's memories (current, superseded and
+deleted) is read from the store and indexed in process (BM25, the stored embeddings, conversation neighbours),
+cached by the user's content version exactly like the serverless tier's index (a repeated as-of search costs one
+GetItem). A query's `as_of` then picks the versions valid at that instant (from `valid_from` until superseded or
+deleted) and scores them as an index of just those versions would: BM25's document count, frequencies and average
+length are those of the chosen versions, and conversation neighbours are found among them. The candidates are the
+versions as they stood then (what retired them later is not yet known), so the ranking treats them as current.
+
+The OpenSearch tier indexes only current memories, so as-of reads there come from the table too: one partition
+read when the user's version moved, then in-process work of the same order as a current search.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from datetime import datetime
+
+import numpy as np
+
+from agent_memory.adapters.in_process_index import InProcessIndex, UserIndex, select_candidates
+from agent_memory.domain.models import AccessStats, Memory, ScopeRef, StoreVersions
+from agent_memory.domain.neighbours import previous_turns, with_neighbours
+from agent_memory.domain.ranking import Candidate
+from agent_memory.ports import CandidateQuery, Embedder, MemoryStore
+
+_NEVER = np.inf  # the end of a version's validity that nothing retired yet
+
+
+class _EveryVersion:
+    """The store as the in-process index reads it, with every version standing in for the current memories."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self._store = store
+
+    def versions(self, user: ScopeRef) -> StoreVersions:
+        return self._store.versions(user)
+
+    def all_current(self, user: ScopeRef) -> list[Memory]:
+        return self._store.all_versions(user)
+
+    def access_stats(self, user: ScopeRef) -> dict[str, AccessStats]:
+        return self._store.access_stats(user)
+
+
+class AsOfIndex:
+    """A search tier for queries with `as_of`, over every version of a user's memories."""
+
+    def __init__(self, *, store: MemoryStore, embedder: Callable[[], Embedder | None], max_users: int = 32) -> None:
+        self._versions = InProcessIndex(store=_EveryVersion(store), embedder=embedder, max_users=max_users)
+        self._validity: OrderedDict[ScopeRef, tuple[int, np.ndarray, np.ndarray]] = OrderedDict()
+        self._max_users = max_users
+        self._lock = threading.Lock()
+
+    def candidates(self, user: ScopeRef, query: CandidateQuery) -> list[Candidate]:
+        if query.as_of is None:
+            raise ValueError("the as-of index answers queries with as_of only")
+        index = self._versions.user_index(user)
+        rows = self._rows_valid_at(user, index, query.as_of)
+        if not len(rows):
+            return []
+        valid = np.zeros(len(index.memories), dtype=bool)
+        valid[rows] = True
+        lexical = (index.bm25.scores(query.terms, among=valid)[rows] if query.terms
+                   else np.zeros(len(rows), np.float32))
+        memories = [index.memories[i].as_it_stood(query.as_of) for i in rows]
+        if query.neighbour_share > 0:
+            lexical = with_neighbours(lexical, previous_turns(memories), query.neighbour_share)
+        vectors = index.vectors[rows] if index.vectors is not None else None
+        return select_candidates(memories, lexical, vectors, query)
+
+    def vectors(self, user: ScopeRef, memory_keys: list[str]) -> dict[str, np.ndarray]:
+        return self._versions.vectors(user, memory_keys)
+
+    def nearest(self, user: ScopeRef, vectors: np.ndarray, k: int) -> list[list[Candidate]]:
+        """Saves look for the current memories a new one restates: never in the past."""
+        return [[] for _ in range(len(vectors))]
+
+    def memories_at(self, user: ScopeRef, at: datetime) -> list[Memory]:
+        """The versions valid at `at`, as they stood then, oldest key first."""
+        index = self._versions.user_index(user)
+        return [index.memories[i].as_it_stood(at) for i in self._rows_valid_at(user, index, at)]
+
+    def _rows_valid_at(self, user: ScopeRef, index: UserIndex, at: datetime) -> np.ndarray:
+        starts, ends = self._validity_of(user, index)
+        instant = at.timestamp()
+        return np.flatnonzero((starts <= instant) & (instant < ends))
+
+    def _validity_of(self, user: ScopeRef, index: UserIndex) -> tuple[np.ndarray, np.ndarray]:
+        """Each version's [valid_from, superseded_at) as epoch seconds, computed once per index version."""
+        with self._lock:
+            cached = self._validity.get(user)
+            if cached is not None and cached[0] == index.version and len(cached[1]) == len(index.memories):
+                self._validity.move_to_end(user)
+                return cached[1], cached[2]
+        memories = index.memories
+        starts = np.fromiter((m.valid_from.timestamp() for m in memories), dtype=np.float64, count=len(memories))
+        ends = np.fromiter((m.superseded_at.timestamp() if m.superseded_at else _NEVER for m in memories),
+                           dtype=np.float64, count=len(memories))
+        with self._lock:
+            self._validity[user] = (index.version, starts, ends)
+            self._validity.move_to_end(user)
+            while len(self._validity) > self._max_users:
+                self._validity.popitem(last=False)
+        return starts, ends
