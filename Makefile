@@ -20,7 +20,7 @@ export RUN_STARTED_AT
 step = awk -v t0="$(RUN_STARTED_AT)" -v now="$$(date +%s.%N | sed 's/\.N$$//')" -v what="$(1)" \
   'BEGIN { printf "[%5.1fs] %s\n", now - t0, what }'
 
-.PHONY: help install prerequisites dynamodb-local opensearch-node opensearch run reset rollup invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval bench-inject bench-log bench-local bench-extract bench-peers bench-opensearch reindex clean fuzz mcp export import
+.PHONY: help install prerequisites dynamodb-local opensearch-node opensearch run reset rollup invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval bench-inject bench-log bench-asof bench-local bench-extract bench-peers bench-opensearch reindex clean fuzz mcp export import
 
 help:
 	@echo "make run      serve the API on http://127.0.0.1:$(PORT) (DynamoDB Local, data in .data/; offline LLM; PORT= overrides)"
@@ -43,6 +43,7 @@ help:
 	@echo "make bench-extract     extraction precision/recall per type and field on the labelled turns (benchmarks/results/extraction.json)"
 	@echo "make bench-duplicates  the near-duplicate thresholds by 5-fold cross-validation on labelled pairs (benchmarks/results/near_duplicates.json)"
 	@echo "make bench-log         conversation log write and search latency (benchmarks/results/log_write.json)"
+	@echo "make bench-asof        as-of search beside current search, 1,000 memories x 3 versions, one run (benchmarks/results/asof.json)"
 	@echo "make bench-local       \`make run\` over HTTP: import, whole-stack RSS, search (START=1 starts one; benchmarks/results/local_stack.json)"
 	@echo "make soak              a bounded mixed load on a stack of its own for SOAK_MINUTES (60): RSS flat, no 5xx, writes read back, queues drained (benchmarks/results/soak.json, docs/soak.png)"
 	@echo "make bench-http        retrieval and inject over HTTP, four ways of saving turns, fresh and long-standing (MODES=plain CONVERSATIONS=1 URL=...; benchmarks/results/http_retrieval.json)"
@@ -238,6 +239,11 @@ bench-duplicates: $(VENV)/.installed
 # The conversation log (L1): write latency of 1 and 10 messages, search over 1,000.
 bench-log: $(VENV)/.installed $(DDB_LOCAL)/.installed
 	$(PY) -m benchmarks.log_write $(if $(BACKEND),--backend $(BACKEND))
+
+# As-of search beside a current search over one user of 1,000 memories with 3 versions each, interleaved in one run:
+# p50/p95 of both and their ratio (RUNS=200 calls each; BACKEND=moto for in-process moto).
+bench-asof: $(VENV)/.installed $(DDB_LOCAL)/.installed
+	$(PY) -m benchmarks.as_of $(if $(BACKEND),--backend $(BACKEND)) $(if $(RUNS),--runs $(RUNS))
 
 # The whole local stack over HTTP: 1,000 + 3 x 300 memories imported in batches of 100, whole-stack RSS, warm search
 # over 1,000. Against the running `make run` (same PORT), or START=1 for a stack of its own on a temporary data dir.

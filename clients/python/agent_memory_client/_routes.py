@@ -258,8 +258,6 @@ def load_context(user_id: str, query: str = "", *, limit: int | None = None,
 def summarize(user_id: str, *, as_of: Timestamp | None = None) -> Call[SummarizeResponse]:
     """A structured profile with a completeness score and a narrative (`POST .../profile/summarize`); `as_of`:
     the profile from the memories as they were at that instant."""
-    if as_of is None:
-        return Call("POST", f"{_user(user_id)}/profile/summarize", retry_safe=True)
     return Call("POST", f"{_user(user_id)}/profile/summarize", retry_safe=True, body=compact(as_of=as_of))
 
 

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import overload
 
 import numpy as np
 
@@ -51,7 +53,7 @@ class AsOfIndex:
 
     def __init__(self, *, store: MemoryStore, embedder: Callable[[], Embedder | None], max_users: int = 32) -> None:
         self._versions = InProcessIndex(store=_EveryVersion(store), embedder=embedder, max_users=max_users)
-        self._validity: OrderedDict[ScopeRef, tuple[int, np.ndarray, np.ndarray]] = OrderedDict()
+        self._validity: OrderedDict[ScopeRef, _Validity] = OrderedDict()
         self._max_users = max_users
         self._lock = threading.Lock()
 
@@ -59,18 +61,19 @@ class AsOfIndex:
         if query.as_of is None:
             raise ValueError("the as-of index answers queries with as_of only")
         index = self._versions.user_index(user)
-        rows = self._rows_valid_at(user, index, query.as_of)
+        validity = self._validity_of(user, index)
+        rows = validity.rows_valid_at(query.as_of)
         if not len(rows):
             return []
         valid = np.zeros(len(index.memories), dtype=bool)
         valid[rows] = True
         lexical = (index.bm25.scores(query.terms, among=valid)[rows] if query.terms
                    else np.zeros(len(rows), np.float32))
-        memories = [index.memories[i].as_it_stood(query.as_of) for i in rows]
         if query.neighbour_share > 0:
-            lexical = with_neighbours(lexical, previous_turns(memories), query.neighbour_share)
+            turns = previous_turns([index.memories[i] for i in rows])
+            lexical = with_neighbours(lexical, turns, query.neighbour_share)
         vectors = index.vectors[rows] if index.vectors is not None else None
-        return select_candidates(memories, lexical, vectors, query)
+        return select_candidates(_AsTheyStood(index, rows, validity.stood), lexical, vectors, query)
 
     def vectors(self, user: ScopeRef, memory_keys: list[str]) -> dict[str, np.ndarray]:
         return self._versions.vectors(user, memory_keys)
@@ -82,27 +85,68 @@ class AsOfIndex:
     def memories_at(self, user: ScopeRef, at: datetime) -> list[Memory]:
         """The versions valid at `at`, as they stood then, oldest key first."""
         index = self._versions.user_index(user)
-        return [index.memories[i].as_it_stood(at) for i in self._rows_valid_at(user, index, at)]
+        validity = self._validity_of(user, index)
+        return list(_AsTheyStood(index, validity.rows_valid_at(at), validity.stood))
 
-    def _rows_valid_at(self, user: ScopeRef, index: UserIndex, at: datetime) -> np.ndarray:
-        starts, ends = self._validity_of(user, index)
-        instant = at.timestamp()
-        return np.flatnonzero((starts <= instant) & (instant < ends))
-
-    def _validity_of(self, user: ScopeRef, index: UserIndex) -> tuple[np.ndarray, np.ndarray]:
-        """Each version's [valid_from, superseded_at) as epoch seconds, computed once per index version."""
+    def _validity_of(self, user: ScopeRef, index: UserIndex) -> _Validity:
+        """The versions' validity, computed once per index version."""
         with self._lock:
             cached = self._validity.get(user)
-            if cached is not None and cached[0] == index.version and len(cached[1]) == len(index.memories):
+            if cached is not None and cached.version == index.version and len(cached.starts) == len(index.memories):
                 self._validity.move_to_end(user)
-                return cached[1], cached[2]
+                return cached
+        built = _Validity.of(index)
+        with self._lock:
+            self._validity[user] = built
+            self._validity.move_to_end(user)
+            while len(self._validity) > self._max_users:
+                self._validity.popitem(last=False)
+        return built
+
+
+@dataclass
+class _Validity:
+    """Each version's [valid_from, superseded_at) as epoch seconds, and the versions as they stood while valid
+    (made when first chosen: whatever the instant, a valid version stood with nothing retiring it yet)."""
+
+    version: int
+    starts: np.ndarray
+    ends: np.ndarray
+    stood: dict[int, Memory] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, index: UserIndex) -> _Validity:
         memories = index.memories
         starts = np.fromiter((m.valid_from.timestamp() for m in memories), dtype=np.float64, count=len(memories))
         ends = np.fromiter((m.superseded_at.timestamp() if m.superseded_at else _NEVER for m in memories),
                            dtype=np.float64, count=len(memories))
-        with self._lock:
-            self._validity[user] = (index.version, starts, ends)
-            self._validity.move_to_end(user)
-            while len(self._validity) > self._max_users:
-                self._validity.popitem(last=False)
-        return starts, ends
+        return cls(index.version, starts, ends)
+
+    def rows_valid_at(self, at: datetime) -> np.ndarray:
+        instant = at.timestamp()
+        return np.flatnonzero((self.starts <= instant) & (instant < self.ends))
+
+
+class _AsTheyStood(Sequence[Memory]):
+    """The index's versions at `rows`, each as it stood while valid (copied once per version, then reused)."""
+
+    def __init__(self, index: UserIndex, rows: np.ndarray, stood: dict[int, Memory]) -> None:
+        self._index, self._rows, self._stood = index, rows, stood
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, position: int) -> Memory: ...
+
+    @overload
+    def __getitem__(self, position: slice) -> list[Memory]: ...
+
+    def __getitem__(self, position: int | slice) -> Memory | list[Memory]:
+        if isinstance(position, slice):
+            return [self[i] for i in range(*position.indices(len(self)))]
+        row = int(self._rows[position])
+        memory = self._stood.get(row)
+        if memory is None:
+            memory = self._stood[row] = self._index.memories[row].while_valid()
+        return memory

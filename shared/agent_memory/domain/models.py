@@ -188,12 +188,15 @@ class Memory(BaseModel):
         """Whether this version was current at `at`: from its `valid_from` until it was superseded or deleted."""
         return self.valid_from <= at and (self.superseded_at is None or at < self.superseded_at)
 
-    def as_it_stood(self, at: datetime) -> Memory:
-        """This version as it was at `at`, when it was current then: what superseded or deleted it later is not
-        yet known."""
-        if self.superseded_at is None or self.superseded_at <= at:
+    def while_valid(self) -> Memory:
+        """This version as it stood while it was valid: nothing had superseded or deleted it yet."""
+        if self.superseded_at is None:
             return self
         return self.model_copy(update={"superseded_at": None, "superseded_by": None, "deleted_at": None})
+
+    def as_it_stood(self, at: datetime) -> Memory:
+        """This version as it was at `at` (as it stood while valid, if it was valid then)."""
+        return self.while_valid() if self.valid_at(at) else self
 
 
 def new_memory_version(user: ScopeRef, memory: NewMemory, memory_key: str, previous: Memory | None) -> Memory:
