@@ -37,8 +37,8 @@ from agent_memory.api.save import (
 from agent_memory.api.synonyms import AddSynonymsRequest, SynonymsAdded
 from agent_memory.api.tools import ToolUseBlock
 from agent_memory.bootstrap import get_services
-from agent_memory.domain.portable import ImportPage
 from agent_memory.domain.models import Origin
+from agent_memory.domain.portable import ImportPage
 
 app = new_resolver()
 
@@ -151,7 +151,8 @@ def import_scope(scope_type: str, scope_id: str) -> Response[str]:
     page = parse_body(app, ImportPage, max_bytes=MAX_IMPORT_BODY_BYTES)
     if page.synonyms:
         authorize_tenant_write(app, "importing synonyms")
-    return json_response(200, ImportResult.of(scope, get_services().portability.import_page(scope, page)))
+    imported = get_services().portability.import_page(scope, page, written_by=token_subject(app))
+    return json_response(200, ImportResult.of(scope, imported))
 
 
 handler = http_handler(app)

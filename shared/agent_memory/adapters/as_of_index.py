@@ -92,7 +92,7 @@ class AsOfIndex:
         """The versions' validity, computed once per index version."""
         with self._lock:
             cached = self._validity.get(user)
-            if cached is not None and cached.version == index.version and len(cached.starts) == len(index.memories):
+            if cached is not None and cached.index is index:
                 self._validity.move_to_end(user)
                 return cached
         built = _Validity.of(index)
@@ -109,7 +109,7 @@ class _Validity:
     """Each version's [valid_from, superseded_at) as epoch seconds, and the versions as they stood while valid
     (made when first chosen: whatever the instant, a valid version stood with nothing retiring it yet)."""
 
-    version: int
+    index: UserIndex  # what it was computed for: the index is built anew for every version and generation
     starts: np.ndarray
     ends: np.ndarray
     stood: dict[int, Memory] = field(default_factory=dict)
@@ -120,7 +120,7 @@ class _Validity:
         starts = np.fromiter((m.valid_from.timestamp() for m in memories), dtype=np.float64, count=len(memories))
         ends = np.fromiter((m.superseded_at.timestamp() if m.superseded_at else _NEVER for m in memories),
                            dtype=np.float64, count=len(memories))
-        return cls(index.version, starts, ends)
+        return cls(index, starts, ends)
 
     def rows_valid_at(self, at: datetime) -> np.ndarray:
         instant = at.timestamp()

@@ -194,10 +194,15 @@ def may_act_for(app: APIGatewayHttpResolver, scope_type: str, scope_id: str) -> 
     return True
 
 
+# The most of a token subject recorded with what it writes (a subject is an id, far shorter in practice).
+MAX_SUBJECT_CHARS = 256
+
+
 def token_subject(app: APIGatewayHttpResolver) -> str | None:
-    """The token's subject (USER_CLAIM), when the request carried a token with one."""
+    """The token's subject (USER_CLAIM, `sub` by default), when the request carried a token with one; None
+    without a token (no authorizer: the local stack, or auth off)."""
     subject = _claims(app).get(get_settings().user_claim)
-    return str(subject) if subject else None
+    return str(subject)[:MAX_SUBJECT_CHARS] if subject else None
 
 
 def _acts_for_any_user(app: APIGatewayHttpResolver) -> bool:
@@ -207,17 +212,6 @@ def _acts_for_any_user(app: APIGatewayHttpResolver) -> bool:
     if settings.token_kind != "end_user" or settings.tenant_source != "jwt":
         return True
     return settings.service_scope in str(_claims(app).get("scope", "")).split()
-
-
-# The most of a token subject recorded with what it writes (a `sub` claim is an id, far shorter in practice).
-MAX_SUBJECT_CHARS = 256
-
-
-def token_subject(app: APIGatewayHttpResolver) -> str | None:
-    """The `sub` claim of the request's token, recorded as who wrote a memory; None without a token (no
-    authorizer: the local stack, or auth off)."""
-    subject = _claims(app).get("sub")
-    return str(subject)[:MAX_SUBJECT_CHARS] if subject not in (None, "") else None
 
 
 def provenance(app: APIGatewayHttpResolver, origin: Origin) -> Provenance:

@@ -190,14 +190,11 @@ def build_services(
 
         return build_narrator(settings)
 
-    # One read of each user's version counters per inject request, however many sources and index
-    # lookups ask (see adapters/pinned_versions.py); every other caller reads through it as before.
+    # One read of a user's version counters per inject request, however many parts ask (adapters/pinned_versions.py).
     pinned_store = VersionPinningStore(store)
     if index is None:
         index = _build_index(settings, pinned_store, embedder_provider, snapshots)
-    # Both tiers answer as-of reads from every version in the table.
-    from agent_memory.adapters.as_of_index import AsOfIndex
-
+    from agent_memory.adapters.as_of_index import AsOfIndex  # both tiers read the past from every version
     as_of_index = AsOfIndex(store=pinned_store, embedder=embedder_provider)
     on_access = None
     if settings.access_stats_queue_url:
@@ -218,8 +215,7 @@ def build_services(
         query_vector_lines=settings.memory_search_query_vector_lines,
         neighbour_share=settings.memory_search_neighbour_share,
         diversity=settings.memory_search_diversity,
-        packs=packs,
-        as_of_index=as_of_index,
+        packs=packs, as_of_index=as_of_index,
     )
     if layers is None:
         layers = _layer_store(settings, dynamodb_client)

@@ -33,7 +33,15 @@ from agent_memory.domain.layers import (
 )
 from agent_memory.domain.memory_files import MemoryDirectory, MemoryFile
 from agent_memory.domain.memory_paths import ROOT, memory_path
-from agent_memory.domain.models import Keyword, Memory, MemoryType, not_in_the_future, require_utc
+from agent_memory.domain.models import (
+    Keyword,
+    Memory,
+    MemoryType,
+    Origin,
+    StoredOrigin,
+    not_in_the_future,
+    require_utc,
+)
 from agent_memory.domain.requests import RequestModel, max_utf8_bytes
 from agent_memory.errors import InvalidInput
 
@@ -81,11 +89,18 @@ class ExportedVersion(RequestModel):
     version: int = Field(default=1, ge=1, le=MAX_COUNT)
     access_count: int = Field(default=0, ge=0, le=MAX_COUNT)
     last_accessed_at: Timestamp | None = None
+    # A deleted version (its validity ended then: superseded_at, with no superseded_by when it was current).
+    deleted_at: Timestamp | None = None
+    # Provenance as stored (an import records its own: origin `import`, the importing token's subject).
+    origin: StoredOrigin = Origin.UNKNOWN
+    written_by: Annotated[str, StringConstraints(max_length=256)] | None = None
 
     @model_validator(mode="after")
     def _retired_together(self) -> ExportedVersion:
-        if (self.superseded_at is None) != (self.superseded_by is None):
-            raise ValueError("superseded_at: superseded_at and superseded_by are set together or not at all")
+        if self.superseded_by is not None and self.superseded_at is None:
+            raise ValueError("superseded_at: a version superseded_by another has its superseded_at")
+        if self.superseded_at is not None and self.superseded_by is None and self.deleted_at is None:
+            raise ValueError("superseded_at: a version retired by no successor must have been deleted (deleted_at)")
         return self
 
     @property

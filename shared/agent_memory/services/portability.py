@@ -25,7 +25,7 @@ from agent_memory.domain.keywords import normalize_keyword
 from agent_memory.domain.layers import HotMemoryEntry, LogMessage, WeeklyReport, scope_label
 from agent_memory.domain.memory_files import MemoryDirectory, MemoryFile
 from agent_memory.domain.memory_paths import ancestors
-from agent_memory.domain.models import Memory, ScopeRef, content_hash, utcnow
+from agent_memory.domain.models import Memory, Origin, ScopeRef, content_hash, utcnow
 from agent_memory.domain.portable import (
     IMPORT_MAX_BYTES,
     IMPORT_MAX_WRITES,
@@ -212,8 +212,10 @@ class PortabilityService:
 
     # ---- import ----------------------------------------------------------------------------------
 
-    def import_page(self, scope: ScopeRef, page: ImportPage, *, now: datetime | None = None) -> Imported:
-        """The page's items the scope does not hold yet, all in one write, their embeddings computed again."""
+    def import_page(self, scope: ScopeRef, page: ImportPage, *, now: datetime | None = None,
+                    written_by: str | None = None) -> Imported:
+        """The page's items the scope does not hold yet, all in one write, their embeddings computed again. The
+        memories record origin `import` and `written_by`, the importing token's subject."""
         now = now or utcnow()
         writes = page_writes(page)
         if writes > IMPORT_MAX_WRITES:
@@ -233,7 +235,7 @@ class PortabilityService:
         archive = self._archive()
         result = Imported()
         batch = ImportBatch()
-        self._plan_memories(archive, scope, page, batch, result)
+        self._plan_memories(archive, scope, page, batch, result, written_by)
         self._plan_entries(archive, scope, page, batch, result, now)
         self._plan_synonyms(archive, scope, page, batch, result)
         self._embed(batch)
@@ -243,13 +245,13 @@ class PortabilityService:
         return result
 
     def _plan_memories(self, archive: ScopeArchive, scope: ScopeRef, page: ImportPage, batch: ImportBatch,
-                       result: Imported) -> None:
+                       result: Imported, written_by: str | None) -> None:
         located = [(f"memories.{i}.versions.{j}", v) for i, m in enumerate(page.memories)
                    for j, v in enumerate(m.versions)]
         held = archive.memories(scope, [v.memory_key for _, v in located])
         new = []
         for where, version in located:
-            memory = _stored_memory(scope, version)
+            memory = _stored_memory(scope, version, written_by)
             existing = held.get(version.memory_key)
             if existing is None:
                 new.append((where, memory))
@@ -355,9 +357,10 @@ def _exported_version(memory: Memory) -> ExportedVersion:
         exclude={"tenant_id", "user_id", "content_hash", "embedding", "embedding_model"}))
 
 
-def _stored_memory(scope: ScopeRef, version: ExportedVersion) -> Memory:
+def _stored_memory(scope: ScopeRef, version: ExportedVersion, written_by: str | None = None) -> Memory:
     return Memory.model_validate({**version.model_dump(), "tenant_id": scope.tenant_id, "user_id": scope.user_id,
-                                  "content_hash": content_hash(version.content)})
+                                  "content_hash": content_hash(version.content), "origin": Origin.IMPORT,
+                                  "written_by": written_by})
 
 
 def _same_memory(stored: Memory, imported: Memory) -> bool:
