@@ -78,12 +78,17 @@ def sent(page: ExportPage) -> ImportPage:
 
 
 def content(pages: list[ExportPage]) -> dict[str, Any]:
-    """What the pages hold, whatever scope they came from."""
+    """What the pages hold, whatever scope they came from (a version's provenance aside: an import records its
+    own)."""
     merged: dict[str, list[Any]] = {}
     for page in pages:
         for section, items in page.model_dump(mode="json", exclude={"source_tenant_id", "scope", "exported_at",
                                                                     "next_cursor", "format", "version"}).items():
             merged.setdefault(section, []).extend(items)
+    for record in merged.get("memories", []):
+        for version in record["versions"]:
+            version.pop("origin", None)
+            version.pop("written_by", None)
     return merged
 
 
@@ -129,6 +134,7 @@ def test_given_an_export_imported_into_a_new_tenant_then_exporting_it_again_give
         stores.service.import_page(target, sent(page), now=NOW)
 
     assert content(stores.export_all(target)) == content(pages)
+    assert {v.origin for p in stores.export_all(target) for m in p.memories for v in m.versions} == {"import"}
     current = stores.memories.all_current(target)
     assert sorted(m.content for m in current) == ["Lives in Bath", "喜欢喝绿茶，不加糖"]
     assert all(m.embedding and m.embedding_model == "hashing-test" for m in current)
@@ -212,8 +218,16 @@ def test_given_a_deleted_current_memory_then_its_history_is_still_exported_once(
 
     (page,) = stores.export_all(SOURCE)
 
-    assert [[v.content for v in m.versions] for m in page.memories] == [["Lives in Leeds"], ["Lives in Bath"]]
+    # The deleted version stays the last of its chain (kept for as-of reads), marked deleted.
+    assert [[v.content for v in m.versions] for m in page.memories] == [["Lives in Leeds", "Lives in York"],
+                                                                        ["Lives in Bath"]]
     assert page.memories[0].versions[0].superseded_by == york.memory.memory_key
+    deleted = page.memories[0].versions[1]
+    assert deleted.deleted_at is not None and deleted.superseded_at == deleted.deleted_at
+    target = ScopeRef(tenant_id="t-to", user_id="after-a-delete")
+    stores.service.import_page(target, sent(page), now=NOW)
+    assert content(stores.export_all(target)) == content([page])
+    assert [m.content for m in stores.memories.all_current(target)] == ["Lives in Bath"]
 
 
 def test_given_two_current_memories_of_the_same_content_in_a_page_then_the_second_is_named(stores):
