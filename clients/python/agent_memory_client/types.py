@@ -681,6 +681,9 @@ class ExportedVersion(TypedDict):
     version: int
     access_count: int
     last_accessed_at: str | None
+    deleted_at: str | None  # a deleted version: its validity ended then
+    origin: Origin  # provenance as stored; an import records its own (`import`, the importing token's subject)
+    written_by: str | None
 
 
 class ExportedMemory(TypedDict):
