@@ -204,10 +204,7 @@ def build_services(
 
         on_access = SqsAccessRecorder(queue_url=settings.access_stats_queue_url, client=boto3.client("sqs"))
     search = SearchService(
-        store=store,
-        index=index,
-        embedder=embedder_provider,
-        synonyms=synonyms,
+        store=store, index=index, embedder=embedder_provider, synonyms=synonyms,
         weights=ranking_weights(settings),
         expand_synonyms=settings.memory_extraction_enable_synonym_expansion,
         default_mode=settings.memory_search_default_mode,
@@ -215,7 +212,8 @@ def build_services(
         query_vector_lines=settings.memory_search_query_vector_lines,
         neighbour_share=settings.memory_search_neighbour_share,
         diversity=settings.memory_search_diversity,
-        packs=packs, as_of_index=as_of_index,
+        packs=packs,
+        as_of_index=as_of_index,
     )
     if layers is None:
         layers = _layer_store(settings, dynamodb_client)
