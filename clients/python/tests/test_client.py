@@ -464,6 +464,37 @@ def test_iteration_is_lazy():
     assert len(server.requests) == 1
 
 
+def export_pages(*cursors: str | None) -> list[httpx.Response]:
+    """Export pages, the i-th holding one hot-memory entry `k<i>`, each naming the next cursor."""
+    return [ok({"format": "agent-memory-export", "version": 1, "hot_memory": [{"key": f"k{i}"}],
+                "next_cursor": cursor}) for i, cursor in enumerate(cursors)]
+
+
+def test_given_three_export_pages_then_export_file_gathers_them_following_the_cursors():
+    client, server, _ = sync_client(*export_pages("c-1", "c-2", None))
+
+    document = client.export_file("users", "u-1")
+
+    assert document["format"] == "agent-memory-export-file" and document["version"] == 1
+    assert [p["hot_memory"][0]["key"] for p in document["pages"]] == ["k0", "k1", "k2"]
+    assert [r.url.params.get("cursor") for r in server.requests] == [None, "c-1", "c-2"]
+    assert {r.url.path for r in server.requests} == {"/prod/v1/users/u-1/export"}
+
+
+def test_given_an_export_document_then_import_file_sends_its_pages_in_order():
+    answer = {"scope": {"type": "project", "id": "p-1"}, "imported": {}, "skipped": {}}
+    client, server, _ = sync_client(ok(answer), ok(answer))
+    pages = [{"format": "agent-memory-export", "version": 1, "log": [], "next_cursor": "x"},
+             {"format": "agent-memory-export", "version": 1, "log": [], "next_cursor": None}]
+
+    results = client.import_file("projects", "p-1", {"format": "agent-memory-export-file", "version": 1,
+                                                      "pages": pages})
+
+    assert len(results) == 2
+    assert [json.loads(r.content) for r in server.requests] == pages
+    assert {r.url.path for r in server.requests} == {"/prod/v1/projects/p-1/import"}
+
+
 # ----------------------------------------------------------------------------------------------- lifecycle
 
 

@@ -90,6 +90,22 @@ def test_given_three_pages_then_iter_memories_yields_them_all():
     assert [r.url.params.get("cursor") for r in server.requests] == [None, "cur-1", "cur-2"]
 
 
+def test_given_two_export_pages_then_the_async_client_iterates_and_imports_them():
+    page = {"format": "agent-memory-export", "version": 1, "log": []}
+    answer = {"scope": {"type": "user", "id": "u-2"}, "imported": {}, "skipped": {}}
+    client, server, _ = async_client(ok({**page, "next_cursor": "c-1"}), ok({**page, "next_cursor": None}),
+                                     ok(answer), ok(answer))
+
+    async def move() -> int:
+        document = await client.export_file("users", "u-1")
+        return len(await client.import_file("users", "u-2", document))
+
+    assert run(move()) == 2
+    assert [(r.method, r.url.path, r.url.params.get("cursor")) for r in server.requests] == [
+        ("GET", "/prod/v1/users/u-1/export", None), ("GET", "/prod/v1/users/u-1/export", "c-1"),
+        ("POST", "/prod/v1/users/u-2/import", None), ("POST", "/prod/v1/users/u-2/import", None)]
+
+
 def test_as_a_context_manager_it_closes_its_own_http_client():
     async def use() -> AsyncMemoryClient:
         async with AsyncMemoryClient(BASE) as client:
