@@ -281,12 +281,16 @@ def _collected_info(api: Any, lang: str, labels: tuple[str, ...], missing: tuple
     assert "collected_info" not in inject(api, ask(lang, data["chat"]))["injected_contexts"]
 
 
+# The consulting fields are the immigration consultation's; a general tenant's labels are its profile's
+# (tests/unit/test_context_domain.py).
+@pytest.mark.immigration_pack
 def test_context_injection_collected_info_zh(api):
     # context injection, collected_info: labelled values and the core fields not collected yet
     _collected_info(api, "zh", ("年龄", "学历", "毕业院校", "工作年限", "行业", "年收入", "婚姻状况"), ("语言能力", "香港联系"),
                     "已收集", "尚未收集")
 
 
+@pytest.mark.immigration_pack
 def test_context_injection_collected_info_en(api):
     _collected_info(api, "en", ("age", "education", "university", "experience", "industry", "income", "marital"),
                     ("language", "hong kong"), "collected", "not collected")
