@@ -156,3 +156,11 @@ def test_given_a_synonym_pair_twice_in_two_spellings_then_the_page_is_refused():
     pair = {"keyword": "TTPS", "synonym": "高才通", "similarity_score": 0.9}
 
     assert errors_of(page(synonyms=[pair, {**pair, "keyword": " ttps"}])) == [""]
+
+
+@pytest.mark.parametrize("messages", ["many", 2.5, True, -1, {"n": 1}])
+def test_given_a_report_whose_message_count_is_no_count_then_it_is_refused(messages):
+    report = {"week_start": "2026-01-05", "week_end": "2026-01-11", "summary": "s", "metrics": {"messages": messages},
+              "created_at": "2026-01-12T00:00:00Z"}
+
+    assert errors_of(page(reports=[report])) == ["reports.0.metrics"]

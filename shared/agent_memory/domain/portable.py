@@ -18,7 +18,15 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
 
 from agent_memory.domain.embedding_budget import embedding_costs
 from agent_memory.domain.field_names import MemoryFieldName
@@ -156,6 +164,16 @@ class ExportedReport(RequestModel):
     metrics: Annotated[dict[str, Any], AfterValidator(max_utf8_bytes(16 * 1024))] = Field(default_factory=dict)
     generated_by: Literal["llm", "extractive"] = "extractive"
     created_at: Timestamp
+
+    @field_validator("metrics")
+    @classmethod
+    def _messages_counted(cls, metrics: dict[str, Any]) -> dict[str, Any]:
+        """`metrics.messages` is how many log messages the report was written from (a rerun compares it)."""
+        messages = metrics.get("messages")
+        if messages is not None and (isinstance(messages, bool) or not isinstance(messages, int)
+                                     or not 0 <= messages <= MAX_COUNT):
+            raise ValueError("metrics.messages is the count of messages the report covers, an integer")
+        return metrics
 
 
 def _canonical_path(path: str) -> str:
