@@ -100,7 +100,7 @@ def save_writes(table: str, result: SaveResult) -> list[dict[str, Any]]:
                         "memory_key": new.memory_key,
                         "keyword": keyword.term,
                         "weight": f"{keyword.weight:.4f}",
-                        "extraction_source": new.metadata.get("keyword_source", "system"),
+                        "extraction_source": _keyword_source(new),
                     }
                 ),
             }
@@ -108,6 +108,12 @@ def save_writes(table: str, result: SaveResult) -> list[dict[str, Any]]:
         for keyword in unique_keywords(new)
     )
     return actions
+
+
+def _keyword_source(memory: Memory) -> str:
+    """Who chose the keywords, as `metadata.keyword_source` says (free-form metadata: anything but text is "system")."""
+    source = memory.metadata.get("keyword_source")
+    return source if isinstance(source, str) and source else "system"
 
 
 def written_bytes(result: SaveResult) -> int:
