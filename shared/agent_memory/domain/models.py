@@ -170,11 +170,17 @@ class Memory(BaseModel):
     embedding_model: str | None = None
     # When it was deleted (its superseded_at is then the same instant, or earlier when a newer version had
     # already retired it). A deleted version is kept as history, so as-of reads know what was known before.
-    deleted_at: datetime | None = None
+    deleted_at: datetime | None = Field(default=None, description=(
+        "When this version was deleted (its validity ended then: superseded_at is that instant, or earlier when a "
+        "newer version had retired it already); null: not deleted."))
     # Provenance: how this version came (old versions stored without it read as unknown) and the token subject
     # that wrote it (None: no token).
-    origin: StoredOrigin = Origin.UNKNOWN
-    written_by: str | None = None
+    origin: StoredOrigin = Field(default=Origin.UNKNOWN, description=(
+        "How this version came: extract, direct_save, import, memory_tool, tool_executor; unknown for versions "
+        "stored before provenance was recorded."))
+    written_by: str | None = Field(default=None, description=(
+        "The subject of the token that wrote this version (its USER_CLAIM, `sub` by default); null without a "
+        "token."))
 
     @property
     def is_current(self) -> bool:
