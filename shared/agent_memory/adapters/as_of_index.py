@@ -51,7 +51,9 @@ class _EveryVersion:
 class AsOfIndex:
     """A search tier for queries with `as_of`, over every version of a user's memories."""
 
-    def __init__(self, *, store: MemoryStore, embedder: Callable[[], Embedder | None], max_users: int = 32) -> None:
+    def __init__(self, *, store: MemoryStore, embedder: Callable[[], Embedder | None], max_users: int = 8) -> None:
+        """`max_users`: how many users' indexes of every version a container keeps (each holds all their versions:
+        as-of reads are rarer than current ones, so fewer are kept than of the current index)."""
         self._versions = InProcessIndex(store=_EveryVersion(store), embedder=embedder, max_users=max_users)
         self._validity: OrderedDict[ScopeRef, _Validity] = OrderedDict()
         self._max_users = max_users
