@@ -25,6 +25,7 @@ EXPECTED = {
     "load-unknown-route.json": ("LoadFunction", 404, {"error"}),
     "load-search-memories.json": ("LoadFunction", 200,
                                   {"total_found", "results", "search_strategy_used", "expanded_keywords"}),
+    "load-search-memories-as-of.json": ("LoadFunction", 200, {"total_found", "results", "as_of"}),
     "load-recall.json": ("LoadFunction", 200, {"decision", "memories"}),
     "load-resolve-placeholders.json": ("LoadFunction", 200, {"text", "placeholders", "missing"}),
     "load-get-synonyms.json": ("LoadFunction", 200, {"keyword", "synonyms"}),
