@@ -38,6 +38,9 @@ class LocalSettings(BaseSettings):
     # The domain pack and the tenants on another one (the functions validate them): `MEMORY_PACK=general make run`.
     memory_pack: str = Field(default="", validation_alias="MEMORY_PACK")
     memory_tenant_packs: str = Field(default="", validation_alias="MEMORY_TENANT_PACKS")
+    # Retention policies (the functions validate them): `MEMORY_RETENTION_DAYS='{"INTENT": 180}' make run`.
+    memory_retention_days: str = Field(default="", validation_alias="MEMORY_RETENTION_DAYS")
+    memory_tenant_retention_days: str = Field(default="", validation_alias="MEMORY_TENANT_RETENTION_DAYS")
     # The search tier: `opensearch` starts a real OpenSearch node (data under the data dir's opensearch/) unless
     # OPENSEARCH_ENDPOINT names one already running.
     search: Literal["serverless", "opensearch"] = Field(default="serverless", validation_alias="SEARCH")
@@ -57,5 +60,7 @@ class LocalSettings(BaseSettings):
     def parameters(self) -> dict[str, str] | None:
         """template.yaml parameter overrides, as `sam local --parameter-overrides` would take them."""
         overrides = {"LlmProvider": self.llm_provider, "OpenSearchEndpoint": self.opensearch_endpoint,
-                     "MemoryPack": self.memory_pack, "MemoryTenantPacks": self.memory_tenant_packs}
+                     "MemoryPack": self.memory_pack, "MemoryTenantPacks": self.memory_tenant_packs,
+                     "MemoryRetentionDays": self.memory_retention_days,
+                     "MemoryTenantRetentionDays": self.memory_tenant_retention_days}
         return {name: value for name, value in overrides.items() if value} or None

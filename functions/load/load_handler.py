@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from aws_lambda_powertools.event_handler import Response
 
-from agent_memory.api.erasure import ErasureReceiptView, is_erasure_id
+from agent_memory.api.erasure import ErasureReceiptView, RetentionView, is_erasure_id
 from agent_memory.api.health import health_response
 from agent_memory.api.http import (
     current_scope,
@@ -191,6 +191,14 @@ def export_scope(scope_type: str, scope_id: str) -> Response[str]:
     scope = current_scope(app, scope_type, scope_id)
     query = parse_query(app, ExportQuery)
     return json_response(200, get_services().portability.export_page(scope, query.cursor))
+
+
+@app.get("/v1/retention")
+def get_retention() -> Response[str]:
+    """The caller's tenant's retention policy (how long each memory type and the log are kept)."""
+    tenant = current_tenant(app)
+    no_query(app)
+    return json_response(200, RetentionView.of(tenant, get_services().settings.retention))
 
 
 handler = http_handler(app)

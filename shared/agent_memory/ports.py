@@ -68,6 +68,8 @@ class CandidateQuery(BaseModel):
     neighbour_share: float = 0.0
     # Search the versions valid at this instant instead of the current memories (the as-of tier answers it).
     as_of: datetime | None = None
+    # Retention: a memory of one of these types created before its moment is expired, proposed by no tier.
+    expired_before: dict[MemoryType, datetime] = Field(default_factory=dict)
 
     def query_vector(self) -> np.ndarray | None:
         """The query embedding, waiting for it when it was given as a call (then kept: called once)."""

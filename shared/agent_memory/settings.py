@@ -17,6 +17,7 @@ from agent_memory.domain.context_budget import (
 )
 from agent_memory.domain.duplicates import DEFAULT_MIN_COSINE, DEFAULT_MIN_OVERLAP, DuplicateRule
 from agent_memory.domain.packs import DEFAULT_PACK, DomainPack, TenantPacks, UnknownPack, pack_named
+from agent_memory.domain.retention import TenantRetention, build_retention, parse_policy
 
 LlmProvider = Literal["offline", "anthropic", "bedrock"]
 
@@ -181,6 +182,11 @@ class Settings(BaseSettings):
 
     # Three-layer memory (L1 log, L2 hot memory, L3 weekly reports). L1: the log, kept this many days (TTL).
     conversation_log_ttl_days: int = Field(default=30, ge=1, le=3650)
+    # Retention (domain/retention.py): days kept per memory type and for the log, a JSON object such as
+    # {"INTENT": 180, "LOG": 30}; a type not named is kept until deleted, LOG defaults to CONVERSATION_LOG_TTL_DAYS.
+    # Tenants whose policy differs: {"tenant": {"INTENT": 90}}, each key replacing the default's.
+    memory_retention_days: Annotated[dict[str, int], NoDecode] = Field(default_factory=dict)
+    memory_tenant_retention_days: Annotated[dict[str, dict[str, int]], NoDecode] = Field(default_factory=dict)
     # Log and forget: logged user turns with `extract: true` queue an extraction here. Empty = refused.
     log_extraction_queue_url: str = ""
     # L3: the weekly rollup's work queue (shard and scope tasks) and its timezone (weeks start Monday).
@@ -248,6 +254,24 @@ class Settings(BaseSettings):
             except UnknownPack as error:
                 raise ValueError(f"MEMORY_TENANT_PACKS: tenant {tenant!r}: {error}") from None
         return known
+
+    @field_validator("memory_retention_days", mode="before")
+    @classmethod
+    def _known_retention(cls, value: object) -> object:
+        return parse_policy(_json_object(value, "MEMORY_RETENTION_DAYS"), "MEMORY_RETENTION_DAYS")
+
+    @field_validator("memory_tenant_retention_days", mode="before")
+    @classmethod
+    def _known_tenant_retention(cls, value: object) -> object:
+        tenants = _json_object(value, "MEMORY_TENANT_RETENTION_DAYS")
+        return {tenant: parse_policy(_json_object(days, f"MEMORY_TENANT_RETENTION_DAYS.{tenant}"),
+                                     f"MEMORY_TENANT_RETENTION_DAYS.{tenant}") for tenant, days in tenants.items()}
+
+    @property
+    def retention(self) -> TenantRetention:
+        """Each tenant's retention policy."""
+        return build_retention(self.memory_retention_days, self.memory_tenant_retention_days,
+                               self.conversation_log_ttl_days)
 
     @model_validator(mode="after")
     def _categories_of_the_pack(self) -> Settings:
@@ -336,3 +360,17 @@ def _tenant_packs(default: str, by_tenant: tuple[tuple[str, str], ...]) -> Tenan
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     return Settings()
+
+
+def _json_object(value: object, name: str) -> dict[str, object]:
+    """A JSON object given as text (the environment) or as a dict; ValueError naming the setting otherwise."""
+    if isinstance(value, str):
+        import json
+
+        try:
+            value = json.loads(value) if value.strip() else {}
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{name}: not JSON: {error.msg}") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{name}: must be a JSON object")
+    return value

@@ -133,6 +133,7 @@ CASES = [
     Case("erase", lambda c: c.erase("users", "u-1"), "DELETE", "/v1/{scope_type}/{scope_id}", "/v1/users/u-1"),
     Case("get_erasure", lambda c: c.get_erasure("era_01kf0000000000000000000000"),
          "GET", "/v1/erasures/{erasure_id}", "/v1/erasures/era_01kf0000000000000000000000"),
+    Case("retention", lambda c: c.retention(), "GET", "/v1/retention", "/v1/retention"),
     Case("health", lambda c: c.health(), "GET", "/health", "/health"),
     Case("export_page", lambda c: c.export_page("users", "u-1", cursor="eyJzIjoibG9nIn0"),
          "GET", "/v1/{scope_type}/{scope_id}/export", "/v1/users/u-1/export", params={"cursor": "eyJzIjoibG9nIn0"}),

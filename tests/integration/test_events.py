@@ -57,6 +57,7 @@ EXPECTED = {
     "save-erase-user.json": ("SaveFunction", 200, {"erasure_id", "status", "stores", "verified", "requested_at",
                                                    "tombstone_expires_at"}),
     "load-get-erasure.json": ("LoadFunction", 200, {"erasure_id", "status", "stores", "verified"}),
+    "load-get-retention.json": ("LoadFunction", 200, {"tenant_id", "days", "tenant_specific"}),
 }
 # Run after a memory exists, with its key put into the path (events carry a placeholder key).
 NEEDS_MEMORY = {"load-get-memory.json", "save-delete-memory.json", "load-resolve-placeholders.json"}

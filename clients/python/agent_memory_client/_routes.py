@@ -54,6 +54,7 @@ from agent_memory_client.types import (
     RecallResponse,
     ReportList,
     ResolvedText,
+    RetentionPolicy,
     Role,
     SaveResponse,
     Scope,
@@ -398,6 +399,12 @@ def get_erasure(erasure_id: str) -> Call[ErasureReceipt]:
     """An erasure's receipt (`GET /v1/erasures/{erasure_id}`): per store what was found, removed and found again
     by the final check. 404 for an unknown id, or another user's erasure."""
     return Call("GET", f"/v1/erasures/{segment(erasure_id, 'erasure_id')}", retry_safe=True)
+
+
+def retention() -> Call[RetentionPolicy]:
+    """The tenant's retention policy (`GET /v1/retention`): how many days each memory type and the log are kept
+    (None: until deleted). An expired memory is found by nothing."""
+    return Call("GET", "/v1/retention", retry_safe=True)
 
 
 # ------------------------------------------------------------------------------------------------ service

@@ -127,6 +127,7 @@ class Memory(TypedDict):
     deleted_at: str | None
     origin: Origin
     written_by: str | None
+    expires_at: str | None  # when the tenant's retention policy ends it (None: kept until deleted)
 
 
 class SaveResponse(TypedDict):
@@ -655,6 +656,8 @@ class ErasureReceipt(TypedDict):
     verified: bool
     passes: int
     tombstone_expires_at: str
+
+
 # ----------------------------------------------------------------------------------------- export and import
 
 
@@ -777,3 +780,12 @@ class ImportResult(TypedDict):
     scope: dict[str, str]
     imported: ImportedCounts
     skipped: ImportedCounts
+
+
+class RetentionPolicy(TypedDict):
+    """`retention`: days kept per memory type (`FACT`, `PREFERENCE`, `INTENT`; None: until deleted) and for the
+    conversation log (`LOG`); `tenant_specific` when the tenant has a policy of its own."""
+
+    tenant_id: str
+    days: dict[str, int | None]
+    tenant_specific: bool

@@ -65,4 +65,5 @@ export const api = {
     request("DELETE", `/v1/${kind}/${seg(id)}/hot-memory/${seg(type)}/${seg(key)}`),
   reports: (kind, id) => request("GET", `/v1/${kind}/${seg(id)}/reports`),
   inject: (body) => request("POST", "/v1/context/inject", body),
+  retention: () => request("GET", "/v1/retention"),
 };

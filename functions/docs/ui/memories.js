@@ -1,4 +1,5 @@
-// A user's current memories (paged, newest first) and, for the chosen one, the history of its field.
+// A user's current memories (paged, newest first) and, for the chosen one, the history of its field; the
+// tenant's retention policy, and each memory's expiry under it.
 
 import { api } from "./api.js";
 import { bar, chip, clear, empty, errorBox, h, loadInto, text, time, typeChip } from "./dom.js";
@@ -13,6 +14,7 @@ export function renderMemories(panel, { id: userId }) {
   const rows = h("tbody");
   const more = h("button", { type: "button", hidden: true }, "Load more");
   const listError = h("div");
+  const retention = h("p", { id: "retention", class: "muted small", "aria-live": "polite" });
   const history = h("section", { class: "history card", "aria-labelledby": "history-title", "aria-live": "polite" },
     h("h2", { id: "history-title" }, "History"),
     empty("Choose a memory's History to see every version of its field."));
@@ -58,6 +60,8 @@ export function renderMemories(panel, { id: userId }) {
       h("td", { "data-label": "Memory", class: "content-cell" }, text("span", memory.content),
         h("div", { class: "keywords" },
           memory.field ? h("code", { class: "field-name", title: "field", text: memory.field }) : null,
+          memory.expires_at ? h("span", { class: "chip chip-expires", title: `expires ${memory.expires_at}` },
+            "expires ", time(memory.expires_at)) : null,
           (memory.keywords ?? []).slice(0, 4).map((k) => chip(k.term ?? k, "keyword")))),
       h("td", { "data-label": "Importance" }, bar({ label: "importance", value: memory.importance, max: 100,
         display: String(memory.importance), tone: "importance" })),
@@ -74,6 +78,7 @@ export function renderMemories(panel, { id: userId }) {
           h("h2", { id: "memories-title" }, "Current memories"),
           h("label", { for: "memory-type" }, "Type"), filter,
           h("button", { type: "button", onclick: () => load(true) }, "Refresh"), count),
+        retention,
         listError,
         h("div", { class: "table-wrap" },
           h("table", { class: "memories" },
@@ -83,6 +88,19 @@ export function renderMemories(panel, { id: userId }) {
         h("div", { class: "more" }, more)),
       history));
   load(true);
+  showRetention(retention);
+}
+
+/** "Retention: FACT kept · PREFERENCE kept · INTENT 180 days · log 30 days" (GET /v1/retention). */
+async function showRetention(line) {
+  try {
+    const policy = await api.retention();
+    const parts = Object.entries(policy.days).map(([key, days]) =>
+      `${key === "LOG" ? "log" : key} ${days == null ? "kept until deleted" : `${days} days`}`);
+    line.textContent = `Retention${policy.tenant_specific ? " (this tenant's)" : ""}: ${parts.join(" · ")}`;
+  } catch (error) {
+    line.textContent = `Retention: unknown (${error.message})`;
+  }
 }
 
 async function showHistory(section, userId, memoryKey) {

@@ -154,10 +154,13 @@ def _out_of_collectors_sight() -> None:
 
 
 def allowed_by(memory: Memory, query: CandidateQuery) -> bool:
-    """The query's filters: memory types and the created_at range."""
+    """The query's filters: memory types, the created_at range, and retention (what expired is never proposed)."""
     if query.memory_types and memory.memory_type not in query.memory_types:
         return False
     if query.created_from and memory.created_at < query.created_from:
+        return False
+    cutoff = query.expired_before.get(memory.memory_type)
+    if cutoff is not None and memory.created_at < cutoff:
         return False
     return not (query.created_to and memory.created_at > query.created_to)
 
@@ -167,7 +170,7 @@ def select_candidates(memories: Sequence[Memory], lexical: np.ndarray, vectors: 
     """The best `query.k` of the memories by each signal (BM25 `lexical`, cosine to the query over `vectors`, the
     rows L2-normalised), among those the query's filters allow: the candidates a ranking orders."""
     allowed = (np.array([allowed_by(m, query) for m in memories], dtype=bool)
-               if query.memory_types or query.created_from or query.created_to
+               if query.memory_types or query.created_from or query.created_to or query.expired_before
                else np.ones(len(memories), dtype=bool))
     # Last: the query's embedding may still be under way on another thread.
     query_vector = query.query_vector() if vectors is not None else None

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from agent_memory.api.erasure import ErasureReceiptView
+from agent_memory.api.erasure import ErasureReceiptView, RetentionView
 from agent_memory.api.inject import InjectionRequest, InjectionResult
 from agent_memory.api.layers import (
     HotMemoryDeleted,
@@ -157,6 +157,9 @@ OPERATIONS: tuple[Operation, ...] = (
               "One page of everything the user or project holds (format agent-memory-export, version 1): memories "
               "with their version history, the unexpired log, hot memory, reports, memory-tool files and the "
               "tenant's synonyms they use; follow next_cursor until it is null", ExportPage, query=ExportQuery),
+    Operation("GET", "/v1/retention", "get_retention", _ERASURE,
+              "The tenant's retention policy: days kept per memory type (null: until deleted) and for the log",
+              RetentionView),
     Operation("GET", "/health", "health", _SERVICE,
               "Whether the API's parts answer: the table, the embedder (never loaded by a probe) and, on the local "
               "stack, its queues and workers; 503 with the same body when one is down",

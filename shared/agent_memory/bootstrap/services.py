@@ -14,6 +14,7 @@ from agent_memory.adapters.pinned_versions import VersionPinningStore, pinned_ve
 from agent_memory.api.tools import ToolExecutor
 from agent_memory.bootstrap.erasure import build_erasure
 from agent_memory.bootstrap.health import BuiltOnce, health_service
+from agent_memory.bootstrap.index import build_index, cached_memories, index_snapshots
 from agent_memory.bootstrap.portability import scope_archive
 from agent_memory.bootstrap.scheduler import rollup_queue
 from agent_memory.domain.conversation import Message
@@ -29,7 +30,6 @@ from agent_memory.ports import (
     Embedder,
     ExtractionQueue,
     HotMemoryRefresher,
-    IndexSnapshotStore,
     LayerStore,
     MemoryExtractor,
     MemoryFileStore,
@@ -159,13 +159,14 @@ def build_services(
                                        read_seconds=settings.store_read_timeout_seconds,
                                        attempts=settings.store_call_attempts)
     report_unavailable_store(dynamodb_client)  # the table unreachable or failing: StoreUnavailable (503)
-    snapshots = _index_snapshots(settings, dynamodb_client) if store is None else None  # only of this table's store
+    retention = settings.retention
+    snapshots = index_snapshots(settings, dynamodb_client) if store is None else None  # only of this table's store
     if store is None:
         from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
 
         store = DynamoMemoryStore(
-            table_name=settings.memory_table_name, client=dynamodb_client, max_attempts=settings.store_max_attempts
-        )
+            table_name=settings.memory_table_name, client=dynamodb_client, max_attempts=settings.store_max_attempts,
+            retention=retention)
     if synonyms is None:
         from agent_memory.adapters.dynamodb.synonyms import DynamoSynonymStore
 
@@ -193,7 +194,7 @@ def build_services(
     # One read of a user's version counters per inject request, however many parts ask (adapters/pinned_versions.py).
     pinned_store = VersionPinningStore(store)
     if index is None:
-        index = _build_index(settings, pinned_store, embedder_provider, snapshots)
+        index = build_index(settings, pinned_store, embedder_provider, snapshots)
     from agent_memory.adapters.as_of_index import AsOfIndex  # both tiers read the past from every version
     as_of_index = AsOfIndex(store=pinned_store, embedder=embedder_provider)
     on_access = None
@@ -214,6 +215,7 @@ def build_services(
         diversity=settings.memory_search_diversity,
         packs=packs,
         as_of_index=as_of_index,
+        retention=retention,
     )
     if layers is None:
         layers = _layer_store(settings, dynamodb_client)
@@ -224,7 +226,7 @@ def build_services(
     summarizer_provider = cache(lambda: _conversation_summarizer(settings))
     counter_provider = cache(lambda: _token_counter(settings))
     inject = InjectService(
-        sources=_context_sources(settings, pinned_store, search, _cached_memories(index), memory_layers,
+        sources=_context_sources(settings, pinned_store, search, cached_memories(index, retention), memory_layers,
                                  embedder_provider),
         cache=_context_cache(settings, dynamodb_client),
         executor=ThreadPoolExecutor(max_workers=settings.context_fetch_threads, thread_name_prefix="context"),
@@ -252,12 +254,13 @@ def build_services(
         max_embedded_tokens=settings.max_embedded_tokens_per_request,
         duplicates=settings.duplicate_rule,
         offline_rules=_offline_extraction(settings, extractor),
+        retention=retention,
     )
     erasure = build_erasure(settings, dynamodb_client, index, table_eraser)
-    load = LoadService(store=store, search=search, current_memories=_cached_memories(index), packs=packs,
+    load = LoadService(store=store, search=search, current_memories=cached_memories(index, retention), packs=packs,
                        memories_at=as_of_index.memories_at)
-    summarize = SummarizeService(store=store, current_memories=_cached_memories(index), narrate=narrator_provider,
-                                 packs=packs, memories_at=as_of_index.memories_at)
+    summarize = SummarizeService(store=store, current_memories=cached_memories(index, retention),
+                                 narrate=narrator_provider, packs=packs, memories_at=as_of_index.memories_at)
     return Services(
         settings=settings,
         store=store,
@@ -361,7 +364,7 @@ def _conversation_log(settings: Settings, layers: LayerStore, embedder: Embedder
         return SqsExtractionQueue(queue_url=settings.log_extraction_queue_url, client=boto3.client("sqs"))
 
     return ConversationLogService(layers=layers, embedder=embedder, queue=queue,
-                                  ttl_days=settings.conversation_log_ttl_days,
+                                  ttl_days=lambda tenant: settings.retention(tenant).log_days,
                                   timezone=ZoneInfo(settings.rollup_timezone))
 
 
@@ -416,35 +419,3 @@ def _token_counter(settings: Settings) -> TokenCounter | None:
     from agent_memory.adapters.llm import build_token_counter
 
     return build_token_counter(settings)
-
-
-def _cached_memories(index: SearchIndex) -> Callable[[ScopeRef], list[Memory]] | None:
-    """The serverless tier's version-keyed cache also serves load_context; other tiers read the store."""
-    from agent_memory.adapters.in_process_index import InProcessIndex
-
-    return index.current_memories if isinstance(index, InProcessIndex) else None
-
-
-def _build_index(settings: Settings, store: MemoryStore, embedder: EmbedderProvider,
-                 snapshots: IndexSnapshotStore | None = None) -> SearchIndex:
-    if settings.search_tier == "opensearch":
-        from agent_memory.adapters.opensearch import make_index
-
-        return make_index(settings)
-    from agent_memory.adapters.in_process_index import InProcessIndex
-
-    return InProcessIndex(store=store, embedder=embedder, max_users=settings.search_cache_users,
-                           access_refresh_seconds=settings.search_access_refresh_seconds, snapshots=snapshots,
-                           snapshot_min_memories=settings.search_snapshot_min_memories,
-                           background=ThreadPoolExecutor(max_workers=1, thread_name_prefix="index-snapshot")
-                           if snapshots is not None else None)
-
-
-def _index_snapshots(settings: Settings, dynamodb_client: object | None) -> IndexSnapshotStore | None:
-    if not settings.search_snapshots or dynamodb_client is None or settings.search_tier != "serverless":
-        return None
-    from agent_memory.adapters.dynamodb.index_snapshots import DynamoIndexSnapshotStore
-
-    return DynamoIndexSnapshotStore(table_name=settings.memory_table_name, client=dynamodb_client,
-                                    min_interval_seconds=settings.search_snapshot_min_interval_seconds)
-

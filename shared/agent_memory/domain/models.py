@@ -131,6 +131,8 @@ class NewMemory(BaseModel):
     # Provenance, set by the entry point (never by a request body): how the memory came and who wrote it.
     origin: Origin = Origin.UNKNOWN
     written_by: str | None = None
+    # Set by the save service from the tenant's retention policy, never by a caller.
+    expires_at: datetime | None = Field(default=None, exclude=True)
 
     def effective_importance(self) -> int:
         return self.importance if self.importance is not None else DEFAULT_IMPORTANCE[self.memory_type]
@@ -181,6 +183,9 @@ class Memory(BaseModel):
     written_by: str | None = Field(default=None, description=(
         "The subject of the token that wrote this version (its USER_CLAIM, `sub` by default); null without a "
         "token."))
+    # When the tenant's retention policy for its type ends it (domain/retention.py; the table's TTL): None = kept.
+    expires_at: datetime | None = Field(default=None, description=(
+        "When the tenant's retention policy ends this version (GET /v1/retention); null: kept until deleted."))
 
     @property
     def is_current(self) -> bool:
@@ -234,6 +239,7 @@ def new_memory_version(user: ScopeRef, memory: NewMemory, memory_key: str, previ
         embedding_model=memory.embedding_model,
         origin=memory.origin,
         written_by=memory.written_by,
+        expires_at=memory.expires_at,
     )
 
 

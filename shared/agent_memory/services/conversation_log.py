@@ -53,14 +53,15 @@ class ConversationLogService:
         layers: LayerStore,
         embedder: Callable[[], Embedder | None],
         queue: Callable[[], ExtractionQueue | None] = lambda: None,
-        ttl_days: int = 30,
+        ttl_days: int | Callable[[str], int] = 30,
         timezone: tzinfo = UTC,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
+        """`ttl_days`: how long the log is kept, for every tenant or by tenant (its retention policy's LOG)."""
         self._layers = layers
         self._embedder = embedder  # a provider: the model loads on first use
         self._queue = queue  # a provider: the SQS client is made on the first `extract: true` only
-        self._ttl = timedelta(days=ttl_days)
+        self._ttl_days = ttl_days if callable(ttl_days) else (lambda _tenant: ttl_days)
         self._tz = timezone
         self._clock = clock
 
@@ -75,7 +76,7 @@ class ConversationLogService:
                 {"field": "extract", "message": "extraction queue not configured", "type": "unavailable"}])
         store = self._layers
         now = self._clock()
-        messages = self._messages(conversation_id, request, now)
+        messages = self._messages(conversation_id, request, now, timedelta(days=self._ttl_days(scope.tenant_id)))
         weeks: set[date] = {week_start_of(m.created_at, self._tz) for m in messages}
         if len(messages) > MAX_LOG_BATCH:
             raise InvalidInput("too many messages for one transaction", details=[{
@@ -94,20 +95,21 @@ class ConversationLogService:
         return LogAppended(messages=messages, queued=[j.message_id for j in jobs if j.message_id not in failed],
                            failed=failed)
 
-    def _messages(self, conversation_id: str, request: LogAppend, now: datetime) -> list[LogMessage]:
+    def _messages(self, conversation_id: str, request: LogAppend, now: datetime, ttl: timedelta
+                  ) -> list[LogMessage]:
         """Checks that need the clock and the TTL (the request model cannot know them); all at once."""
         problems: list[dict[str, str]] = []
         messages: list[LogMessage] = []
         seen: set[str] = set()
         for index, item in enumerate(request.messages):
             created_at = item.created_at or now
-            expires_at = created_at + self._ttl
+            expires_at = created_at + ttl
             if created_at > now + MAX_CLOCK_SKEW:
                 problems.append({"field": request.field_name(index, "created_at"), "type": "future",
                                  "message": "is in the future"})
             elif expires_at <= now:
                 problems.append({"field": request.field_name(index, "created_at"), "type": "expired",
-                                 "message": f"is older than the log keeps ({self._ttl.days} days)"})
+                                 "message": f"is older than the log keeps ({ttl.days} days)"})
             if item.message_id is not None and item.created_at is None:
                 problems.append({"field": request.field_name(index, "created_at"), "type": "missing",
                                  "message": "is required with messageId (a retry must carry the same time)"})

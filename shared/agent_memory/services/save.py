@@ -22,10 +22,12 @@ from agent_memory.domain.models import (
     SaveOutcome,
     SaveResult,
     ScopeRef,
+    utcnow,
 )
 from agent_memory.domain.packs import DomainPack
 from agent_memory.domain.packs.immigration import IMMIGRATION
 from agent_memory.domain.profile import slot_field
+from agent_memory.domain.retention import RetentionPolicy
 from agent_memory.domain.skipped_sentences import skipped_sentences
 from agent_memory.domain.vectors import encode_vector
 from agent_memory.errors import AgentMemoryError, BatchInterrupted, InvalidInput
@@ -115,13 +117,16 @@ class SaveService:
         packs: Callable[[str], DomainPack] = lambda _: IMMIGRATION,
         extractors: Callable[[DomainPack], MemoryExtractor] | None = None,
         offline_rules: bool = False,
+        retention: Callable[[str], RetentionPolicy] | None = None,
     ) -> None:
         """`index`: where a new memory's nearest current memories are read, what it may restate (besides the
         user's newest memories); `duplicates`: when it restates one (None: the default thresholds);
         `max_embedded_tokens`: the embedding work one save or batch may carry (0: no limit); `categories`: one
         set for every tenant, or a tenant's; `packs`: a tenant's domain pack (its list fields, its rules);
         `extractors`: the extractor of a pack (None: `extractor` for every pack); `offline_rules`: the extractor
-        is the offline rules (no LLM configured), which the extract answer says."""
+        is the offline rules (no LLM configured), which the extract answer says; `retention`: a tenant's
+        retention policy (a memory is stored with its expiry, and never merged into an expired one)."""
+        self._retention = retention
         self._offline_rules = offline_rules
         self._max_embedded_tokens = max_embedded_tokens
         self._store = store
@@ -198,6 +203,11 @@ class SaveService:
         in order; `many`: through the store's `save_many`, whose fault part-way raises PartialSave with the results
         of the items before the first one not written."""
         targets = self._restatements.targets(user, memories, recent)
+        if self._retention is not None:
+            policy, now = self._retention(user.tenant_id), utcnow()
+            targets = [None if isinstance(t, Memory) and not policy.kept(t, now) else t for t in targets]
+            memories = [m.model_copy(update={"expires_at": policy.expires_at(m.memory_type, m.created_at or now)})
+                        for m in memories]
         pending = [memory for memory, target in zip(memories, targets, strict=True) if target is None]
         cause: Exception | None = None
         try:

@@ -4,7 +4,10 @@ scope's version counter, the code a `ClientError` carries, and how SDK errors be
 from __future__ import annotations
 
 import json
+import math
 import secrets
+from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any, NoReturn, cast
 
 from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
@@ -49,7 +52,14 @@ def memory_to_item(memory: Memory) -> dict[str, Any]:
     values["metadata_json"] = json.dumps(values.pop("metadata", {}), ensure_ascii=False)
     if memory.embedding:
         values["embedding"] = Binary(memory.embedding)
+    if memory.expires_at is not None:  # the table's TTL attribute: epoch seconds
+        values["expires_at"] = ttl_seconds(memory.expires_at)
     return to_item({"pk": partition_key(memory), "sk": f"MEM#{memory.memory_key}", "kind": "memory", **values})
+
+
+def ttl_seconds(moment: datetime) -> int:
+    """A time as the table's TTL attribute holds it (epoch seconds, rounded up: never before the moment)."""
+    return math.ceil(moment.timestamp())
 
 
 def memory_from_item(item: dict[str, Any]) -> Memory:
@@ -59,6 +69,8 @@ def memory_from_item(item: dict[str, Any]) -> Memory:
     values["metadata"] = json.loads(values.pop("metadata_json", None) or "{}")
     if isinstance(values.get("embedding"), Binary):
         values["embedding"] = bytes(values["embedding"])
+    if isinstance(values.get("expires_at"), Decimal):
+        values["expires_at"] = datetime.fromtimestamp(int(values["expires_at"]), UTC)
     return Memory.model_validate(values)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_memory.adapters.dynamodb.items import memory_to_item, to_item
+from agent_memory.adapters.dynamodb.items import memory_to_item, to_item, ttl_seconds
 from agent_memory.domain.keys import partition_key
 from agent_memory.domain.keywords import normalize_keyword
 from agent_memory.domain.models import Keyword, Memory, SaveOutcome, SaveResult
@@ -37,13 +37,16 @@ def save_writes(table: str, result: SaveResult) -> list[dict[str, Any]]:
         return []
     new, retired = result.memory, result.superseded
     pk = partition_key(new)
+    # The items that find a memory go with it: its retention's TTL on each.
+    ttl = {"expires_at": ttl_seconds(new.expires_at)} if new.expires_at is not None else {}
     actions: list[dict[str, Any]] = [
         {"Put": {"TableName": table, "Item": memory_to_item(new), "ConditionExpression": "attribute_not_exists(pk)"}},
         {
             "Put": {
                 "TableName": table,
                 "Item": to_item(
-                    {"pk": pk, "sk": f"HASH#{new.content_hash}", "kind": "content", "memory_key": new.memory_key}
+                    {"pk": pk, "sk": f"HASH#{new.content_hash}", "kind": "content", "memory_key": new.memory_key,
+                     **ttl}
                 ),
                 "ConditionExpression": "attribute_not_exists(pk)",
             }
@@ -59,6 +62,7 @@ def save_writes(table: str, result: SaveResult) -> list[dict[str, Any]]:
                     "kind": "field",
                     "memory_key": new.memory_key,
                     "updated_at": new.updated_at.isoformat(),
+                    **ttl,
                 }
             ),
         }
@@ -101,6 +105,7 @@ def save_writes(table: str, result: SaveResult) -> list[dict[str, Any]]:
                         "keyword": keyword.term,
                         "weight": f"{keyword.weight:.4f}",
                         "extraction_source": _keyword_source(new),
+                        **ttl,
                     }
                 ),
             }

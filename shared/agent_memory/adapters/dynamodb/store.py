@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
@@ -66,6 +67,7 @@ from agent_memory.domain.models import (
     content_hash,
     utcnow,
 )
+from agent_memory.domain.retention import RetentionPolicy
 from agent_memory.domain.supersession import CurrentMemories, plan_saves
 from agent_memory.errors import AgentMemoryError, Conflict, InvalidInput, NotFound, Throttled
 
@@ -90,10 +92,18 @@ def _backoff(attempt: int) -> None:
 
 
 class DynamoMemoryStore:
-    def __init__(self, *, table_name: str, client: Any, max_attempts: int = 8) -> None:
+    """`retention`: each tenant's policy (domain/retention.py). An expired memory is read by nothing, before
+    DynamoDB's TTL sweeper removes it; a save that meets one (its content, its field) removes it first."""
+
+    def __init__(self, *, table_name: str, client: Any, max_attempts: int = 8,
+                 retention: Callable[[str], RetentionPolicy] | None = None) -> None:
         self._table = table_name
         self._client = client
         self._max_attempts = max_attempts
+        self._retention = retention
+
+    def _kept(self, memory: Memory) -> bool:
+        return self._retention is None or self._retention(memory.tenant_id).kept(memory, utcnow())
 
     # ---- writes -------------------------------------------------------------------------
 
@@ -144,6 +154,12 @@ class DynamoMemoryStore:
             self._client, self._table, keys, attempts=self._max_attempts))} if keys else {}
         if any(key not in stored for key in pointers.values()):
             return None
+        expired = [memory for memory in stored.values() if not self._kept(memory)]
+        for memory in expired:  # gone for every reader already: removed, then read again
+            with contextlib.suppress(Conflict, NotFound):  # changed or removed meanwhile: the next read sees how
+                self._delete(user, memory)
+        if expired:
+            return None
         return CurrentMemories(
             by_content={sk.removeprefix("HASH#"): stored[k] for sk, k in pointers.items() if sk.startswith("HASH#")},
             by_field={sk.removeprefix("FIELD#"): stored[k] for sk, k in pointers.items() if sk.startswith("FIELD#")})
@@ -192,6 +208,10 @@ class DynamoMemoryStore:
         memory = self.get(user, memory_key)
         if memory is None:
             raise NotFound(f"memory {memory_key} not found", details=[{"field": "memory_key"}])
+        return self._delete(user, memory)
+
+    def _delete(self, user: ScopeRef, memory: Memory) -> Memory:
+        memory_key = memory.memory_key
         at = utcnow().isoformat()
         pk = partition_key(user)
         # A current version is retired now (and must still be current: a concurrent save may have retired it);
@@ -275,6 +295,10 @@ class DynamoMemoryStore:
     # ---- reads --------------------------------------------------------------------------
 
     def get(self, user: ScopeRef, memory_key: str) -> Memory | None:
+        memory = self._get(user, memory_key)
+        return memory if memory is not None and self._kept(memory) else None
+
+    def _get(self, user: ScopeRef, memory_key: str) -> Memory | None:
         try:
             response = self._client.get_item(
                 TableName=self._table,
@@ -292,11 +316,11 @@ class DynamoMemoryStore:
         no field)."""
         if not memory.field:
             return [memory]
-        versions = [m for m in self._iter_memories(user) if m.field == memory.field]
+        versions = [m for m in self._iter_memories(user) if m.field == memory.field and self._kept(m)]
         return sorted(versions, key=lambda m: (m.valid_from, m.memory_key))
 
     def all_versions(self, user: ScopeRef) -> list[Memory]:
-        return list(self._iter_memories(user))
+        return [m for m in self._iter_memories(user) if self._kept(m)]  # an expired version: not even as of then
 
     def list_current(
         self,
@@ -312,7 +336,7 @@ class DynamoMemoryStore:
         # Pages of the size asked for (plus the one that tells whether there is more): a default page is up
         # to 1 MB of items, read and paid for even when 20 are wanted.
         for memory in self._iter_memories(user, newest_first=True, start_after=start_key, page_size=limit + 1):
-            if not memory.is_current or (memory_type and memory.memory_type != memory_type):
+            if not memory.is_current or (memory_type and memory.memory_type != memory_type) or not self._kept(memory):
                 continue
             if len(items) == limit:
                 has_more = True
@@ -322,7 +346,7 @@ class DynamoMemoryStore:
         return MemoryPage(items=items, next_cursor=next_cursor)
 
     def all_current(self, user: ScopeRef) -> list[Memory]:
-        return [m for m in self._iter_memories(user) if m.is_current]
+        return [m for m in self._iter_memories(user) if m.is_current and self._kept(m)]
 
     def user_version(self, user: ScopeRef) -> int:
         return self.versions(user).content

@@ -261,7 +261,9 @@ class OpenSearchIndex:
             window["lte"] = query.created_to.isoformat()
         if window:
             clauses.append({"range": {"created_at": window}})
-        return clauses
+        expired = [{"bool": {"filter": [{"term": {"memory_type": t.value}}, {"range": {"created_at": {
+            "lt": cutoff.isoformat()}}}]}} for t, cutoff in sorted(query.expired_before.items())]
+        return [*clauses, {"bool": {"must_not": expired}}] if expired else clauses
 
     def lexical_request(self, user: ScopeRef, query: CandidateQuery, *, only: list[str] | None = None
                         ) -> dict[str, Any]:

@@ -1,0 +1,51 @@
+"""The search tier's graph: the index (in-process over the table, or OpenSearch), its snapshots, and the current
+memories the serverless tier's cache serves to load_context, the profile and inject."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+from agent_memory.domain.models import Memory, ScopeRef, utcnow
+from agent_memory.domain.retention import TenantRetention
+from agent_memory.ports import Embedder, IndexSnapshotStore, MemoryStore, SearchIndex
+from agent_memory.settings import Settings
+
+
+def cached_memories(index: SearchIndex, retention: TenantRetention) -> Callable[[ScopeRef], list[Memory]] | None:
+    """The serverless tier's version-keyed cache also serves load_context (what it cached leaves out what expired
+    since); other tiers read the store."""
+    from agent_memory.adapters.in_process_index import InProcessIndex
+
+    if not isinstance(index, InProcessIndex):
+        return None
+
+    def current(user: ScopeRef) -> list[Memory]:
+        policy, now = retention(user.tenant_id), utcnow()
+        return [m for m in index.current_memories(user) if policy.kept(m, now)]
+
+    return current
+
+
+def build_index(settings: Settings, store: MemoryStore, embedder: Callable[[], Embedder | None],
+                snapshots: IndexSnapshotStore | None = None) -> SearchIndex:
+    if settings.search_tier == "opensearch":
+        from agent_memory.adapters.opensearch import make_index
+
+        return make_index(settings)
+    from agent_memory.adapters.in_process_index import InProcessIndex
+
+    return InProcessIndex(store=store, embedder=embedder, max_users=settings.search_cache_users,
+                          access_refresh_seconds=settings.search_access_refresh_seconds, snapshots=snapshots,
+                          snapshot_min_memories=settings.search_snapshot_min_memories,
+                          background=ThreadPoolExecutor(max_workers=1, thread_name_prefix="index-snapshot")
+                          if snapshots is not None else None)
+
+
+def index_snapshots(settings: Settings, dynamodb_client: object | None) -> IndexSnapshotStore | None:
+    if not settings.search_snapshots or dynamodb_client is None or settings.search_tier != "serverless":
+        return None
+    from agent_memory.adapters.dynamodb.index_snapshots import DynamoIndexSnapshotStore
+
+    return DynamoIndexSnapshotStore(table_name=settings.memory_table_name, client=dynamodb_client,
+                                    min_interval_seconds=settings.search_snapshot_min_interval_seconds)
