@@ -104,9 +104,9 @@ def healthy(url: str) -> bool:
 
 
 @contextmanager
-def running_stack(data_dir: Path) -> Iterator[Stack]:
+def running_stack(data_dir: Path, env_overrides: dict[str, str] | None = None) -> Iterator[Stack]:
     """`start_stack` for a block (a module's fixture): stopped at its end unless it has exited already."""
-    running = start_stack(data_dir)
+    running = start_stack(data_dir, env_overrides=env_overrides)
     try:
         yield running
     finally:

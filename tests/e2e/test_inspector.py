@@ -51,7 +51,9 @@ def _post(stack: Stack, path: str, body: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    with running_stack(tmp_path_factory.mktemp("inspector-stack")) as running:
+    # Intents are kept ten years: the memories page shows the policy and the intent's expiry.
+    with running_stack(tmp_path_factory.mktemp("inspector-stack"),
+                       env_overrides={"MEMORY_RETENTION_DAYS": '{"INTENT": 3650}'}) as running:
         yield running
 
 
@@ -145,6 +147,15 @@ def test_given_a_deep_link_when_opened_then_the_users_chinese_and_english_memori
     assert memory_row(page, "喜欢打网球").locator("span[lang=zh]").count() >= 1
     # Opened scopes are remembered in this browser.
     expect(page.locator("#recent a", has_text=seeded.user)).to_have_attribute("aria-current", "page")
+
+
+def test_the_memories_page_shows_the_tenants_retention_and_each_memorys_expiry(page, stack, seeded):
+    open_inspector(page, stack, seeded.tenant, f"/ui/users/{seeded.user}")
+
+    expect(page.locator("#retention")).to_have_text(
+        "Retention: FACT kept until deleted · PREFERENCE kept until deleted · INTENT 3650 days · log 30 days")
+    expect(memory_row(page, "对高才通B类感兴趣").locator(".chip-expires")).to_contain_text("expires")
+    expect(memory_row(page, "我搬到了上海").locator(".chip-expires")).to_have_count(0)  # a fact: kept
 
 
 def test_given_a_superseded_field_when_its_history_is_opened_then_the_timeline_shows_both_versions(

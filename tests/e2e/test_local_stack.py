@@ -234,3 +234,39 @@ def test_as_of_reads_answer_what_was_known_on_each_date_over_http(stack):
     with pytest.raises(ValidationError) as refused:
         memory.search(user, "杭州", as_of="2999-01-01T00:00:00Z")
     assert refused.value.details[0]["field"] == "as_of"
+
+
+def test_an_erased_user_leaves_nothing_over_http_even_with_an_extraction_still_queued(stack):
+    """DynamoDB Local, the local queues and workers: the user's log is still being extracted by the workers when
+    the erasure comes; once they are done, nothing of the user answers, and the receipt says every store is
+    clean."""
+    user, base = "u-erase-e2e", "/v1/users/u-erase-e2e"
+    assert http(stack, "POST", f"{base}/memories", {"memory_type": "FACT", "content": "养了一只叫团子的猫",
+                                                    "field": "pet"})[0] == 201
+    assert http(stack, "POST", f"{base}/memories", {"memory_type": "FACT", "content": "Lives in Porto"})[0] == 201
+    assert http(stack, "PUT", f"{base}/hot-memory/status/move", {"value": "packing"})[0] == 200
+    assert http(stack, "POST", f"{base}/memory-tool", {"command": "create", "path": "/memories/n.md",
+                                                       "file_text": "团子怕吵\n"})[0] == 200
+    assert http(stack, "POST", f"{base}/memories/search", {"query": "团子"})[0] == 200
+    status, logged = http(stack, "POST", f"{base}/conversations/c-1/messages", {"messages": [
+        {"role": "user", "content": "我今年45岁，在里斯本做药剂师"}], "extract": True})
+    assert status == 201 and logged["queued_extractions"], logged
+
+    status, receipt = http(stack, "DELETE", base)  # the extraction may not have run yet: the tombstone drops it
+
+    assert status == 200 and receipt["status"] == "complete" and receipt["verified"], receipt
+    assert {s["store"] for s in receipt["stores"] if s["found"]} >= {
+        "memories", "memory_keys", "version_counter", "conversation_log", "hot_memory", "memory_files"}
+    wait_for(lambda: http(stack, "GET", "/health")[1]["queues"]["LogExtractionQueue"]["depth"] == 0
+             and not http(stack, "GET", "/health")[1]["queues"]["LogExtractionQueue"]["in_flight"], timeout=60)
+    assert http(stack, "GET", f"{base}/memories")[1]["items"] == []
+    assert http(stack, "POST", f"{base}/memories/search", {"query": "团子 猫 Porto 药剂师",
+                                                          "min_relevance_score": 0})[1]["results"] == []
+    assert http(stack, "POST", f"{base}/context/load", {"query": "猫"})[1]["memories"] == []
+    assert http(stack, "POST", f"{base}/conversations/search", {"query": "药剂师"})[1]["results"] == []
+    assert http(stack, "GET", f"{base}/hot-memory")[1]["entries"] == []
+    assert "n.md" not in http(stack, "POST", f"{base}/memory-tool", {"command": "view", "path": "/memories"})[1][
+        "content"]
+    status, again = http(stack, "GET", f"/v1/erasures/{receipt['erasure_id']}")
+    assert status == 200 and again == receipt
+    assert user == receipt["scope_id"]

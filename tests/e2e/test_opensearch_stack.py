@@ -175,3 +175,21 @@ def test_given_a_restart_then_the_table_and_its_own_node_still_agree(tmp_path: P
         assert engine(url, "POST", f"/{ALIAS}/_count", {"query": {"term": {"user_id": user}}})["count"] == 2
     finally:
         second.stop()
+
+
+def test_an_erased_user_leaves_no_document_in_the_index_and_search_finds_nothing(stack, node):
+    user = "u-os-erase"
+    for content in ("Keeps bees on the roof", "养了两箱蜜蜂", "Sells honey at the Saturday market"):
+        assert http(stack, "POST", f"/v1/users/{user}/memories", {"memory_type": "FACT", "content": content})[0] == 201
+    assert in_agreement(stack, node.url, user) and len(indexed_keys(node.url, user)) == 3
+
+    status, receipt = http(stack, "DELETE", f"/v1/users/{user}")
+
+    assert status == 200 and receipt["verified"], receipt
+    stores = {s["store"]: s for s in receipt["stores"]}
+    assert stores["search_index"]["found"] == 3 and stores["search_index"]["remaining"] == 0
+    engine(node.url, "POST", f"/{ALIAS}/_refresh")
+    assert indexed_keys(node.url, user) == set()
+    assert search(stack, user, "bees honey 蜜蜂") == []
+    # The stream's REMOVE records follow (the indexer deletes what is already gone) and bring nothing back.
+    assert not wait_for(lambda: indexed_keys(node.url, user), timeout=10)
