@@ -122,6 +122,8 @@ def nothing_answers_for(api: Any, user: str) -> None:
     assert "Miso" not in json.dumps(injected, ensure_ascii=False)
     profile = ok(api.call("POST", f"{base}/profile/summarize"))
     assert "Lisbon" not in json.dumps(profile, ensure_ascii=False)
+    exported = ok(api.call("GET", f"{base}/export"))
+    assert [exported[part] for part in ("memories", "log", "hot_memory", "reports", "files")] == [[]] * 5, exported
 
 
 def test_given_work_queued_before_the_erasure_when_it_arrives_after_then_nothing_comes_back(api, lambda_env):

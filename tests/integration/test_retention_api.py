@@ -47,6 +47,9 @@ def test_given_an_intent_older_than_its_retention_then_nothing_finds_it(api, pol
     assert "Plans to buy a sailing boat" not in found and "Owned a sailing dinghy as a child" in found
     assert "Plans to buy a sailing boat" not in loaded and "Plans to buy a sailing boat" not in injected
     assert api.call("GET", f"{base}/memories/{old['memory_key']}").status == 404
+    exported = ok(api.call("GET", f"{base}/export"))["memories"]
+    assert {v["content"] for m in exported for v in m["versions"]} == {
+        "Plans to learn to sail this summer", "Owned a sailing dinghy as a child"}
     # Its items are still in the table until the TTL sweeper comes, stamped with the expiry it had when saved.
     item = lambda_env.get_item(TableName=get_settings().memory_table_name, Key={
         "pk": {"S": partition_key(ScopeRef(tenant_id=TENANT, user_id=user))}, "sk": {"S": f"MEM#{old['memory_key']}"}})

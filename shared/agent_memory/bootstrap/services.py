@@ -287,7 +287,8 @@ def build_services(
                                refresher=hot_memory_refresher, dropped=erasure.dropped),
         portability=PortabilityService(archive=scope_archive(settings, dynamodb_client), synonyms=synonyms,
                                        embedder=embedder_provider,
-                                       max_embedded_tokens=settings.max_embedded_tokens_per_request),
+                                       max_embedded_tokens=settings.max_embedded_tokens_per_request,
+                                       retention=retention),
     )
 
 

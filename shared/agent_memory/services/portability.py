@@ -53,6 +53,7 @@ from agent_memory.domain.portable import (
     record_bytes,
     report_text,
 )
+from agent_memory.domain.retention import RetentionPolicy
 from agent_memory.domain.vectors import encode_vector
 from agent_memory.errors import Conflict, InvalidInput, PayloadTooLarge
 from agent_memory.ports import Embedder, ScopeArchive, SynonymStore
@@ -91,7 +92,10 @@ class _Budget:
 
 class PortabilityService:
     def __init__(self, *, archive: Callable[[], ScopeArchive], synonyms: SynonymStore,
-                 embedder: Callable[[], Embedder | None], max_embedded_tokens: int = 0) -> None:
+                 embedder: Callable[[], Embedder | None], max_embedded_tokens: int = 0,
+                 retention: Callable[[str], RetentionPolicy] | None = None) -> None:
+        """`retention`: a tenant's policy: an expired version is not exported, an imported one gets its expiry."""
+        self._retention = retention
         self._archive = archive  # a provider: the table's client is made on first use
         self._synonyms = synonyms
         self._embedder = embedder
@@ -207,8 +211,11 @@ class PortabilityService:
                     reaching[last] = older
             if not reaching:
                 break
+        policy, now = (self._retention(scope.tenant_id), utcnow()) if self._retention else (None, utcnow())
         for sk, newest in lasts:
-            yield sk, ExportedMemory(versions=[_exported_version(m) for m in chains[newest.memory_key]])
+            kept = [m for m in chains[newest.memory_key] if policy is None or policy.kept(m, now)]
+            if kept:  # an expired version is found by nothing, the export included
+                yield sk, ExportedMemory(versions=[_exported_version(m) for m in kept])
 
     # ---- import ----------------------------------------------------------------------------------
 
@@ -250,8 +257,12 @@ class PortabilityService:
                    for j, v in enumerate(m.versions)]
         held = archive.memories(scope, [v.memory_key for _, v in located])
         new = []
+        policy = self._retention(scope.tenant_id) if self._retention else None
         for where, version in located:
             memory = _stored_memory(scope, version, written_by)
+            if policy is not None:  # this tenant's retention, whatever the source's was
+                memory = memory.model_copy(update={"expires_at": policy.expires_at(memory.memory_type,
+                                                                                   memory.created_at)})
             existing = held.get(version.memory_key)
             if existing is None:
                 new.append((where, memory))
@@ -354,7 +365,7 @@ def _retires(successor: Memory | None, memory: Memory) -> bool:
 
 def _exported_version(memory: Memory) -> ExportedVersion:
     return ExportedVersion.model_validate(memory.model_dump(
-        exclude={"tenant_id", "user_id", "content_hash", "embedding", "embedding_model"}))
+        exclude={"tenant_id", "user_id", "content_hash", "embedding", "embedding_model", "expires_at"}))
 
 
 def _stored_memory(scope: ScopeRef, version: ExportedVersion, written_by: str | None = None) -> Memory:
