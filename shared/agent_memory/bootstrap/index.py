@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 
 from agent_memory.domain.models import Memory, ScopeRef, utcnow
 from agent_memory.domain.retention import TenantRetention
@@ -25,6 +26,18 @@ def cached_memories(index: SearchIndex, retention: TenantRetention) -> Callable[
         return [m for m in index.current_memories(user) if policy.kept(m, now)]
 
     return current
+
+
+def kept_as_of(memories_at: Callable[[ScopeRef, datetime], list[Memory]], retention: TenantRetention
+               ) -> Callable[[ScopeRef, datetime], list[Memory]]:
+    """As-of reads from the as-of index's cache, leaving out what has expired since it was cached: an expired
+    version is read by nothing, not even as of a time it was valid."""
+
+    def at(user: ScopeRef, instant: datetime) -> list[Memory]:
+        policy, now = retention(user.tenant_id), utcnow()
+        return [m for m in memories_at(user, instant) if policy.kept(m, now)]
+
+    return at
 
 
 def build_index(settings: Settings, store: MemoryStore, embedder: Callable[[], Embedder | None],

@@ -14,7 +14,7 @@ from agent_memory.adapters.pinned_versions import VersionPinningStore, pinned_ve
 from agent_memory.api.tools import ToolExecutor
 from agent_memory.bootstrap.erasure import build_erasure
 from agent_memory.bootstrap.health import BuiltOnce, health_service
-from agent_memory.bootstrap.index import build_index, cached_memories, index_snapshots
+from agent_memory.bootstrap.index import build_index, cached_memories, index_snapshots, kept_as_of
 from agent_memory.bootstrap.portability import scope_archive
 from agent_memory.bootstrap.scheduler import rollup_queue
 from agent_memory.domain.conversation import Message
@@ -257,10 +257,11 @@ def build_services(
         retention=retention,
     )
     erasure = build_erasure(settings, dynamodb_client, index, table_eraser)
+    as_of_memories = kept_as_of(as_of_index.memories_at, retention)
     load = LoadService(store=store, search=search, current_memories=cached_memories(index, retention), packs=packs,
-                       memories_at=as_of_index.memories_at)
+                       memories_at=as_of_memories)
     summarize = SummarizeService(store=store, current_memories=cached_memories(index, retention),
-                                 narrate=narrator_provider, packs=packs, memories_at=as_of_index.memories_at)
+                                 narrate=narrator_provider, packs=packs, memories_at=as_of_memories)
     return Services(
         settings=settings,
         store=store,
