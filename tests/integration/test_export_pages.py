@@ -20,6 +20,7 @@ from agent_memory.domain.portable import PAGE_MAX_WRITES, ExportPage, ImportPage
 from agent_memory.services.portability import PortabilityService
 from tests.conftest import TABLE
 from tests.fakes.embedders import HashingEmbedder
+from tests.fakes.export_pages import export_all
 
 NOW = datetime.now(UTC)
 
@@ -33,10 +34,7 @@ class Stores:
                                           embedder=HashingEmbedder)
 
     def export_all(self, scope: ScopeRef) -> list[ExportPage]:
-        pages = [self.service.export_page(scope, now=NOW)]
-        while pages[-1].next_cursor:
-            pages.append(self.service.export_page(scope, pages[-1].next_cursor, now=NOW))
-        return pages
+        return export_all(self.service, scope, NOW)
 
 
 @pytest.fixture

@@ -9,22 +9,16 @@ searches use a bag-of-words embedder, so texts sharing words are near.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
-from agent_memory.adapters.opensearch.admin import ensure_index
 from agent_memory.adapters.opensearch.index import OpenSearchIndex
 from agent_memory.api.search import SearchRequest, search_memories
-from agent_memory.bootstrap.services import build_services
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
-from agent_memory.settings import Settings
-from tests.conftest import TABLE
-from tests.fakes.embedders import HashingEmbedder
-from tests.fakes.opensearch import legacy_index
+from tests.fakes.search_tiers import TIERS, services_on_tier
 
 ALICE = ScopeRef(tenant_id="acme", user_id="alice")
 MALLORY = ScopeRef(tenant_id="evil", user_id="alice")
@@ -32,29 +26,9 @@ BOB = ScopeRef(tenant_id="acme", user_id="bob")
 ALL_MODES = ("keyword", "semantic", "hybrid")
 
 
-@pytest.fixture(params=["serverless", "osmem", "opensearch"])
+@pytest.fixture(params=TIERS)
 def services(request: pytest.FixtureRequest, dynamodb_client: Any) -> Iterator[Any]:
-    settings = Settings(memory_table_name=TABLE, embedding_provider="none")
-    index = None
-    embedder: HashingEmbedder | None = HashingEmbedder()
-    if request.param != "serverless":
-        from opensearchpy import OpenSearch
-
-        if request.param == "osmem":
-            client = OpenSearch(hosts=[request.getfixturevalue("osmem_clone").url])
-            embedder = None  # osmem-server cannot run kNN
-        else:
-            client = OpenSearch(hosts=[request.getfixturevalue("opensearch_url")])
-        alias = f"test-mem-{uuid.uuid4().hex[:8]}"
-        if request.param == "osmem":
-            legacy_index(client, alias, None)
-        else:
-            ensure_index(client, alias, embedder.dimension if embedder else None)
-        index = OpenSearchIndex(client=client, alias=alias)
-    built = build_services(settings, dynamodb_client=dynamodb_client, embedder=embedder, index=index)
-    yield built, index, ALL_MODES if embedder is not None else ("keyword",)
-    if index is not None and request.param == "opensearch":
-        index._client.indices.delete(index=f"{index._alias}-v*")
+    yield from services_on_tier(request, dynamodb_client, "test-mem")
 
 
 def save(built: Any, index: OpenSearchIndex | None, user: ScopeRef, content: str, **extra: Any) -> None:

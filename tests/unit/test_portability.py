@@ -23,6 +23,7 @@ from agent_memory.services.portability import PortabilityService
 from tests.conftest import TABLE
 from tests.fakes.dynamodb_faults import ThrottlingDynamo
 from tests.fakes.embedders import HashingEmbedder
+from tests.fakes.export_pages import export_all
 
 SOURCE = ScopeRef(tenant_id="t-from", user_id="u-1")
 NOW = datetime.now(UTC)
@@ -61,10 +62,7 @@ class Stores:
         self.synonyms.add(scope.tenant_id, "unrelated", ["nothing here"], 0.8)
 
     def export_all(self, scope: ScopeRef) -> list[ExportPage]:
-        pages = [self.service.export_page(scope, now=NOW)]
-        while pages[-1].next_cursor:
-            pages.append(self.service.export_page(scope, pages[-1].next_cursor, now=NOW))
-        return pages
+        return export_all(self.service, scope, NOW)
 
 
 @pytest.fixture
