@@ -192,6 +192,22 @@ def test_the_indexer_writes_only_to_the_configured_domain_or_collection_when_one
     assert "collection/${OpenSearchResourceName}" in policies
 
 
+def test_every_function_that_opens_the_index_client_may_query_the_opensearch_tier_and_only_with_it():
+    # A search, a count or an erasure's delete-by-query on an IAM-authorised domain or collection is refused
+    # unless the function's role allows it; the indexer has its own, wider policy.
+    query = {"Fn::If": ["UseOpenSearch", {"Ref": "OpenSearchQueryPolicy"}, {"Ref": "AWS::NoValue"}]}
+    policy = resources()["OpenSearchQueryPolicy"]
+    assert policy["Condition"] == "UseOpenSearch"
+    document = json.dumps(policy["Properties"]["PolicyDocument"])
+    assert "domain/${OpenSearchResourceName}/*" in document and "collection/${OpenSearchResourceName}" in document
+    assert "ESHttpPut" not in document and "ESHttpDelete" not in document
+    on_the_tier = {logical_id for logical_id, function in functions().items()
+                   if function.handler_file.read_text(encoding="utf-8").count("get_services")}
+    assert on_the_tier == set(functions()) - {"DocsFunction", "RollupFunction", "IndexerFunction"}
+    for logical_id in on_the_tier:
+        assert query in resources()[logical_id]["Properties"]["Policies"], logical_id
+
+
 def test_api_access_logging_and_reserved_concurrency_are_parameters():
     template = load_template()
     assert {"ApiAccessLogs", "ReservedConcurrency"} <= set(template["Parameters"])
