@@ -192,8 +192,7 @@ def test_summarize_builds_the_profile_from_a_self_introduction(api):
 
     assert response.status == 200
     body = response.body
-    assert set(body) == {"action", "user_profile", "completeness", "narrative_summary", "as_of"}
-    assert body["as_of"] is None  # the current memories
+    assert set(body) == {"action", "user_profile", "completeness", "narrative_summary"}  # no as_of: the current ones
     profile = body["user_profile"]
     assert set(profile) == {"basic", "career", "immigration", "family"}
     assert profile["basic"]["age"] == "32岁" and profile["basic"]["university"] == "浙江大学"

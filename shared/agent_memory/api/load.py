@@ -56,8 +56,9 @@ class LoadContextOutput(BaseModel):
     memories: list[LoadedMemory]
     user_profile_summary: str | None = None
     total_memories: int
-    as_of: datetime | None = Field(default=None, description="The instant loaded as of (UTC), as requested; null: "
-                                                             "the current memories were loaded.")
+    # Left out of the answer when no instant was asked for: the specified answer has no such member.
+    as_of: datetime | None = Field(default=None, exclude_if=lambda at: at is None,
+                                   description="The instant loaded as of (UTC), only when one was requested.")
 
     @classmethod
     def of(cls, loaded: LoadedContext, as_of: datetime | None = None) -> LoadContextOutput:

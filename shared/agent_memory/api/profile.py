@@ -28,8 +28,9 @@ class SummarizeOutput(BaseModel):
     user_profile: dict[str, dict[str, Any]]
     completeness: Completeness
     narrative_summary: str
-    as_of: datetime | None = Field(default=None, description="The instant the profile was built as of (UTC), as "
-                                                             "requested; null: from the current memories.")
+    # Left out of the answer when no instant was asked for: the specified answer has no such member.
+    as_of: datetime | None = Field(default=None, exclude_if=lambda at: at is None,
+                                   description="The instant the profile was built as of (UTC), when one was asked for.")
 
     @classmethod
     def of(cls, summary: ProfileSummary, as_of: datetime | None = None) -> SummarizeOutput:
