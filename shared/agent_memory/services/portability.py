@@ -225,17 +225,9 @@ class PortabilityService:
         memories record origin `import` and `written_by`, the importing token's subject."""
         now = now or utcnow()
         writes = page_writes(page)
-        if writes > IMPORT_MAX_WRITES:
-            raise PayloadTooLarge(f"this page takes {writes} writes; one import writes at most {IMPORT_MAX_WRITES} "
-                                  "(one transaction): split it into smaller pages",
-                                  details=[{"field": "body", "type": "import_writes", "limit": IMPORT_MAX_WRITES,
-                                            "writes": writes}])
+        _within_one_transaction("import_writes", "writes", writes, IMPORT_MAX_WRITES, f"takes {writes} writes")
         size = page_bytes(page)
-        if size > IMPORT_MAX_BYTES:
-            raise PayloadTooLarge(f"this page is {size} bytes as JSON; one import writes at most {IMPORT_MAX_BYTES} "
-                                  "(one transaction): split it into smaller pages",
-                                  details=[{"field": "body", "type": "import_bytes", "limit": IMPORT_MAX_BYTES,
-                                            "bytes": size}])
+        _within_one_transaction("import_bytes", "bytes", size, IMPORT_MAX_BYTES, f"is {size} bytes as JSON")
         texts = [text for section in (page.memories, page.log, page.reports) for r in section
                  for text in embedded_texts(r)]
         check_embedding_budget(texts, self._max_embedded_tokens, field="body")
@@ -392,3 +384,11 @@ def _synonyms_used(record: ExportedMemory, table: dict[str, dict[str, float]]) -
             if keyword in text or synonym in text:
                 used.append(ExportedSynonym(keyword=keyword, synonym=synonym, similarity_score=score))
     return used
+
+
+def _within_one_transaction(kind: str, unit: str, value: int, limit: int, measured: str) -> None:
+    """A 413 naming the page's `kind` of excess when `value` passes what one import transaction holds."""
+    if value > limit:
+        raise PayloadTooLarge(f"this page {measured}; one import writes at most {limit} (one transaction): split it "
+                              "into smaller pages",
+                              details=[{"field": "body", "type": kind, "limit": limit, unit: value}])
