@@ -129,7 +129,8 @@ class Settings(BaseSettings):
     # Saved search indexes (serverless tier): a cold container loads the user's index from a snapshot of the
     # current version instead of reading and indexing every memory. Users with fewer memories than the
     # minimum are not saved (reading them is as fast); a newer version's snapshot waits until the last one is
-    # the interval old, so a user whose memories change every turn is not re-saved every turn.
+    # the interval old, so a user whose memories change every turn is not re-saved every turn. The as-of index of
+    # every version (both tiers) is saved the same way, apart.
     search_snapshots: bool = True
     search_snapshot_min_memories: int = Field(default=100, ge=1)
     search_snapshot_min_interval_seconds: float = Field(default=60.0, ge=0.0)

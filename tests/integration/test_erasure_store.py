@@ -64,6 +64,8 @@ def fill(client: Any, user: ScopeRef, memories: int = 3) -> None:
     DynamoContextCache(table_name=TABLE, client=client).put(user, "user_memory#v1", CachedContext(
         content="- [FACT] garden", created_at=NOW.timestamp(), expires_at=NOW.timestamp() + 300))
     assert DynamoIndexSnapshotStore(table_name=TABLE, client=client).put(user, 4, lambda: b"snapshot" * 10)
+    assert DynamoIndexSnapshotStore(table_name=TABLE, client=client, namespace="all#").put(
+        user, 4, lambda: b"every version" * 10)
 
 
 def items_of(client: Any, user: ScopeRef) -> list[str]:

@@ -129,6 +129,21 @@ def snapshot_items(client: Any, user: ScopeRef) -> list[dict[str, Any]]:
         params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
+def test_given_two_namespaces_then_each_keeps_its_own_snapshot_and_head_in_the_user_s_partition(client, user):
+    current = DynamoIndexSnapshotStore(table_name=TABLE, client=client, min_interval_seconds=3600)
+    every_version = DynamoIndexSnapshotStore(table_name=TABLE, client=client, min_interval_seconds=3600,
+                                             namespace="all#")
+
+    assert current.put(user, 5, lambda: b"current memories") and every_version.put(user, 5, lambda: b"every one")
+    assert every_version.put(user, 6, lambda: b"too soon") is False  # its own HEAD's interval, not the other's
+
+    assert current.get(user, 5) == b"current memories" and every_version.get(user, 5) == b"every one"
+    keys = [i["sk"]["S"] for i in client.query(
+        TableName=TABLE, KeyConditionExpression="pk = :pk",
+        ExpressionAttributeValues={":pk": {"S": snapshot_partition_key(user)}})["Items"]]
+    assert "HEAD" in keys and "all#HEAD" in keys  # one partition: an erasure of it removes both
+
+
 def test_a_snapshot_is_chunks_under_the_item_limit_with_a_ttl_and_a_replaced_one_is_deleted(client, user):
     clock = Clock()
     snapshots = DynamoIndexSnapshotStore(table_name=TABLE, client=client, ttl_seconds=3600, clock=clock)

@@ -61,7 +61,10 @@ def test_bm25_among_a_subset_scores_as_an_index_of_just_that_subset(kept, terms)
     mask = np.zeros(len(DOCS), dtype=bool)
     mask[kept] = True
 
-    scored = Bm25Index(DOCS).scores(query, among=mask)
+    index = Bm25Index(DOCS)
+    scored = index.scores(query, among=mask)
+
+    assert (index.scores(query, among=index.among(mask)) == scored).all()  # the statistics made once, reused
 
     alone = Bm25Index([DOCS[i] for i in kept]).scores(query)
     assert scored[kept] == pytest.approx(alone, abs=1e-5)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import overload
@@ -24,12 +25,15 @@ from typing import overload
 import numpy as np
 
 from agent_memory.adapters.in_process_index import InProcessIndex, UserIndex, select_candidates
+from agent_memory.domain.bm25 import Bm25Subset
 from agent_memory.domain.models import AccessStats, Memory, ScopeRef, StoreVersions
 from agent_memory.domain.neighbours import previous_turns, with_neighbours
 from agent_memory.domain.ranking import Candidate
-from agent_memory.ports import CandidateQuery, Embedder, MemoryStore
+from agent_memory.ports import CandidateQuery, Embedder, IndexSnapshotStore, MemoryStore
 
 _NEVER = np.inf  # the end of a version's validity that nothing retired yet
+_WINDOWS_KEPT = 8  # per user, the last asked for: each holds its versions' vectors, row numbers and BM25 statistics
+_WINDOW_BYTES = 32 << 20  # and their vectors no more than this (one window is always kept)
 
 
 class _EveryVersion:
@@ -51,10 +55,15 @@ class _EveryVersion:
 class AsOfIndex:
     """A search tier for queries with `as_of`, over every version of a user's memories."""
 
-    def __init__(self, *, store: MemoryStore, embedder: Callable[[], Embedder | None], max_users: int = 8) -> None:
+    def __init__(self, *, store: MemoryStore, embedder: Callable[[], Embedder | None], max_users: int = 8,
+                 snapshots: IndexSnapshotStore | None = None, snapshot_min_memories: int = 100,
+                 background: Executor | None = None) -> None:
         """`max_users`: how many users' indexes of every version a container keeps (each holds all their versions:
-        as-of reads are rarer than current ones, so fewer are kept than of the current index)."""
-        self._versions = InProcessIndex(store=_EveryVersion(store), embedder=embedder, max_users=max_users)
+        as-of reads are rarer than current ones, so fewer are kept than of the current index). `snapshots`: where
+        these indexes are saved and looked for, apart from the current index's (see InProcessIndex)."""
+        self._versions = InProcessIndex(store=_EveryVersion(store), embedder=embedder, max_users=max_users,
+                                        snapshots=snapshots, snapshot_min_memories=snapshot_min_memories,
+                                        background=background)
         self._validity: OrderedDict[ScopeRef, _Validity] = OrderedDict()
         self._max_users = max_users
         self._lock = threading.Lock()
@@ -63,19 +72,13 @@ class AsOfIndex:
         if query.as_of is None:
             raise ValueError("the as-of index answers queries with as_of only")
         index = self._versions.user_index(user)
-        validity = self._validity_of(user, index)
-        rows = validity.rows_valid_at(query.as_of)
-        if not len(rows):
+        window = self._validity_of(user, index).window_at(query.as_of)
+        if not len(window.rows):
             return []
-        valid = np.zeros(len(index.memories), dtype=bool)
-        valid[rows] = True
-        lexical = (index.bm25.scores(query.terms, among=valid)[rows] if query.terms
-                   else np.zeros(len(rows), np.float32))
-        if query.neighbour_share > 0:
-            turns = previous_turns([index.memories[i] for i in rows])
-            lexical = with_neighbours(lexical, turns, query.neighbour_share)
-        vectors = index.vectors[rows] if index.vectors is not None else None
-        return select_candidates(_AsTheyStood(index, rows, validity.stood), lexical, vectors, query)
+        lexical = (index.bm25.scores(query.terms, among=window.bm25)[window.rows] if query.terms
+                   else np.zeros(len(window.rows), np.float32))
+        lexical = with_neighbours(lexical, window.previous_turns, query.neighbour_share)
+        return select_candidates(window.memories, lexical, window.vectors, query)
 
     def vectors(self, user: ScopeRef, memory_keys: list[str]) -> dict[str, np.ndarray]:
         return self._versions.vectors(user, memory_keys)
@@ -84,11 +87,20 @@ class AsOfIndex:
         """Saves look for the current memories a new one restates: never in the past."""
         return [[] for _ in range(len(vectors))]
 
+    @property
+    def stats(self) -> dict[str, int]:
+        """Its cache's hits and misses, and its snapshots' loads and saves."""
+        return self._versions.stats
+
+    def flush(self, timeout: float | None = None) -> None:
+        """Wait for the snapshots being saved in the background."""
+        self._versions.flush(timeout)
+
     def memories_at(self, user: ScopeRef, at: datetime) -> list[Memory]:
         """The versions valid at `at`, as they stood then, oldest key first."""
         index = self._versions.user_index(user)
         validity = self._validity_of(user, index)
-        return list(_AsTheyStood(index, validity.rows_valid_at(at), validity.stood))
+        return list(validity.window_at(at).memories)
 
     def _validity_of(self, user: ScopeRef, index: UserIndex) -> _Validity:
         """The versions' validity, computed once per index version."""
@@ -106,15 +118,32 @@ class AsOfIndex:
         return built
 
 
+@dataclass(frozen=True)
+class _Window:
+    """The versions valid throughout one stretch of time between two saves, deletes or supersessions, with what
+    searching them needs (their BM25 statistics and conversation neighbours): made once, reused by every query
+    as of an instant in that stretch."""
+
+    rows: np.ndarray  # the index's rows of the valid versions, ascending
+    memories: _AsTheyStood
+    bm25: Bm25Subset
+    previous_turns: np.ndarray  # among `rows`, as positions in it
+    vectors: np.ndarray | None  # the index's vectors of `rows` (a copy: scoring a contiguous block is faster)
+
+
 @dataclass
 class _Validity:
-    """Each version's [valid_from, superseded_at) as epoch seconds, and the versions as they stood while valid
-    (made when first chosen: whatever the instant, a valid version stood with nothing retiring it yet)."""
+    """Each version's [valid_from, superseded_at) as epoch seconds, the versions as they stood while valid (made
+    when first chosen: whatever the instant, a valid version stood with nothing retiring it yet), and the last
+    few windows asked for."""
 
     index: UserIndex  # what it was computed for: the index is built anew for every version and generation
     starts: np.ndarray
     ends: np.ndarray
+    changes: np.ndarray  # every instant at which some version became or ceased to be valid, ascending
     stood: dict[int, Memory] = field(default_factory=dict)
+    windows: OrderedDict[int, _Window] = field(default_factory=OrderedDict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
     def of(cls, index: UserIndex) -> _Validity:
@@ -122,11 +151,28 @@ class _Validity:
         starts = np.fromiter((m.valid_from.timestamp() for m in memories), dtype=np.float64, count=len(memories))
         ends = np.fromiter((m.superseded_at.timestamp() if m.superseded_at else _NEVER for m in memories),
                            dtype=np.float64, count=len(memories))
-        return cls(index, starts, ends)
+        changes = np.unique(np.concatenate([starts, ends[np.isfinite(ends)]]))
+        return cls(index, starts, ends, changes)
 
-    def rows_valid_at(self, at: datetime) -> np.ndarray:
+    def window_at(self, at: datetime) -> _Window:
         instant = at.timestamp()
-        return np.flatnonzero((self.starts <= instant) & (instant < self.ends))
+        stretch = int(np.searchsorted(self.changes, instant, side="right"))  # instants in one stretch: same versions
+        with self.lock:
+            window = self.windows.get(stretch)
+            if window is not None:
+                self.windows.move_to_end(stretch)
+                return window
+        valid = (self.starts <= instant) & (instant < self.ends)
+        rows = np.flatnonzero(valid)
+        memories = _AsTheyStood(self.index, rows, self.stood)
+        vectors = self.index.vectors[rows] if self.index.vectors is not None else None
+        window = _Window(rows, memories, self.index.bm25.among(valid), previous_turns(memories), vectors)
+        with self.lock:
+            self.windows[stretch] = window
+            while len(self.windows) > 1 and (len(self.windows) > _WINDOWS_KEPT or sum(
+                    w.vectors.nbytes for w in self.windows.values() if w.vectors is not None) > _WINDOW_BYTES):
+                self.windows.popitem(last=False)
+        return window
 
 
 class _AsTheyStood(Sequence[Memory]):

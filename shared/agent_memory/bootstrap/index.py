@@ -6,11 +6,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from agent_memory.domain.models import Memory, ScopeRef, utcnow
 from agent_memory.domain.retention import TenantRetention
 from agent_memory.ports import Embedder, IndexSnapshotStore, MemoryStore, SearchIndex
 from agent_memory.settings import Settings
+
+if TYPE_CHECKING:
+    from agent_memory.adapters.as_of_index import AsOfIndex
 
 
 def cached_memories(index: SearchIndex, retention: TenantRetention) -> Callable[[ScopeRef], list[Memory]] | None:
@@ -55,10 +59,26 @@ def build_index(settings: Settings, store: MemoryStore, embedder: Callable[[], E
                           if snapshots is not None else None)
 
 
-def index_snapshots(settings: Settings, dynamodb_client: object | None) -> IndexSnapshotStore | None:
-    if not settings.search_snapshots or dynamodb_client is None or settings.search_tier != "serverless":
+def index_snapshots(settings: Settings, dynamodb_client: object | None, *, as_of: bool = False
+                    ) -> IndexSnapshotStore | None:
+    """Where a container's search indexes are saved: the serverless tier's index of the current memories, or
+    (`as_of`) the as-of index of every version, which both tiers search, in a namespace of its own."""
+    if not settings.search_snapshots or dynamodb_client is None or (settings.search_tier != "serverless"
+                                                                    and not as_of):
         return None
     from agent_memory.adapters.dynamodb.index_snapshots import DynamoIndexSnapshotStore
 
     return DynamoIndexSnapshotStore(table_name=settings.memory_table_name, client=dynamodb_client,
-                                    min_interval_seconds=settings.search_snapshot_min_interval_seconds)
+                                    min_interval_seconds=settings.search_snapshot_min_interval_seconds,
+                                    namespace="all#" if as_of else "")
+
+
+def build_as_of_index(settings: Settings, store: MemoryStore, embedder: Callable[[], Embedder | None],
+                      snapshots: IndexSnapshotStore | None) -> AsOfIndex:
+    """Both tiers read the past from every version in the table (the OpenSearch index holds current ones only)."""
+    from agent_memory.adapters.as_of_index import AsOfIndex
+
+    return AsOfIndex(store=store, embedder=embedder, snapshots=snapshots,
+                     snapshot_min_memories=settings.search_snapshot_min_memories,
+                     background=ThreadPoolExecutor(max_workers=1, thread_name_prefix="as-of-snapshot")
+                     if snapshots is not None else None)

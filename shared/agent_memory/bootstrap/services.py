@@ -14,7 +14,13 @@ from agent_memory.adapters.pinned_versions import VersionPinningStore, pinned_ve
 from agent_memory.api.tools import ToolExecutor
 from agent_memory.bootstrap.erasure import build_erasure
 from agent_memory.bootstrap.health import BuiltOnce, health_service
-from agent_memory.bootstrap.index import build_index, cached_memories, index_snapshots, kept_as_of
+from agent_memory.bootstrap.index import (
+    build_as_of_index,
+    build_index,
+    cached_memories,
+    index_snapshots,
+    kept_as_of,
+)
 from agent_memory.bootstrap.portability import scope_archive
 from agent_memory.bootstrap.scheduler import rollup_queue
 from agent_memory.domain.conversation import Message
@@ -57,6 +63,7 @@ from agent_memory.services.summarize import SummarizeService
 from agent_memory.settings import Settings
 
 if TYPE_CHECKING:
+    from agent_memory.adapters.as_of_index import AsOfIndex
     from agent_memory.services.blocks.base import BlockSource
     from agent_memory.services.rollup import RollupService
 
@@ -83,6 +90,7 @@ class Services:
     tools: ToolExecutor  # runs a model's tool_use block with the services above
     inject: InjectService
     index: SearchIndex
+    as_of_index: AsOfIndex  # both tiers' searches of the past
     synonyms: SynonymStore
     embedder_provider: EmbedderProvider  # call it for the Embedder (or None); the model loads on first use
     layers: LayerStore  # the three layers' store: L1 log, L2 hot memory, L3 reports
@@ -160,7 +168,9 @@ def build_services(
                                        attempts=settings.store_call_attempts)
     report_unavailable_store(dynamodb_client)  # the table unreachable or failing: StoreUnavailable (503)
     retention = settings.retention
-    snapshots = index_snapshots(settings, dynamodb_client) if store is None else None  # only of this table's store
+    own_table = store is None  # snapshots only of this table's store
+    snapshots = index_snapshots(settings, dynamodb_client) if own_table else None
+    as_of_snapshots = index_snapshots(settings, dynamodb_client, as_of=True) if own_table else None
     if store is None:
         from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
 
@@ -195,8 +205,7 @@ def build_services(
     pinned_store = VersionPinningStore(store)
     if index is None:
         index = build_index(settings, pinned_store, embedder_provider, snapshots)
-    from agent_memory.adapters.as_of_index import AsOfIndex  # both tiers read the past from every version
-    as_of_index = AsOfIndex(store=pinned_store, embedder=embedder_provider)
+    as_of_index = build_as_of_index(settings, pinned_store, embedder_provider, as_of_snapshots)
     on_access = None
     if settings.access_stats_queue_url:
         import boto3
@@ -274,6 +283,7 @@ def build_services(
                            conversation_log=conversation_log),
         inject=inject,
         index=index,
+        as_of_index=as_of_index,
         synonyms=synonyms,
         embedder_provider=embedder_provider,
         health=health_service(settings, dynamodb_client, embedder_provider, table_probe),

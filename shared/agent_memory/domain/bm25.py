@@ -77,28 +77,45 @@ class Bm25Index:
     def state(self) -> Bm25State:
         return self._state
 
-    def scores(self, terms: Sequence[str], among: np.ndarray | None = None) -> np.ndarray:
-        """Each document's BM25 score for the terms. `among` (a boolean mask over the documents): score as an index
-        of just those documents would (their count, document frequencies and average length), 0 for the rest."""
+    def among(self, mask: np.ndarray) -> Bm25Subset:
+        """The statistics an index of just the documents in `mask` (a boolean mask over them) would score with:
+        made once and reused by every query over the same subset."""
+        size = int(mask.sum())
+        average = float(self._state.lengths[mask].mean()) if size else 0.0
+        norm = (K1 * (1 - B + B * self._state.lengths / average) if average
+                else np.full(self.size, K1, dtype=np.float32))
+        return Bm25Subset(mask, size, norm)
+
+    def scores(self, terms: Sequence[str], among: np.ndarray | Bm25Subset | None = None) -> np.ndarray:
+        """Each document's BM25 score for the terms. `among` (a boolean mask over the documents, or its subset's
+        statistics): score as an index of just those documents would (their count, document frequencies and
+        average length), 0 for the rest."""
         result = np.zeros(self.size, dtype=np.float32)
         state = self._state
-        size, norm = self.size, self._norm
+        size, norm, mask = self.size, self._norm, None
         if among is not None:
-            size = int(among.sum())
-            average = float(state.lengths[among].mean()) if size else 0.0
-            norm = (K1 * (1 - B + B * state.lengths / average) if average
-                    else np.full(self.size, K1, dtype=np.float32))
+            subset = among if isinstance(among, Bm25Subset) else self.among(among)
+            size, norm, mask = subset.size, subset.norm, subset.mask
         for term in set(terms):
             position = self._positions.get(term)
             if position is None:
                 continue
             start, end = int(state.offsets[position]), int(state.offsets[position + 1])
             docs, freqs = state.docs[start:end], state.freqs[start:end]
-            if among is not None:
-                kept = among[docs]
+            if mask is not None:
+                kept = mask[docs]
                 docs, freqs = docs[kept], freqs[kept]
                 if not len(docs):
                     continue
             idf = math.log(1 + (size - len(docs) + 0.5) / (len(docs) + 0.5))
             result[docs] += idf * freqs * (K1 + 1) / (freqs + norm[docs])
         return result
+
+
+@dataclass(frozen=True)
+class Bm25Subset:
+    """A subset of an index's documents and the statistics it is scored with (see Bm25Index.among)."""
+
+    mask: np.ndarray  # bool, one per document of the index
+    size: int
+    norm: np.ndarray  # float32, each document's length normalisation within the subset

@@ -1,6 +1,7 @@
 """Search-index snapshots in the memory table, in a partition of their own per user.
 
-Items, ``pk = SNAP#T#<tenant>#U#<user>``:
+Items, ``pk = SNAP#T#<tenant>#U#<user>``, each sort key behind the index's namespace (none for the index of the
+current memories, ``all#`` for the as-of index of every version: each has its own snapshots and HEAD):
   ``v<version>#<writer>#<n>``   the snapshot's bytes, CHUNK_BYTES a chunk (an item holds at most 400 KB), each
                                 with the writer, the chunk count and the whole payload's SHA-256
   ``HEAD``                      the last snapshot saved (version, writer, chunks, written_at): for writers
@@ -40,22 +41,17 @@ DEFAULT_TTL_SECONDS = 7 * 86400
 READ_THREADS = 8
 
 
-def _version_prefix(version: int) -> str:
-    return f"v{version:012d}#"
-
-
-def _chunk_sk(version: int, writer: str, chunk: int) -> str:
-    return f"{_version_prefix(version)}{writer}#{chunk:04d}"
-
-
 class DynamoIndexSnapshotStore:
     """`min_interval_seconds`: a snapshot of a newer version waits until the last one is this old, so a user
     whose memories change every turn is not re-snapshotted every turn (a snapshot of 10,000 memories is ~8 MB
     of writes). A snapshot of the same version (the last one was found damaged) is always written."""
 
     def __init__(self, *, table_name: str, client: Any, ttl_seconds: float = DEFAULT_TTL_SECONDS,
-                 min_interval_seconds: float = 0.0, clock: Callable[[], float] = time.time) -> None:
+                 min_interval_seconds: float = 0.0, clock: Callable[[], float] = time.time,
+                 namespace: str = "") -> None:
         self._table = table_name
+        self._namespace = namespace
+        self._head = namespace + HEAD
         self._client = client
         self._ttl = ttl_seconds
         self._min_interval = min_interval_seconds
@@ -63,6 +59,12 @@ class DynamoIndexSnapshotStore:
         self._writes_denied = False
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
+
+    def _version_prefix(self, version: int) -> str:
+        return f"{self._namespace}v{version:012d}#"
+
+    def _chunk_sk(self, version: int, writer: str, chunk: int) -> str:
+        return f"{self._version_prefix(version)}{writer}#{chunk:04d}"
 
     def get(self, user: ScopeRef, version: int) -> bytes | None:
         """One Query, newest writer first (a snapshot of up to ~1 MB comes whole in its first page); the chunks
@@ -72,14 +74,14 @@ class DynamoIndexSnapshotStore:
         try:
             page = self._client.query(
                 TableName=self._table, KeyConditionExpression="pk = :pk AND begins_with(sk, :version)",
-                ExpressionAttributeValues={":pk": {"S": pk}, ":version": {"S": _version_prefix(version)}},
+                ExpressionAttributeValues={":pk": {"S": pk}, ":version": {"S": self._version_prefix(version)}},
                 ScanIndexForward=False)
             items = page.get("Items", [])
             if not items:
                 return None
             writer, count, digest = items[0]["writer"]["S"], int(items[0]["chunks"]["N"]), items[0]["digest"]["S"]
             chunks: dict[str, dict[str, Any] | None] = {item["sk"]["S"]: item for item in items}
-            missing = [sk for sk in (_chunk_sk(version, writer, n) for n in range(count)) if sk not in chunks]
+            missing = [sk for sk in (self._chunk_sk(version, writer, n) for n in range(count)) if sk not in chunks]
             if missing:
                 chunks.update(zip(missing, self._readers().map(lambda sk: self._get(pk, sk), missing), strict=True))
         except ClientError as error:
@@ -88,7 +90,7 @@ class DynamoIndexSnapshotStore:
         except (KeyError, ValueError):  # not an item this adapter wrote
             logger.warning("index snapshot unreadable", error_code="MalformedItem")
             return None
-        parts = [chunks.get(_chunk_sk(version, writer, n)) for n in range(count)]
+        parts = [chunks.get(self._chunk_sk(version, writer, n)) for n in range(count)]
         if any(part is None for part in parts):
             return None  # being written, replaced meanwhile, or swept by TTL
         payload = b"".join(bytes(part["data"]["B"]) for part in parts if part is not None)
@@ -99,7 +101,7 @@ class DynamoIndexSnapshotStore:
             return False
         pk, now = snapshot_partition_key(user), self._clock()
         try:
-            previous = self._get(pk, HEAD, consistent=True)
+            previous = self._get(pk, self._head, consistent=True)
             if previous is not None and not self._may_replace(previous, version, now):
                 return False
             payload = encode()
@@ -109,12 +111,12 @@ class DynamoIndexSnapshotStore:
                      "digest": {"S": hashlib.sha256(payload).hexdigest()},
                      "expires_at": {"N": str(math.ceil(now + self._ttl))}}
             write_all(self._client, self._table, [{"PutRequest": {"Item": {
-                "pk": {"S": pk}, "sk": {"S": _chunk_sk(version, writer, n)}, "kind": {"S": "index_snapshot"},
+                "pk": {"S": pk}, "sk": {"S": self._chunk_sk(version, writer, n)}, "kind": {"S": "index_snapshot"},
                 "data": {"B": chunk}, **about}}} for n, chunk in enumerate(chunks)])
             try:
                 self._client.put_item(
                     TableName=self._table,
-                    Item={"pk": {"S": pk}, "sk": {"S": HEAD}, "kind": {"S": "index_snapshot_head"},
+                    Item={"pk": {"S": pk}, "sk": {"S": self._head}, "kind": {"S": "index_snapshot_head"},
                           "version": {"N": str(version)}, "bytes": {"N": str(len(payload))},
                           "written_at": {"N": repr(now)}, **about},
                     ConditionExpression="attribute_not_exists(pk) OR version <= :version",
@@ -149,7 +151,7 @@ class DynamoIndexSnapshotStore:
 
     def _delete_chunks(self, pk: str, version: int, writer: str, count: int) -> None:
         write_all(self._client, self._table, [{"DeleteRequest": {"Key": {
-            "pk": {"S": pk}, "sk": {"S": _chunk_sk(version, writer, n)}}}} for n in range(count)])
+            "pk": {"S": pk}, "sk": {"S": self._chunk_sk(version, writer, n)}}}} for n in range(count)])
 
     def _delete_old(self, pk: str, head: dict[str, Any]) -> None:
         """The replaced snapshot's chunks; any left behind go with their TTL."""
