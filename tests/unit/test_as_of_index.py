@@ -131,3 +131,20 @@ def test_a_search_index_multiplies_its_vectors_on_one_blas_thread():
     AsOfIndex(store=InMemoryMemoryStore(), embedder=FixedEmbedder)
 
     assert {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"} == {1}
+
+
+def test_given_a_snapshot_then_conversation_neighbours_and_validity_are_read_from_its_rows_outlines():
+    store, snapshots = VersionCountingStore(), InMemoryIndexSnapshotStore()
+    turns = ["How long have you had the dog?", "Three years now!", "And the cat?", "Since last spring."]
+    for i, (before, text) in enumerate(zip([None, *turns], turns, strict=False)):
+        store.save(USER, NewMemory(memory_type=MemoryType.FACT, content=text, context=before, conversation_id="c1",
+                                   created_at=T0 + timedelta(hours=i), embedding=vector(i), embedding_model="model-a"))
+    at = T0 + timedelta(days=1)
+    built = AsOfIndex(store=store, embedder=FixedEmbedder, snapshots=snapshots, snapshot_min_memories=1)
+    loaded = AsOfIndex(store=store, embedder=FixedEmbedder, snapshots=snapshots, snapshot_min_memories=1)
+
+    windows = [index._validity_of(USER, index._versions.user_index(USER)).window_at(at) for index in (built, loaded)]
+
+    assert store.version_reads == 1  # the second one came from the snapshot
+    assert windows[0].previous_turns.tolist() == windows[1].previous_turns.tolist() == [-1, 0, 1, 2]
+    assert windows[0].rows.tolist() == windows[1].rows.tolist() == [0, 1, 2, 3]

@@ -26,6 +26,7 @@ import numpy as np
 
 from agent_memory.adapters.in_process_index import InProcessIndex, UserIndex, select_candidates
 from agent_memory.domain.bm25 import Bm25Subset
+from agent_memory.domain.index_snapshot import RowOutline, StoredMemories
 from agent_memory.domain.models import AccessStats, Memory, ScopeRef, StoreVersions
 from agent_memory.domain.neighbours import previous_turns, with_neighbours
 from agent_memory.domain.ranking import Candidate
@@ -141,18 +142,21 @@ class _Validity:
     starts: np.ndarray
     ends: np.ndarray
     changes: np.ndarray  # every instant at which some version became or ceased to be valid, ascending
+    outlines: Sequence[RowOutline | Memory]  # each row's validity and conversation links
     stood: dict[int, Memory] = field(default_factory=dict)
     windows: OrderedDict[int, _Window] = field(default_factory=OrderedDict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
     def of(cls, index: UserIndex) -> _Validity:
-        memories = index.memories
-        starts = np.fromiter((m.valid_from.timestamp() for m in memories), dtype=np.float64, count=len(memories))
-        ends = np.fromiter((m.superseded_at.timestamp() if m.superseded_at else _NEVER for m in memories),
-                           dtype=np.float64, count=len(memories))
+        # A snapshot's rows are outlined without validating every memory; a list of memories is read as it is.
+        rows: Sequence[RowOutline | Memory] = (index.memories.outlines() if isinstance(index.memories, StoredMemories)
+                                               else index.memories)
+        starts = np.fromiter((m.valid_from.timestamp() for m in rows), dtype=np.float64, count=len(rows))
+        ends = np.fromiter((m.superseded_at.timestamp() if m.superseded_at else _NEVER for m in rows),
+                           dtype=np.float64, count=len(rows))
         changes = np.unique(np.concatenate([starts, ends[np.isfinite(ends)]]))
-        return cls(index, starts, ends, changes)
+        return cls(index, starts, ends, changes, rows)
 
     def window_at(self, at: datetime) -> _Window:
         instant = at.timestamp()
@@ -166,7 +170,8 @@ class _Validity:
         rows = np.flatnonzero(valid)
         memories = _AsTheyStood(self.index, rows, self.stood)
         vectors = self.index.vectors[rows] if self.index.vectors is not None else None
-        window = _Window(rows, memories, self.index.bm25.among(valid), previous_turns(memories), vectors)
+        window = _Window(rows, memories, self.index.bm25.among(valid),
+                         previous_turns([self.outlines[i] for i in rows.tolist()]), vectors)
         with self.lock:
             self.windows[stretch] = window
             while len(self.windows) > 1 and (len(self.windows) > _WINDOWS_KEPT or sum(

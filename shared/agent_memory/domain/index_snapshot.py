@@ -18,11 +18,12 @@ import json
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cache
 from typing import Any, overload
 
 import numpy as np
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from agent_memory.domain.bm25 import Bm25State
 from agent_memory.domain.models import Memory
@@ -58,6 +59,21 @@ def _memories_adapter() -> TypeAdapter[list[Memory]]:
 def memory_schema() -> str:
     """A fingerprint of the Memory model: a snapshot written for another one is not read."""
     return hashlib.sha256(json.dumps(Memory.model_json_schema(), sort_keys=True).encode()).hexdigest()[:16]
+
+
+class RowOutline(BaseModel):
+    """What the as-of index reads of every row: its validity, and what finds its conversation neighbours."""
+
+    valid_from: datetime
+    superseded_at: datetime | None = None
+    conversation_id: str | None = None
+    content: str
+    context: str | None = None
+
+
+@cache
+def _outlines_adapter() -> TypeAdapter[list[RowOutline]]:
+    return TypeAdapter(list[RowOutline])
 
 
 class StoredMemories(Sequence[Memory]):
@@ -99,6 +115,10 @@ class StoredMemories(Sequence[Memory]):
 
     def __iter__(self) -> Iterator[Memory]:
         return iter(self.all())
+
+    def outlines(self) -> list[RowOutline]:
+        """Every row's outline, read from the JSON without validating the memories (a quarter of the time)."""
+        return _outlines_adapter().validate_json(self._array)
 
     def all(self) -> list[Memory]:
         if not self._complete:

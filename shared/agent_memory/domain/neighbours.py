@@ -12,12 +12,24 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
 
-from agent_memory.domain.models import Memory
-
 NO_NEIGHBOUR = -1
+
+
+class Turn(Protocol):
+    """What neighbours are found by (a Memory is one)."""
+
+    @property
+    def conversation_id(self) -> str | None: ...
+
+    @property
+    def content(self) -> str: ...
+
+    @property
+    def context(self) -> str | None: ...
 
 
 def turn_link(conversation_id: str, text: str) -> str:
@@ -26,7 +38,7 @@ def turn_link(conversation_id: str, text: str) -> str:
     return hashlib.sha256(f"{conversation_id}\x1f{text}".encode()).hexdigest()[:32]
 
 
-def previous_turns(memories: Sequence[Memory]) -> np.ndarray:
+def previous_turns(memories: Sequence[Turn]) -> np.ndarray:
     """Row i: the row of the memory whose content is memory i's context in the same conversation, or -1."""
     rows: dict[tuple[str, str], int] = {}
     for row, memory in enumerate(memories):
