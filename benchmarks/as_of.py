@@ -11,10 +11,14 @@ before in the run (no query-embedding cache hit):
   search (current)   what a search without as_of costs: the serverless tier's cached index of the 1,000 current
   search as_of       the same questions as of an instant inside one of the three windows (in turn): the versions
                      valid then picked from the cached index of all 3,000, scored as an index of just those
-The two alternate call by call (the order switching every call), so load on the machine falls on both alike; the
-ratio of their p50 and p95 is the cost of as-of. Then --cold-rounds times: one memory saved, and the first call of
-each after it (both indexes rebuilt from the partition), then the first call of each in a new container once that
-version's snapshots are saved (both loaded from them; the model already loaded), the order switching every round.
+  search as_of now   the same as of the moment of the call: the as-of tier's window of the current versions, so
+                     the same memories ranked with the same recency as the current search (the windows above
+                     rank other texts, and recency counts from their instant): as-of's own cost alone
+The three take turns call by call (the order rotating every call), so load on the machine falls on all alike; the
+ratio of their p50 and p95 to the current search's is the cost of as-of. Then --cold-rounds times: one memory saved,
+and the first call of the first two after it (both indexes rebuilt from the partition), then their first call in a
+new container once that version's snapshots are saved (both loaded from them; the model already loaded), the order
+switching every round.
 Also a check that every as-of result is of the version valid at its instant.
 Prints a table and writes benchmarks/results/asof.json. All local: add DynamoDB's round trips (~5-10 ms per call)
 in a Lambda, to both alike (each warm call reads the user's version counter once).
@@ -76,11 +80,11 @@ def seed(services: Any, user: Any, fields: int, texts: Sequence[str], vectors: A
 
 
 def interleaved(runs: int, calls: dict[str, Callable[[int], Any]]) -> dict[str, list[float]]:
-    """Each call `runs` times, alternating, the order switching every run; milliseconds per call."""
+    """Each call `runs` times, in turn, the order rotating every run; milliseconds per call."""
     names = list(calls)
     samples: dict[str, list[float]] = {name: [] for name in names}
     for i in progress(range(runs), desc="timing current and as_of searches", total=runs):
-        for name in (names if i % 2 == 0 else names[::-1]):
+        for name in names[i % len(names):] + names[:i % len(names)]:
             started = time.perf_counter()
             calls[name](i)
             samples[name].append((time.perf_counter() - started) * 1000)
@@ -143,7 +147,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                         search_snapshot_min_memories=1)
     texts, questions, _ = corpus()
     texts = unique_texts(texts, args.memories * VERSIONS)
-    queries = iter(unique_texts(questions, 2 * args.runs + 5 * args.cold_rounds + 10))
+    queries = iter(unique_texts(questions, 3 * args.runs + 5 * args.cold_rounds + 10))
     embedder = build_embedder(settings) if args.embedder == "bundled" else None
     started = time.perf_counter()
     vectors = embedder.embed_documents(list(texts[:args.distinct])) if embedder is not None else None
@@ -175,7 +179,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             answers.append((version, search(i, instants[version])))
 
         samples = interleaved(args.runs, {"search (current)": lambda i: search(i, None),
-                                          "search as_of": as_of_call})
+                                          "search as_of": as_of_call,
+                                          "search as_of now": lambda i: search(i, datetime.now(UTC))})
         rebuilt, loaded = cold_paths(settings, client, services, user, search, instants, args.cold_rounds,
                                      new_container=lambda: build_services(settings, dynamodb_client=client,
                                                                           embedder=embedder))
@@ -199,6 +204,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "cold_container_from_snapshot": {name: latency_row(values) for name, values in loaded.items()},
         "ratio": {"p50": round(as_of_row["p50_ms"] / current["p50_ms"], 3),
                   "p95": round(as_of_row["p95_ms"] / current["p95_ms"], 3)},
+        "ratio_as_of_now": {"p50": round(rows["search as_of now"]["p50_ms"] / current["p50_ms"], 3),
+                            "p95": round(rows["search as_of now"]["p95_ms"] / current["p95_ms"], 3)},
         "as_of_results_checked": checked, "as_of_results_of_another_version": wrong,
     }
 
@@ -214,9 +221,11 @@ def table(result: dict[str, Any]) -> str:
         for name, row in rows.items():
             lines.append(f"| {name} | {row['runs']} | {row['p50_ms']:.1f} | {row['p95_ms']:.1f} | "
                          f"{row['max_ms']:.1f} |")
-        current, as_of = rows["search (current)"], rows["search as_of"]
-        lines += [f"| as_of / current | | {as_of['p50_ms'] / current['p50_ms']:.2f}x | "
-                  f"{as_of['p95_ms'] / current['p95_ms']:.2f}x | |", ""]
+        current = rows["search (current)"]
+        for name in [name for name in rows if name != "search (current)"]:
+            p50, p95 = (rows[name][f"{q}_ms"] / current[f"{q}_ms"] for q in ("p50", "p95"))
+            lines.append(f"| {name.removeprefix('search ')} / current | | {p50:.2f}x | {p95:.2f}x | |")
+        lines.append("")
     lines.append(f"as-of results checked: {result['as_of_results_checked']}, of a version not valid at the instant: "
                  f"{result['as_of_results_of_another_version']}")
     return "\n".join(lines)

@@ -19,7 +19,9 @@ def test_given_a_small_user_then_both_searches_are_timed_and_as_of_answers_only_
 
     result = json.loads(output.read_text())
     assert result["versions_stored"] == 36 and result["versions_per_memory"] == 3
-    assert {name: row["runs"] for name, row in result["rows"].items()} == {"search (current)": 6, "search as_of": 6}
+    assert {name: row["runs"] for name, row in result["rows"].items()} == {
+        "search (current)": 6, "search as_of": 6, "search as_of now": 6}
+    assert result["ratio_as_of_now"]["p50"] > 0
     assert result["ratio"]["p50"] > 0 and result["as_of_results_checked"] > 0
     for cold in ("after_a_write", "cold_container_from_snapshot"):  # the new container's loads are checked inside
         assert {name: row["runs"] for name, row in result[cold].items()} == {"search (current)": 2, "search as_of": 2}

@@ -34,7 +34,7 @@ from agent_memory.ports import CandidateQuery, Embedder, IndexSnapshotStore, Mem
 
 _NEVER = np.inf  # the end of a version's validity that nothing retired yet
 _WINDOWS_KEPT = 8  # per user, the last asked for: each holds its versions' vectors, row numbers and BM25 statistics
-_WINDOW_BYTES = 32 << 20  # and their vectors no more than this (one window is always kept)
+_WINDOW_BYTES = 8 << 20  # and their vectors no more than this (one window is always kept): ~5,000 memories
 
 
 class _EveryVersion:
