@@ -17,6 +17,7 @@ from agent_memory.api.http import (
     no_query,
     parse_body,
     parse_optional_body,
+    parse_query,
     provenance,
     token_subject,
     warm_before_snapshot,
@@ -30,6 +31,7 @@ from agent_memory.api.save import (
     BatchSaveResponse,
     CreateMemoryRequest,
     DeletedMemory,
+    DeleteMemoryQuery,
     ExtractRequest,
     SavedMemoryResponse,
     SaveInfoOutput,
@@ -73,7 +75,11 @@ def extract_memories(user_id: str) -> Response[str]:
 @app.delete("/v1/users/<user_id>/memories/<memory_key>")
 def delete_memory(user_id: str, memory_key: str) -> Response[str]:
     user = current_user(app, user_id)
-    deleted = get_services().save.delete(user, memory_key_param(memory_key))
+    key = memory_key_param(memory_key)
+    if parse_query(app, DeleteMemoryQuery).purge:
+        purged = get_services().save.purge(user, key)
+        return json_response(200, DeletedMemory(memory_key=key, purged_versions=[m.memory_key for m in purged]))
+    deleted = get_services().save.delete(user, key)
     return json_response(200, DeletedMemory(memory_key=deleted.memory_key))
 
 

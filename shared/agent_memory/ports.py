@@ -161,6 +161,12 @@ class MemoryStore(Protocol):
         the delete). Returns it as it was; NotFound when there is none or it was deleted already."""
         ...
 
+    def purge(self, user: ScopeRef, memory_key: str) -> list[Memory]:
+        """Remove the memory and every version of its field for good (deleted and expired ones too), and every
+        copy of their text the store keeps for speed: nothing reads them again, not even as of a past instant.
+        Returns the versions removed, oldest first; NotFound when no version has the key."""
+        ...
+
     def user_version(self, user: ScopeRef) -> int: ...
 
     def versions(self, user: ScopeRef) -> StoreVersions:

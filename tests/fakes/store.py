@@ -90,6 +90,17 @@ class InMemoryMemoryStore:
             self._bump(user)
         return memory
 
+    def purge(self, user: ScopeRef, memory_key: str) -> list[Memory]:
+        with self._lock:
+            memory = self._memories.get((user, memory_key))
+            if memory is None:
+                raise NotFound(f"memory {memory_key} not found", details=[{"field": "memory_key"}])
+            versions = [m for m in self._user_memories(user) if m.field == memory.field] if memory.field else [memory]
+            for version in versions:
+                del self._memories[(user, version.memory_key)]
+            self._bump(user)
+        return sorted(versions, key=lambda m: (m.valid_from, m.memory_key))
+
     def record_access(self, user: ScopeRef, memory_keys: list[str], accessed_at: datetime) -> None:
         with self._lock:
             for key in memory_keys:

@@ -151,6 +151,34 @@ def test_given_a_superseded_version_when_deleted_then_the_end_of_its_validity_is
     assert [m.memory_key for m in store.all_current(user)] == [second.memory_key]
 
 
+def test_given_a_field_superseded_twice_when_one_version_is_purged_then_its_whole_history_is_gone(store, user):
+    first = store.save(user, fact("用户住在杭州", "location")).memory
+    second = store.save(user, fact("用户搬到了上海", "location")).memory
+    third = store.save(user, fact("用户现在住在深圳", "location")).memory
+    other = store.save(user, fact("用户32岁", "age")).memory
+    before = store.user_version(user)
+
+    purged = store.purge(user, second.memory_key)  # any version names the field's history
+
+    assert [m.memory_key for m in purged] == [first.memory_key, second.memory_key, third.memory_key]
+    assert [m.memory_key for m in store.all_versions(user)] == [other.memory_key]
+    assert store.get(user, third.memory_key) is None and store.user_version(user) > before
+    assert store.save(user, fact("用户现在住在深圳", "location")).outcome is SaveOutcome.CREATED  # pointers gone
+    with pytest.raises(NotFound):
+        store.purge(user, first.memory_key)
+
+
+def test_given_a_deleted_memory_without_a_field_then_a_purge_removes_just_it(store, user):
+    kept = store.save(user, fact("喜欢喝茶")).memory
+    gone = store.save(user, fact("养了一只猫")).memory
+    store.delete(user, gone.memory_key)
+
+    assert [m.memory_key for m in store.purge(user, gone.memory_key)] == [gone.memory_key]
+
+    assert [m.memory_key for m in store.all_versions(user)] == [kept.memory_key]
+    assert store.save(user, fact("养了一只猫")).outcome is SaveOutcome.CREATED
+
+
 def test_given_provenance_when_saved_then_every_version_keeps_its_own(store, user):
     store.save(user, fact("用户32岁", "age", origin=Origin.DIRECT_SAVE, written_by="alice"))
     newer = store.save(user, fact("用户33岁", "age", origin=Origin.EXTRACT)).memory

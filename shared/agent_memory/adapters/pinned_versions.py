@@ -98,6 +98,9 @@ class VersionPinningStore:
     def delete(self, user: ScopeRef, memory_key: str) -> Memory:
         return self._inner.delete(user, memory_key)
 
+    def purge(self, user: ScopeRef, memory_key: str) -> list[Memory]:
+        return self._inner.purge(user, memory_key)
+
     def access_stats(self, user: ScopeRef) -> dict[str, AccessStats]:
         return self._inner.access_stats(user)
 

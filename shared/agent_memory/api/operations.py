@@ -32,6 +32,7 @@ from agent_memory.api.save import (
     BatchSaveResponse,
     CreateMemoryRequest,
     DeletedMemory,
+    DeleteMemoryQuery,
     ExtractRequest,
     SavedMemoryResponse,
     SaveInfoOutput,
@@ -92,7 +93,8 @@ OPERATIONS: tuple[Operation, ...] = (
               "Extract facts, preferences and intents from a conversation turn and save them",
               SaveInfoOutput, 200, ExtractRequest),
     Operation("DELETE", f"{_USER}/memories/{{memory_key}}", "delete_memory", _MEMORIES,
-              "Delete a memory (its history goes with it)", DeletedMemory),
+              "Delete a memory: it stays in its field's history for as-of reads, or with purge=true the memory and "
+              "its field's whole history are removed for good", DeletedMemory, query=DeleteMemoryQuery),
     Operation("POST", f"{_USER}/tools/execute", "execute_tool", _TOOLS,
               "Run a model's tool_use block (any tool of GET /v1/tools) and answer its tool_result block",
               ToolResultBlock, 200, ToolUseBlock),

@@ -138,9 +138,19 @@ class BatchSaveResponse(BaseModel):
                      for i, r in enumerate(results)],
         )
 
+class DeleteMemoryQuery(RequestModel):
+    purge: bool = Field(default=False, description=(
+        "false (default): the memory leaves everything current and stays in its field's history, marked deleted, "
+        "so an as_of read before the delete still knows it. true: the memory and every version of its field "
+        "(deleted ones too) are removed for good, with the saved search indexes and cached contexts that held "
+        "their text; works on a memory deleted before."))
+
+
 class DeletedMemory(BaseModel):
     deleted: bool = True
     memory_key: str
+    purged_versions: list[str] | None = Field(default=None, exclude_if=lambda keys: keys is None, description=(
+        "With purge=true: the memory keys of every version removed, oldest first."))
 
 class SavedMemory(BaseModel):
     """A memory extract saved. `memoryType` is camelCase because the save_info action's output specifies it so

@@ -318,6 +318,10 @@ class SaveService:
     def delete(self, user: ScopeRef, memory_key: str) -> Memory:
         return self._store.delete(user, memory_key)
 
+    def purge(self, user: ScopeRef, memory_key: str) -> list[Memory]:
+        """The memory and its field's whole history gone for good (see MemoryStore.purge)."""
+        return self._store.purge(user, memory_key)
+
     def extract_and_save(
         self, user: ScopeRef, turn: ConversationTurn, *, conversation_id: str | None = None,
         provenance: Provenance | None = None,

@@ -30,7 +30,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from agent_memory.adapters.dynamodb.batch import read_all
+from agent_memory.adapters.dynamodb.batch import read_all, write_all
 from agent_memory.adapters.dynamodb.items import (
     BUSY,
     CONDITION_FAILED,
@@ -52,7 +52,13 @@ from agent_memory.adapters.dynamodb.memory_writes import (
     touched_items,
     written_bytes,
 )
-from agent_memory.domain.keys import is_valid_memory_key, new_memory_key, partition_key
+from agent_memory.domain.keys import (
+    cache_partition_key,
+    is_valid_memory_key,
+    new_memory_key,
+    partition_key,
+    snapshot_partition_key,
+)
 from agent_memory.domain.models import (
     AccessStats,
     Memory,
@@ -241,6 +247,42 @@ class DynamoMemoryStore:
                 raise Conflict("the memory changed while it was being deleted, retry") from error
             raise_domain_error(error)
         return memory
+
+    def purge(self, user: ScopeRef, memory_key: str) -> list[Memory]:
+        """The memory and every version of its field (deleted and expired ones too) removed from the table, then
+        the user's saved search indexes and assembled contexts, which hold copies of their text. The current
+        version is retired first as a delete retires it (its pointers and keywords in one transaction); a purge
+        stopped half-way leaves only history, and running it again finishes it."""
+        every = list(self._iter_memories(user))
+        memory = next((m for m in every if m.memory_key == memory_key), None)
+        if memory is None:
+            raise NotFound(f"memory {memory_key} not found", details=[{"field": "memory_key"}])
+        versions = [m for m in every if m.field == memory.field] if memory.field else [memory]
+        for version in versions:
+            if version.is_current:
+                self._delete(user, version)
+        pk = partition_key(user)
+        try:
+            write_all(self._client, self._table, [
+                {"DeleteRequest": {"Key": to_item({"pk": pk, "sk": f"MEM#{m.memory_key}"})}} for m in versions])
+            self._client.update_item(**bump_version(self._table, pk)["Update"])
+            for derived in (snapshot_partition_key(user), cache_partition_key(user)):
+                self._delete_partition(derived)
+        except ClientError as error:
+            raise_domain_error(error)
+        except RuntimeError as error:  # deletes left unprocessed under load
+            raise Throttled("the table is busy: the purge stopped part-way, run it again") from error
+        return sorted(versions, key=lambda m: (m.valid_from, m.memory_key))
+
+    def _delete_partition(self, pk: str) -> None:
+        params: dict[str, Any] = {"TableName": self._table, "KeyConditionExpression": "pk = :pk",
+                                  "ProjectionExpression": "pk, sk", "ExpressionAttributeValues": {":pk": {"S": pk}}}
+        while True:
+            page = self._client.query(**params)
+            write_all(self._client, self._table, [{"DeleteRequest": {"Key": key}} for key in page.get("Items", [])])
+            if "LastEvaluatedKey" not in page:
+                return
+            params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
     def record_access(self, user: ScopeRef, memory_keys: list[str], accessed_at: datetime) -> None:
         """Bump access statistics. Not a content change: the content version stays, so caches of memories
