@@ -8,6 +8,11 @@ deleted) and scores them as an index of just those versions would: BM25's docume
 length are those of the chosen versions, and conversation neighbours are found among them. The candidates are the
 versions as they stood then (what retired them later is not yet known), so the ranking treats them as current.
 
+The versions valid throughout one stretch between two changes are the same, so what searching them takes (their
+rows, vectors, BM25 statistics, conversation neighbours and the versions as they stood) is made once per stretch:
+a warm as-of search then costs what a search of that many current memories costs. The index is saved as a
+snapshot of its version, apart from the current index's, so a new container loads it instead of the partition.
+
 The OpenSearch tier indexes only current memories, so as-of reads there come from the table too: one partition
 read when the user's version moved, then in-process work of the same order as a current search.
 """
@@ -20,7 +25,6 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import overload
 
 import numpy as np
 
@@ -126,7 +130,7 @@ class _Window:
     as of an instant in that stretch."""
 
     rows: np.ndarray  # the index's rows of the valid versions, ascending
-    memories: _AsTheyStood
+    memories: list[Memory]  # as they stood while valid
     bm25: Bm25Subset
     previous_turns: np.ndarray  # among `rows`, as positions in it
     vectors: np.ndarray | None  # the index's vectors of `rows` (a copy: scoring a contiguous block is faster)
@@ -158,6 +162,13 @@ class _Validity:
         changes = np.unique(np.concatenate([starts, ends[np.isfinite(ends)]]))
         return cls(index, starts, ends, changes, rows)
 
+    def _as_it_stood(self, row: int) -> Memory:
+        """Copied once per version, then shared by every window it is valid in."""
+        memory = self.stood.get(row)
+        if memory is None:
+            memory = self.stood[row] = self.index.memories[row].while_valid()
+        return memory
+
     def window_at(self, at: datetime) -> _Window:
         instant = at.timestamp()
         stretch = int(np.searchsorted(self.changes, instant, side="right"))  # instants in one stretch: same versions
@@ -168,7 +179,7 @@ class _Validity:
                 return window
         valid = (self.starts <= instant) & (instant < self.ends)
         rows = np.flatnonzero(valid)
-        memories = _AsTheyStood(self.index, rows, self.stood)
+        memories = [self._as_it_stood(row) for row in rows.tolist()]
         vectors = self.index.vectors[rows] if self.index.vectors is not None else None
         window = _Window(rows, memories, self.index.bm25.among(valid),
                          previous_turns([self.outlines[i] for i in rows.tolist()]), vectors)
@@ -178,28 +189,3 @@ class _Validity:
                     w.vectors.nbytes for w in self.windows.values() if w.vectors is not None) > _WINDOW_BYTES):
                 self.windows.popitem(last=False)
         return window
-
-
-class _AsTheyStood(Sequence[Memory]):
-    """The index's versions at `rows`, each as it stood while valid (copied once per version, then reused)."""
-
-    def __init__(self, index: UserIndex, rows: np.ndarray, stood: dict[int, Memory]) -> None:
-        self._index, self._rows, self._stood = index, rows, stood
-
-    def __len__(self) -> int:
-        return len(self._rows)
-
-    @overload
-    def __getitem__(self, position: int) -> Memory: ...
-
-    @overload
-    def __getitem__(self, position: slice) -> list[Memory]: ...
-
-    def __getitem__(self, position: int | slice) -> Memory | list[Memory]:
-        if isinstance(position, slice):
-            return [self[i] for i in range(*position.indices(len(self)))]
-        row = int(self._rows[position])
-        memory = self._stood.get(row)
-        if memory is None:
-            memory = self._stood[row] = self._index.memories[row].while_valid()
-        return memory
