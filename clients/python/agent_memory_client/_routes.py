@@ -197,9 +197,12 @@ def extract(user_id: str, user_message: str, assistant_message: str = "", *,
     return Call("POST", f"{_user(user_id)}/memories/extract", retry_safe=True, body=body)
 
 
-def delete_memory(user_id: str, memory_key: str) -> Call[DeletedMemory]:
-    """Delete a memory and its history (`DELETE .../memories/{memory_key}`); 404 when there is none."""
-    return Call("DELETE", f"{_user(user_id)}/memories/{segment(memory_key, 'memory_key')}", retry_safe=True)
+def delete_memory(user_id: str, memory_key: str, *, purge: bool = False) -> Call[DeletedMemory]:
+    """Delete a memory (`DELETE .../memories/{memory_key}`): it leaves every current read and stays in its field's
+    history for `as_of` reads. `purge=True` removes it and every version of its field for good (a memory deleted
+    before too), answering their keys as `purged_versions`. 404 when there is none."""
+    return Call("DELETE", f"{_user(user_id)}/memories/{segment(memory_key, 'memory_key')}", retry_safe=True,
+                params=query_params(purge="true") if purge else {})
 
 
 def get_memory(user_id: str, memory_key: str) -> Call[MemoryDetail]:

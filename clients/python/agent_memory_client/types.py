@@ -176,7 +176,11 @@ class ExtractResponse(TypedDict):
     note: str | None
 
 
-class DeletedMemory(TypedDict):
+class _PurgedVersions(TypedDict, total=False):
+    purged_versions: list[str]  # with purge=True only: every version removed, oldest first
+
+
+class DeletedMemory(_PurgedVersions):
     deleted: bool
     memory_key: str
 

@@ -149,8 +149,8 @@ class DeleteMemoryQuery(RequestModel):
 class DeletedMemory(BaseModel):
     deleted: bool = True
     memory_key: str
-    purged_versions: list[str] | None = Field(default=None, exclude_if=lambda keys: keys is None, description=(
-        "With purge=true: the memory keys of every version removed, oldest first."))
+    purged_versions: list[str] = Field(default_factory=list, exclude_if=lambda keys: not keys, description=(
+        "With purge=true only: the memory keys of every version removed, oldest first."))
 
 class SavedMemory(BaseModel):
     """A memory extract saved. `memoryType` is camelCase because the save_info action's output specifies it so
