@@ -52,3 +52,16 @@ class HashEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._vector(text)
+
+
+class FixedEmbedder:
+    """Queries embed to the first axis; documents are never embedded (every memory carries its vector)."""
+
+    def __init__(self, model_id: str = "model-a", dimension: int = 8) -> None:
+        self.model_id, self.dimension = model_id, dimension
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        raise AssertionError(f"documents were embedded: {texts}")
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return np.eye(self.dimension, dtype=np.float32)[0]

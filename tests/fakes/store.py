@@ -122,3 +122,21 @@ class InMemoryMemoryStore:
 
     def _user_memories(self, user: ScopeRef) -> list[Memory]:
         return [m for (owner, _), m in self._memories.items() if owner == user]
+
+
+class CountingStore(InMemoryMemoryStore):
+    """The store fake, counting the partition reads an index makes: of the current memories (the search index)
+    and of every version (the as-of index)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.partition_reads = 0
+        self.version_reads = 0
+
+    def all_current(self, user: ScopeRef) -> list[Memory]:
+        self.partition_reads += 1
+        return super().all_current(user)
+
+    def all_versions(self, user: ScopeRef) -> list[Memory]:
+        self.version_reads += 1
+        return super().all_versions(user)

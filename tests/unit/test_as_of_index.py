@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 
 from agent_memory.adapters.as_of_index import _WINDOWS_KEPT, AsOfIndex
-from agent_memory.domain.models import Memory, MemoryType, NewMemory, ScopeRef
+from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.text import tokenize
 from agent_memory.domain.vectors import encode_vector
 from agent_memory.ports import CandidateQuery
+from tests.fakes.embedders import FixedEmbedder
 from tests.fakes.index_snapshots import InMemoryIndexSnapshotStore
-from tests.fakes.store import InMemoryMemoryStore
+from tests.fakes.store import CountingStore, InMemoryMemoryStore
 
 USER = ScopeRef(tenant_id="t", user_id="u")
 DIMENSION = 8
@@ -22,33 +23,14 @@ T0 = datetime(2024, 1, 1, tzinfo=UTC)
 CHAIN = 2 * _WINDOWS_KEPT + 3  # more windows than a user keeps: some are evicted and made again
 
 
-class VersionCountingStore(InMemoryMemoryStore):
-    """The store fake, counting the reads of every version (what building an as-of index costs)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.version_reads = 0
-
-    def all_versions(self, user: ScopeRef) -> list[Memory]:
-        self.version_reads += 1
-        return super().all_versions(user)
-
-
-class FixedEmbedder:
-    model_id, dimension = "model-a", DIMENSION
-
-    def embed_documents(self, texts: list[str]) -> np.ndarray:
-        raise AssertionError(f"documents were embedded: {texts}")
-
-
 def vector(i: int) -> bytes:
     rows = np.random.default_rng(i).normal(size=DIMENSION).astype(np.float32)
     return encode_vector(rows / np.linalg.norm(rows))
 
 
-def chained() -> VersionCountingStore:
+def chained() -> CountingStore:
     """A city stated CHAIN times (each a day after the last), and a hobby stated twice, between them."""
-    store = VersionCountingStore()
+    store = CountingStore()
     for i in range(CHAIN):
         store.save(USER, NewMemory(memory_type=MemoryType.FACT, field="location", content=f"I live in city {i}",
                                    created_at=T0 + timedelta(days=i), embedding=vector(i), embedding_model="model-a"))
@@ -134,7 +116,7 @@ def test_a_search_index_multiplies_its_vectors_on_one_blas_thread():
 
 
 def test_given_a_snapshot_then_conversation_neighbours_and_validity_are_read_from_its_rows_outlines():
-    store, snapshots = VersionCountingStore(), InMemoryIndexSnapshotStore()
+    store, snapshots = CountingStore(), InMemoryIndexSnapshotStore()
     turns = ["How long have you had the dog?", "Three years now!", "And the cat?", "Since last spring."]
     for i, (before, text) in enumerate(zip([None, *turns], turns, strict=False)):
         store.save(USER, NewMemory(memory_type=MemoryType.FACT, content=text, context=before, conversation_id="c1",

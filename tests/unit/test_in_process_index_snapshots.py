@@ -10,40 +10,16 @@ from datetime import UTC, datetime
 import numpy as np
 
 from agent_memory.adapters.in_process_index import InProcessIndex
-from agent_memory.domain.models import Memory, MemoryType, NewMemory, ScopeRef
+from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.text import tokenize
 from agent_memory.domain.vectors import encode_vector
 from agent_memory.ports import CandidateQuery
+from tests.fakes.embedders import FixedEmbedder
 from tests.fakes.index_snapshots import InMemoryIndexSnapshotStore
-from tests.fakes.store import InMemoryMemoryStore
+from tests.fakes.store import CountingStore
 
 USER = ScopeRef(tenant_id="t", user_id="u")
 DIMENSION = 8
-
-
-class CountingStore(InMemoryMemoryStore):
-    """The store fake, counting the partition reads a cold index makes."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.partition_reads = 0
-
-    def all_current(self, user: ScopeRef) -> list[Memory]:
-        self.partition_reads += 1
-        return super().all_current(user)
-
-
-class FixedEmbedder:
-    """Queries embed to the first axis; documents are never embedded here (every memory carries its vector)."""
-
-    def __init__(self, model_id: str = "model-a") -> None:
-        self.model_id, self.dimension = model_id, DIMENSION
-
-    def embed_documents(self, texts: list[str]) -> np.ndarray:
-        raise AssertionError(f"documents were embedded: {texts}")
-
-    def embed_query(self, text: str) -> np.ndarray:
-        return np.eye(DIMENSION, dtype=np.float32)[0]
 
 
 def vector(i: int) -> bytes:
