@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from datetime import datetime
+from typing import Any
 
 from agent_memory.domain.keys import new_memory_key
 from agent_memory.domain.models import (
@@ -125,13 +126,18 @@ class InMemoryMemoryStore:
 
 
 class CountingStore(InMemoryMemoryStore):
-    """The store fake, counting the partition reads an index makes: of the current memories (the search index)
-    and of every version (the as-of index)."""
+    """The store fake, counting its reads: of the whole partition's current memories (the search index, a save
+    that looks for duplicates), of every version (the as-of index) and of listing pages."""
 
     def __init__(self) -> None:
         super().__init__()
         self.partition_reads = 0
         self.version_reads = 0
+        self.pages = 0
+
+    def list_current(self, user: ScopeRef, **kwargs: Any) -> MemoryPage:
+        self.pages += 1
+        return super().list_current(user, **kwargs)
 
     def all_current(self, user: ScopeRef) -> list[Memory]:
         self.partition_reads += 1

@@ -10,7 +10,7 @@ import pytest
 
 from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
 from agent_memory.api.save import BatchSaveResponse, SavedMemoryResponse
-from agent_memory.domain.models import Memory, MemoryPage, MemoryType, NewMemory, SaveOutcome, ScopeRef
+from agent_memory.domain.models import Memory, MemoryType, NewMemory, SaveOutcome, ScopeRef
 from agent_memory.domain.ranking import Candidate
 from agent_memory.errors import BatchInterrupted, SearchUnavailable
 from agent_memory.ports import ConversationTurn
@@ -20,26 +20,11 @@ from tests.conftest import TABLE
 from tests.fakes.dynamodb_faults import ONE_TRANSACTION_EACH, ThrottlingAfter
 from tests.fakes.embedders import HashingEmbedder
 from tests.fakes.services import services_over_fakes
-from tests.fakes.store import InMemoryMemoryStore
+from tests.fakes.store import CountingStore, InMemoryMemoryStore
 
 USER = ScopeRef(tenant_id="t-merge", user_id="u")
 
 
-class CountingStore(InMemoryMemoryStore):
-    """Counts the reads a save makes: whole-partition reads (`all_current`) and pages (`list_current`)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.full_reads = 0
-        self.pages = 0
-
-    def all_current(self, user: ScopeRef) -> list[Memory]:
-        self.full_reads += 1
-        return super().all_current(user)
-
-    def list_current(self, user: ScopeRef, **kwargs: Any) -> MemoryPage:
-        self.pages += 1
-        return super().list_current(user, **kwargs)
 
 
 def built(store: InMemoryMemoryStore | None = None, **settings: Any) -> Any:
@@ -109,7 +94,7 @@ def test_given_a_batch_then_restatements_of_stored_and_of_earlier_items_are_merg
     store = CountingStore()
     services = built(store)
     stored = services.save.save(USER, fact("Holds an IANG visa"))
-    store.full_reads = store.pages = 0
+    store.partition_reads = store.pages = 0
     batch = [fact(f"Likes topic number {i}") for i in range(96)] + [
         fact("Wants to buy a flat in Sha Tin", memory_type=MemoryType.INTENT),
         fact("Wants to rent a flat in Sha Tin", memory_type=MemoryType.INTENT),
@@ -119,7 +104,7 @@ def test_given_a_batch_then_restatements_of_stored_and_of_earlier_items_are_merg
 
     results = services.save.save_batch(USER, batch)
 
-    assert store.full_reads <= 1 and store.pages <= 1  # one candidate read for the whole batch, not one per item
+    assert store.partition_reads <= 1 and store.pages <= 1  # one candidate read for the whole batch, not one per item
     assert [r.outcome for r in results[-4:]] == [SaveOutcome.CREATED, SaveOutcome.CREATED, SaveOutcome.MERGED,
                                                  SaveOutcome.MERGED]
     assert results[-2].memory.memory_key == results[-4].memory.memory_key
