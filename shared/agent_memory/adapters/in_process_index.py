@@ -177,18 +177,15 @@ def allowed_by(memory: Memory, query: CandidateQuery) -> bool:
 
 
 def select_candidates(memories: Sequence[Memory], lexical: np.ndarray, vectors: np.ndarray | None,
-                      query: CandidateQuery, rows: np.ndarray | None = None) -> list[Candidate]:
+                      query: CandidateQuery) -> list[Candidate]:
     """The best `query.k` of the memories by each signal (BM25 `lexical`, cosine to the query over `vectors`, the
-    rows L2-normalised), among those the query's filters allow: the candidates a ranking orders. `rows`: memory j's
-    vector is row rows[j] (None: row j), so a subset of an index is searched without copying its vectors."""
+    rows L2-normalised), among those the query's filters allow: the candidates a ranking orders."""
     allowed = (np.array([allowed_by(m, query) for m in memories], dtype=bool)
                if query.memory_types or query.created_from or query.created_to or query.expired_before
                else np.ones(len(memories), dtype=bool))
     # Last: the query's embedding may still be under way on another thread.
     query_vector = query.query_vector() if vectors is not None else None
     vector = vectors @ query_vector if vectors is not None and query_vector is not None else None
-    if vector is not None and rows is not None:
-        vector = vector[rows]
     chosen: set[int] = set()
     for signal in (lexical, vector):
         if signal is None:
@@ -201,7 +198,7 @@ def select_candidates(memories: Sequence[Memory], lexical: np.ndarray, vectors: 
             memory=memories[i],
             lexical=float(lexical[i]) if lexical[i] > 0 else None,
             vector=float(vector[i]) if vector is not None else None,
-            embedding=(vectors[i if rows is None else rows[i]] if vectors is not None else None),
+            embedding=vectors[i] if vectors is not None else None,
         )
         for i in sorted(chosen)
     ]
