@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -53,3 +54,21 @@ def read_all(client: Any, table: str, keys: list[dict[str, Any]], *, attempts: i
         else:
             raise Throttled(BUSY)
     return found
+
+
+def partition_key_pages(client: Any, table: str, pk: str, page_size: int = 500) -> Iterator[list[dict[str, Any]]]:
+    """Every item key (pk, sk) of one partition, a page at a time, read consistently: what a sweep deletes."""
+    params: dict[str, Any] = {
+        "TableName": table, "KeyConditionExpression": "pk = :pk", "ProjectionExpression": "pk, sk",
+        "ExpressionAttributeValues": {":pk": {"S": pk}}, "ConsistentRead": True, "Limit": page_size}
+    while True:
+        try:
+            response = client.query(**params)
+        except ClientError as error:
+            raise_domain_error(error)
+        items: list[dict[str, Any]] = response.get("Items", [])
+        if items:
+            yield items
+        if "LastEvaluatedKey" not in response:
+            return
+        params["ExclusiveStartKey"] = response["LastEvaluatedKey"]

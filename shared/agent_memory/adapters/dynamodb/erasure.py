@@ -19,13 +19,12 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from botocore.exceptions import ClientError
 
-from agent_memory.adapters.dynamodb.batch import write_all
+from agent_memory.adapters.dynamodb.batch import partition_key_pages, write_all
 from agent_memory.adapters.dynamodb.items import from_item, raise_domain_error, to_item
 from agent_memory.adapters.dynamodb.layers import ACTIVE_MARKER_DAYS, active_partition
 from agent_memory.domain.erasure import (
@@ -84,7 +83,7 @@ class DynamoScopeEraser:
         removed: Counter[str] = Counter()
         weeks.update(_recent_weeks(now))
         for store, pk in self._partitions(scope):
-            for page in self._key_pages(pk):
+            for page in partition_key_pages(self._client, self._table, pk):
                 if time.monotonic() > deadline:
                     raise OutOfTime(removed)
                 if store is None:
@@ -101,7 +100,7 @@ class DynamoScopeEraser:
         """The final check: what the table still holds of the scope, by store (an empty Counter: nothing)."""
         left: Counter[str] = Counter()
         for store, pk in self._partitions(scope):
-            for page in self._key_pages(pk):
+            for page in partition_key_pages(self._client, self._table, pk):
                 left.update(store or store_of(item["sk"]["S"]) for item in page)
         left[ROLLUP_MARKERS] += len(self._markers(scope, weeks | set(_recent_weeks(now))))
         return +left
@@ -110,22 +109,6 @@ class DynamoScopeEraser:
         """(the store every item of it belongs to, None: by each item's kind; the partition key)."""
         return [(None, partition_key(scope)), (CONTEXT_CACHE, cache_partition_key(scope)),
                 (INDEX_SNAPSHOTS, snapshot_partition_key(scope))]
-
-    def _key_pages(self, pk: str) -> Iterator[list[dict[str, Any]]]:
-        params: dict[str, Any] = {
-            "TableName": self._table, "KeyConditionExpression": "pk = :pk", "ProjectionExpression": "pk, sk",
-            "ExpressionAttributeValues": {":pk": {"S": pk}}, "ConsistentRead": True, "Limit": 500}
-        while True:
-            try:
-                response = self._client.query(**params)
-            except ClientError as error:
-                raise_domain_error(error)
-            items: list[dict[str, Any]] = response.get("Items", [])
-            if items:
-                yield items
-            if "LastEvaluatedKey" not in response:
-                return
-            params["ExclusiveStartKey"] = response["LastEvaluatedKey"]
 
     def _markers(self, scope: ScopeRef, weeks: set[date]) -> list[dict[str, Any]]:
         """The keys of the scope's active-week markers that exist, for these weeks."""

@@ -30,7 +30,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from agent_memory.adapters.dynamodb.batch import read_all, write_all
+from agent_memory.adapters.dynamodb.batch import partition_key_pages, read_all, write_all
 from agent_memory.adapters.dynamodb.items import (
     BUSY,
     CONDITION_FAILED,
@@ -275,14 +275,8 @@ class DynamoMemoryStore:
         return sorted(versions, key=lambda m: (m.valid_from, m.memory_key))
 
     def _delete_partition(self, pk: str) -> None:
-        params: dict[str, Any] = {"TableName": self._table, "KeyConditionExpression": "pk = :pk",
-                                  "ProjectionExpression": "pk, sk", "ExpressionAttributeValues": {":pk": {"S": pk}}}
-        while True:
-            page = self._client.query(**params)
-            write_all(self._client, self._table, [{"DeleteRequest": {"Key": key}} for key in page.get("Items", [])])
-            if "LastEvaluatedKey" not in page:
-                return
-            params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        for keys in partition_key_pages(self._client, self._table, pk):
+            write_all(self._client, self._table, [{"DeleteRequest": {"Key": key}} for key in keys])
 
     def record_access(self, user: ScopeRef, memory_keys: list[str], accessed_at: datetime) -> None:
         """Bump access statistics. Not a content change: the content version stays, so caches of memories
