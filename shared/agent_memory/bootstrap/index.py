@@ -55,8 +55,7 @@ def build_index(settings: Settings, store: MemoryStore, embedder: Callable[[], E
     return InProcessIndex(store=store, embedder=embedder, max_users=settings.search_cache_users,
                           access_refresh_seconds=settings.search_access_refresh_seconds, snapshots=snapshots,
                           snapshot_min_memories=settings.search_snapshot_min_memories,
-                          background=ThreadPoolExecutor(max_workers=1, thread_name_prefix="index-snapshot")
-                          if snapshots is not None else None)
+                          background=_snapshot_writer(snapshots, "index-snapshot"))
 
 
 def index_snapshots(settings: Settings, dynamodb_client: object | None, *, as_of: bool = False
@@ -80,5 +79,9 @@ def build_as_of_index(settings: Settings, store: MemoryStore, embedder: Callable
 
     return AsOfIndex(store=store, embedder=embedder, snapshots=snapshots,
                      snapshot_min_memories=settings.search_snapshot_min_memories,
-                     background=ThreadPoolExecutor(max_workers=1, thread_name_prefix="as-of-snapshot")
-                     if snapshots is not None else None)
+                     background=_snapshot_writer(snapshots, "as-of-snapshot"))
+
+
+def _snapshot_writer(snapshots: IndexSnapshotStore | None, name: str) -> ThreadPoolExecutor | None:
+    """One thread that saves an index's snapshots off the request's path (none without a snapshot store)."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix=name) if snapshots is not None else None
