@@ -44,6 +44,7 @@ help:
 	@echo "make bench-duplicates  the near-duplicate thresholds by 5-fold cross-validation on labelled pairs (benchmarks/results/near_duplicates.json)"
 	@echo "make bench-log         conversation log write and search latency (benchmarks/results/log_write.json)"
 	@echo "make bench-asof        as-of search beside current search, 1,000 memories x 3 versions, one run (benchmarks/results/asof.json)"
+	@echo "make bench-loop        the agent loop over HTTP: save, then inject and search, against warm; 1,000 and 10,000 memories (benchmarks/results/agent_loop.json)"
 	@echo "make bench-local       \`make run\` over HTTP: import, whole-stack RSS, search (START=1 starts one; benchmarks/results/local_stack.json)"
 	@echo "make soak              a bounded mixed load on a stack of its own for SOAK_MINUTES (60): RSS flat, no 5xx, writes read back, queues drained (benchmarks/results/soak.json, docs/soak.png)"
 	@echo "make bench-http        retrieval and inject over HTTP, four ways of saving turns, fresh and long-standing (MODES=plain CONVERSATIONS=1 URL=...; benchmarks/results/http_retrieval.json)"
@@ -244,6 +245,13 @@ bench-log: $(VENV)/.installed $(DDB_LOCAL)/.installed
 # p50/p95 of both and their ratio (RUNS=200 calls each; BACKEND=moto for in-process moto).
 bench-asof: $(VENV)/.installed $(DDB_LOCAL)/.installed
 	$(PY) -m benchmarks.as_of $(if $(BACKEND),--backend $(BACKEND)) $(if $(RUNS),--runs $(RUNS))
+
+# The agent loop over HTTP on a stack of its own: per user size (SIZES=1000,10000), each turn a save then an inject and
+# a search, against the same calls with nothing written (warm); an extraction through the queue every fifth turn; the
+# first search in a new process after 50 writes. p50/p95, ratios, read units; benchmarks/results/agent_loop.{json,png}.
+.PHONY: bench-loop
+bench-loop: $(VENV)/.installed $(DDB_LOCAL)/.installed
+	$(PY) -m benchmarks.agent_loop $(if $(SIZES),--sizes $(SIZES)) $(if $(TURNS),--turns $(TURNS)) $(if $(URL),--url $(URL))
 
 # The whole local stack over HTTP: 1,000 + 3 x 300 memories imported in batches of 100, whole-stack RSS, warm search
 # over 1,000. Against the running `make run` (same PORT), or START=1 for a stack of its own on a temporary data dir.

@@ -95,9 +95,9 @@ def cold_paths(settings: Any, client: Any, services: Any, user: Any, search: Cal
                instants: Sequence[datetime], rounds: int, new_container: Callable[[], Any]
                ) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     """The two first calls that build an index, `rounds` times each, the order switching every round:
-    after a write (this container's indexes are of the old version: both are rebuilt from the partition), and in
-    a new container (its model already loaded) once the version's snapshots are saved (both loaded from their
-    snapshot). Milliseconds."""
+    after a write (this container's indexes are of the old version: both apply the change log's record of the
+    write), and in a new container (its model already loaded) once snapshots are saved (both loaded from the
+    newest snapshot, the changes since applied). Milliseconds."""
     from agent_memory.adapters.dynamodb.index_snapshots import DynamoIndexSnapshotStore
     from agent_memory.domain.models import MemoryType, NewMemory, Origin
 
@@ -119,7 +119,7 @@ def cold_paths(settings: Any, client: Any, services: Any, user: Any, search: Cal
         timed(rebuilt, services, round_)
         version = services.store.versions(user).content
         deadline = time.monotonic() + 120
-        while current.get(user, version) is None or every.get(user, version) is None:  # saved off the request
+        while current.newest(user, version) is None or every.newest(user, version) is None:  # saved off the request
             if time.monotonic() > deadline:
                 raise SystemExit(f"no snapshot of version {version} within 120 s")
             time.sleep(0.2)

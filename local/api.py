@@ -27,6 +27,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
 
+from agent_memory.adapters.dynamodb.capacity import metered
 from local.health import HEALTH_ROUTE, LocalParts
 from local.memory_trim import start_trimming
 from local.runtime import LocalFunctions, http_api_event, match_route, response_parts
@@ -108,7 +109,9 @@ class FrontDoor:
                                method=request.method, path=raw.path, query=raw.query,
                                headers=dict(request.headers.items()), body=body or None)
         try:
-            status, headers, payload = response_parts(self.functions.invoke(route.function, event))
+            with metered() as reads:
+                status, headers, payload = response_parts(self.functions.invoke(route.function, event))
+            headers = {**headers, READ_UNITS_HEADER: f"{reads.read_units:g}"}
         except Exception as error:  # a crash the handler didn't turn into a response: API Gateway's 502
             sys.stderr.write(f"{route.function} failed: {error!r}\n")
             return Response(b'{"message":"Internal Server Error"}', status=502, content_type="application/json")
@@ -134,6 +137,10 @@ class FrontDoor:
             return Response(json.dumps({"errorType": type(error).__name__, "errorMessage": str(error)}),
                             status=500, content_type="application/json")
         return Response(json.dumps(result, ensure_ascii=False), content_type="application/json")
+
+
+# The DynamoDB read units the request consumed (a local diagnostic: what the cost of serving a user grows with).
+READ_UNITS_HEADER = "X-Local-Read-Units"
 
 
 def access_line(method: str, path: str, status: int | str, milliseconds: float) -> str:

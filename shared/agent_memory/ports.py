@@ -11,6 +11,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_memory.domain.erasure import ErasureReceipt, Tombstone
+from agent_memory.domain.index_changes import IndexChanges
 from agent_memory.domain.layers import (
     EmbeddingJob,
     ExtractionJob,
@@ -103,6 +104,10 @@ class IndexSnapshotStore(Protocol):
         another version's, a damaged or half-written one)."""
         ...
 
+    def newest(self, user: ScopeRef, at_most: int) -> bytes | None:
+        """The newest whole snapshot of a version up to `at_most` (changes since are applied to it), or None."""
+        ...
+
     def put(self, user: ScopeRef, version: int, encode: Callable[[], bytes]) -> bool:
         """Save the snapshot `encode` makes as the user's, in place of older versions' (`encode` runs only when
         one is to be saved). False when none was: a later version's is there, the last one is too recent, or
@@ -168,6 +173,13 @@ class MemoryStore(Protocol):
         ...
 
     def user_version(self, user: ScopeRef) -> int: ...
+
+    def changes(self, user: ScopeRef, after: StoreVersions, through: StoreVersions, *,
+                every_version: bool = False) -> IndexChanges | None:
+        """What the writes from version `after` to `through` stored: the memories to index as they now stand and
+        the keys to drop, of the current memories (or with `every_version`, of every version). None when the
+        store cannot say (it keeps no change log that far back): a search index is then built again."""
+        ...
 
     def versions(self, user: ScopeRef) -> StoreVersions:
         """Both counters in one read: content (as `user_version`) and recorded access."""

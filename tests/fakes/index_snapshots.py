@@ -31,6 +31,14 @@ class InMemoryIndexSnapshotStore:
             return None
         return saved[1]
 
+    def newest(self, user: ScopeRef, at_most: int) -> bytes | None:
+        with self._lock:
+            self.gets += 1
+            saved = self.snapshots.get(user)
+        if self.fail or saved is None or saved[0] > at_most:
+            return None
+        return saved[1]
+
     def put(self, user: ScopeRef, version: int, encode: Callable[[], bytes]) -> bool:
         now = self._clock()
         with self._lock:

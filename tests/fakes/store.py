@@ -6,6 +6,7 @@ import threading
 from datetime import datetime
 from typing import Any
 
+from agent_memory.domain.index_changes import IndexChanges
 from agent_memory.domain.keys import new_memory_key
 from agent_memory.domain.models import (
     AccessStats,
@@ -30,10 +31,25 @@ class InMemoryMemoryStore:
         self._memories: dict[tuple[ScopeRef, str], Memory] = {}
         self._versions: dict[ScopeRef, int] = {}
         self._access_versions: dict[ScopeRef, int] = {}
+        # The change log, as the DynamoDB store keeps it: per user, version -> the memory versions it wrote
+        # (None: a write that records nothing, as a purge).
+        self._changes: dict[ScopeRef, dict[int, list[Memory] | None]] = {}
         self._lock = threading.Lock()
 
-    def _bump(self, user: ScopeRef) -> None:
-        self._versions[user] = self._versions.get(user, 0) + 1
+    def _bump(self, user: ScopeRef, written: list[Memory] | None = None) -> None:
+        version = self._versions[user] = self._versions.get(user, 0) + 1
+        self._changes.setdefault(user, {})[version] = written
+
+    def changes(self, user: ScopeRef, after: StoreVersions, through: StoreVersions, *,
+                every_version: bool = False) -> IndexChanges | None:
+        with self._lock:
+            log = self._changes.get(user, {})
+            records = [log.get(version) for version in range(after.content + 1, through.content + 1)]
+        if after.content > through.content or any(record is None for record in records):
+            return None
+        latest = {m.memory_key: m for record in records for m in record or []}
+        upserted = sorted((m for m in latest.values() if every_version or m.is_current), key=lambda m: m.memory_key)
+        return IndexChanges(upserted=upserted, removed=sorted(set(latest) - {m.memory_key for m in upserted}))
 
     def save_many(self, user: ScopeRef, memories: list[NewMemory]) -> list[SaveResult]:
         results: list[SaveResult] = []
@@ -51,7 +67,7 @@ class InMemoryMemoryStore:
                 self._memories[(user, result.memory.memory_key)] = result.memory
                 if result.superseded is not None:
                     self._memories[(user, result.superseded.memory_key)] = result.superseded
-                self._bump(user)
+                self._bump(user, [m for m in (result.superseded, result.memory) if m is not None])
         return result
 
     def get(self, user: ScopeRef, memory_key: str) -> Memory | None:
@@ -69,14 +85,14 @@ class InMemoryMemoryStore:
 
     def list_current(self, user: ScopeRef, *, memory_type: MemoryType | None = None, limit: int = 50,
                      cursor: str | None = None) -> MemoryPage:
-        from agent_memory.adapters.dynamodb.store import _decode_cursor, _encode_cursor
+        from agent_memory.adapters.dynamodb.cursors import decode_cursor, encode_cursor
 
-        start = _decode_cursor(cursor) if cursor else None
+        start = decode_cursor(cursor) if cursor else None
         ordered = sorted(self._user_memories(user), key=lambda m: m.memory_key, reverse=True)
         matching = [m for m in ordered if m.is_current and (memory_type is None or m.memory_type == memory_type)
                     and (start is None or m.memory_key < start)]
         items = matching[:limit]
-        return MemoryPage(items=items, next_cursor=_encode_cursor(items[-1].memory_key)
+        return MemoryPage(items=items, next_cursor=encode_cursor(items[-1].memory_key)
                           if len(matching) > limit else None)
 
     def all_current(self, user: ScopeRef) -> list[Memory]:
@@ -87,8 +103,8 @@ class InMemoryMemoryStore:
             memory = self._memories.get((user, memory_key))
             if memory is None or memory.is_deleted:
                 raise NotFound(f"memory {memory_key} not found", details=[{"field": "memory_key"}])
-            self._memories[(user, memory_key)] = deleted_version(memory, utcnow())
-            self._bump(user)
+            retired = self._memories[(user, memory_key)] = deleted_version(memory, utcnow())
+            self._bump(user, [retired])
         return memory
 
     def purge(self, user: ScopeRef, memory_key: str) -> list[Memory]:
@@ -99,6 +115,7 @@ class InMemoryMemoryStore:
             versions = [m for m in self._user_memories(user) if m.field == memory.field] if memory.field else [memory]
             for version in versions:
                 del self._memories[(user, version.memory_key)]
+            self._changes.pop(user, None)  # the log holds copies of the text too
             self._bump(user)
         return sorted(versions, key=lambda m: (m.valid_from, m.memory_key))
 

@@ -87,7 +87,7 @@ def test_given_a_user_with_every_kind_of_data_when_erased_then_no_store_holds_an
     assert snapshots.put(ScopeRef(tenant_id=TENANT, user_id=user), 7, lambda: b"index of Miso the cat" * 100)
     found = traces(lambda_env, user)
     kinds = {t.split()[1].split("#")[0] for t in found} | {t.split()[0].split("#")[0] for t in found}
-    assert {"MEM", "FIELD", "HASH", "KW", "META", "LOG", "LOGX", "HOT", "REPORT", "FILE", "CTX", "SNAP",
+    assert {"MEM", "FIELD", "HASH", "KW", "META", "CHG", "LOG", "LOGX", "HOT", "REPORT", "FILE", "CTX", "SNAP",
             "ACTIVE"} <= kinds, kinds
 
     erased = api.call("DELETE", f"/v1/users/{user}")
@@ -95,7 +95,7 @@ def test_given_a_user_with_every_kind_of_data_when_erased_then_no_store_holds_an
     receipt = ok(erased)
     assert receipt["status"] == "complete" and receipt["verified"] is True, receipt
     stores = {s["store"]: s for s in receipt["stores"]}
-    for store in ("memories", "memory_keys", "version_counter", "conversation_log", "extraction_markers",
+    for store in ("memories", "memory_keys", "version_counter", "change_log", "conversation_log", "extraction_markers",
                   "hot_memory", "reports", "memory_files", "context_cache", "index_snapshots", "rollup_markers"):
         assert stores[store]["found"] > 0 and stores[store]["removed"] == stores[store]["found"], (store, stores)
     assert all(s["remaining"] == 0 for s in receipt["stores"])

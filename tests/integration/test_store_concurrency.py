@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-from agent_memory.domain.models import MemoryType, NewMemory, SaveOutcome
+from agent_memory.domain.models import MemoryType, NewMemory, SaveOutcome, StoreVersions
 from agent_memory.domain.supersession import CurrentMemories
 
 
@@ -55,7 +55,7 @@ def test_given_content_stored_after_a_batch_read_its_markers_then_the_batch_repo
 
     def stale_first(*args):
         reads.append(1)
-        return CurrentMemories() if len(reads) == 1 else read(*args)
+        return (CurrentMemories(), StoreVersions()) if len(reads) == 1 else read(*args)  # read before anything
 
     monkeypatch.setattr(dynamodb_local_store, "_current_memories", stale_first)
     results = dynamodb_local_store.save_many(user, [NewMemory(memory_type=MemoryType.FACT, content="喜欢游泳"),

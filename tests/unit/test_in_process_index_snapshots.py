@@ -63,16 +63,32 @@ def test_given_a_fresh_snapshot_when_a_cold_index_searches_then_it_reads_no_memo
     assert cold.current_memories(USER) == [m.model_copy(update={"embedding": None}) for m in store.all_current(USER)]
 
 
-def test_given_a_snapshot_of_an_older_version_then_it_is_never_used():
+def test_given_a_snapshot_of_an_older_version_then_the_changes_since_are_applied_to_it():
     store, snapshots = seeded(), InMemoryIndexSnapshotStore()
     found(index_over(store, snapshots))
     store.save(USER, NewMemory(memory_type=MemoryType.FACT, content="hiking 3 again, newest",
                                embedding=vector(99), embedding_model="model-a"))
+    store.delete(USER, store.all_current(USER)[0].memory_key)
+    reads = store.partition_reads
 
     cold = index_over(store, snapshots)
 
+    assert found(cold) == found(InProcessIndex(store=store, embedder=FixedEmbedder))
     assert "hiking 3 again, newest" in [m.content for m in cold.current_memories(USER)]
-    assert store.partition_reads == 2 and "snapshot_loads" not in cold.stats
+    assert store.partition_reads == reads + 1  # only the index built from scratch to compare with
+    assert cold.stats["snapshot_loads"] == 1 and cold.stats["changes_applied"] == 1
+
+
+def test_given_a_snapshot_older_than_the_change_log_reaches_then_the_memories_are_read():
+    store, snapshots = seeded(), InMemoryIndexSnapshotStore()
+    found(index_over(store, snapshots))
+    store.purge(USER, store.all_current(USER)[0].memory_key)  # a purge clears the log: it holds copies of the text
+    reads = store.partition_reads
+
+    cold = index_over(store, snapshots)
+
+    assert len(cold.current_memories(USER)) == 11
+    assert store.partition_reads == reads + 1 and cold.stats["changes_unavailable"] == 1
     assert snapshots.snapshots[USER][0] == store.user_version(USER)  # and the new version is saved in its place
 
 

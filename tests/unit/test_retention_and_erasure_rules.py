@@ -60,9 +60,10 @@ def test_lower_case_keys_are_read_as_the_types():
 
 
 def test_every_item_of_a_scope_belongs_to_a_store_and_an_unknown_kind_to_other():
-    assert [store_of(sk) for sk in ("MEM#mem_1", "KW#tea#mem_1", "HASH#ab", "FIELD#age", "META", "LOG#2026#c#m",
+    assert [store_of(sk) for sk in ("MEM#mem_1", "KW#tea#mem_1", "HASH#ab", "FIELD#age", "META", "CHG#000000000001",
+                                     "LOG#2026#c#m",
                                      "LOGX#m", "HOT#status#k", "REPORT#2026-01-05", "FILE#/memories/a", "NEW#x")] == [
-        "memories", "memory_keys", "memory_keys", "memory_keys", "version_counter", "conversation_log",
+        "memories", "memory_keys", "memory_keys", "memory_keys", "version_counter", "change_log", "conversation_log",
         "extraction_markers", "hot_memory", "reports", "memory_files", "other"]
 
 

@@ -28,9 +28,11 @@ from datetime import datetime
 
 import numpy as np
 
-from agent_memory.adapters.in_process_index import InProcessIndex, UserIndex, select_candidates
+from agent_memory.adapters.in_process_index import InProcessIndex, select_candidates
+from agent_memory.adapters.user_index import UserIndex
 from agent_memory.domain.bm25 import Bm25Subset
-from agent_memory.domain.index_snapshot import RowOutline, StoredMemories
+from agent_memory.domain.index_changes import IndexChanges
+from agent_memory.domain.index_snapshot import MergedMemories, RowOutline, StoredMemories
 from agent_memory.domain.models import AccessStats, Memory, ScopeRef, StoreVersions
 from agent_memory.domain.neighbours import previous_turns, with_neighbours
 from agent_memory.domain.ranking import Candidate
@@ -55,6 +57,9 @@ class _EveryVersion:
 
     def access_stats(self, user: ScopeRef) -> dict[str, AccessStats]:
         return self._store.access_stats(user)
+
+    def changes(self, user: ScopeRef, after: StoreVersions, through: StoreVersions) -> IndexChanges | None:
+        return self._store.changes(user, after, through, every_version=True)
 
 
 class AsOfIndex:
@@ -154,8 +159,9 @@ class _Validity:
     @classmethod
     def of(cls, index: UserIndex) -> _Validity:
         # A snapshot's rows are outlined without validating every memory; a list of memories is read as it is.
-        rows: Sequence[RowOutline | Memory] = (index.memories.outlines() if isinstance(index.memories, StoredMemories)
-                                               else index.memories)
+        memories = index.memories
+        rows: Sequence[RowOutline | Memory] = (memories.outlines()
+                                               if isinstance(memories, StoredMemories | MergedMemories) else memories)
         starts = np.fromiter((m.valid_from.timestamp() for m in rows), dtype=np.float64, count=len(rows))
         ends = np.fromiter((m.superseded_at.timestamp() if m.superseded_at else _NEVER for m in rows),
                            dtype=np.float64, count=len(rows))

@@ -25,22 +25,24 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, wait
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from functools import cache
 from typing import Protocol
 
 import numpy as np
 
+from agent_memory.adapters.user_index import UserIndex, applied_changes, row_expiry
 from agent_memory.domain.bm25 import Bm25Index
+from agent_memory.domain.index_changes import IndexChanges
 from agent_memory.domain.index_snapshot import (
     IndexSnapshot,
+    MergedMemories,
     SnapshotCorrupt,
     StoredMemories,
     decode_snapshot,
     encode_snapshot,
 )
 from agent_memory.domain.models import AccessStats, Keyword, Memory, ScopeRef, StoreVersions
-from agent_memory.domain.neighbours import previous_turns, with_neighbours
+from agent_memory.domain.neighbours import previous_turns, turn_links, with_neighbours
 from agent_memory.domain.ranking import Candidate
 from agent_memory.domain.text import searchable_text, tokenize
 from agent_memory.domain.vectors import decode_vector
@@ -58,25 +60,9 @@ class IndexedMemories(Protocol):
 
     def access_stats(self, user: ScopeRef) -> dict[str, AccessStats]: ...
 
-
-@dataclass
-class UserIndex:
-    """One user's memories as searched: their BM25 index, vectors and conversation neighbours, of one version."""
-
-    version: int
-    memories: Sequence[Memory]  # a list, or a snapshot's memories (each validated when first read)
-    bm25: Bm25Index
-    vectors: np.ndarray | None  # (n, dim), rows L2-normalised
-    previous_turns: np.ndarray  # (n,) each memory's conversation neighbour before it, or -1
-    access_version: int = 0
-    access_read_at: float = 0.0  # monotonic seconds
-    rows: dict[str, int] | None = None  # memory key -> row, built when first asked for
-    generation: str = ""  # the version counter's: an erased user's counter starts again in a new one
-
-    def row_of(self) -> dict[str, int]:
-        if self.rows is None:
-            self.rows = {m.memory_key: i for i, m in enumerate(self.memories)}
-        return self.rows
+    def changes(self, user: ScopeRef, after: StoreVersions, through: StoreVersions) -> IndexChanges | None:
+        """What changed from one version to another, or None when the store cannot say (then it is read)."""
+        ...
 
 
 @cache
@@ -209,12 +195,17 @@ class InProcessIndex:
         self, *, store: IndexedMemories, embedder: Callable[[], Embedder | None], max_users: int = 256,
         access_refresh_seconds: float = 10.0, clock: Callable[[], float] = time.monotonic,
         snapshots: IndexSnapshotStore | None = None, snapshot_min_memories: int = 100,
-        background: Executor | None = None,
+        background: Executor | None = None, max_changes: int = 2000, snapshot_every: int = 50,
     ) -> None:
         """`snapshots`: where indexes are saved and looked for (None: always read the memories); only users
         with at least `snapshot_min_memories` are saved. `background` runs the saving and an access refresh
-        after a snapshot load (None: in the request)."""
+        after a snapshot load (None: in the request). An index up to `max_changes` versions behind the store
+        is brought up to date from the store's change log; further behind, it is built again. One brought
+        `snapshot_every` versions (or a twentieth of its memories, if more) past its last snapshot is saved
+        as a new one, so a new container applies no more changes than that."""
         one_blas_thread()
+        self._max_changes = max_changes
+        self._snapshot_every = snapshot_every
         self._store = store
         self._snapshots = snapshots
         self._snapshot_min_memories = snapshot_min_memories
@@ -285,7 +276,8 @@ class InProcessIndex:
             return cached
         self.stats["misses"] += 1
         with _collector_paused():
-            built = self._from_snapshot(user, versions) or self._from_memories(user, versions)
+            built = (self._advanced(user, cached, versions) or self._from_snapshot(user, versions)
+                     or self._from_memories(user, versions))
         if self._max_users:
             with self._lock:
                 self._cache[user] = built
@@ -295,11 +287,36 @@ class InProcessIndex:
             _out_of_collectors_sight()
         return built
 
+    def _advanced(self, user: ScopeRef, base: UserIndex | None, versions: StoreVersions) -> UserIndex | None:
+        """`base` brought to `versions` by the changes since its version, read from the store's change log; None
+        when it cannot be (another generation, too far behind, the log does not reach back to it)."""
+        if base is None or base.generation != versions.generation or base.version > versions.content \
+                or versions.content - base.version > self._max_changes:
+            return None
+        changes = self._store.changes(user, StoreVersions(content=base.version, generation=base.generation),
+                                      versions)
+        if changes is None:
+            self._count("changes_unavailable")
+            return None
+        built = self._applied(base, changes, versions)
+        self._count("changes_applied")
+        snapshots = self._snapshots
+        since = built.version - max(built.snapshot_version, 0)
+        if snapshots is not None and len(built.memories) >= max(1, self._snapshot_min_memories) \
+                and since >= max(self._snapshot_every, len(built.memories) // 20):
+            self._later(lambda: self._save_snapshot(snapshots, user, built))
+        return built
+
+    def _applied(self, base: UserIndex, changes: IndexChanges, versions: StoreVersions) -> UserIndex:
+        embedder = self._embedder()
+        return applied_changes(base, changes, versions, vectors_of=self._vectors,
+                               dimension=embedder.dimension if embedder is not None else None)
+
     def _from_memories(self, user: ScopeRef, versions: StoreVersions) -> UserIndex:
         memories = self._store.all_current(user)
         built = UserIndex(versions.content, memories, Bm25Index([searchable_text(m) for m in memories]),
                            self._vectors(memories), previous_turns(memories), versions.access, self._clock(),
-                           generation=versions.generation)
+                           generation=versions.generation, links=turn_links(memories), expires=row_expiry(memories))
         snapshots = self._snapshots
         if snapshots is not None and len(memories) >= max(1, self._snapshot_min_memories):
             self._later(lambda: self._save_snapshot(snapshots, user, built))
@@ -309,6 +326,8 @@ class InProcessIndex:
         if self._snapshots is None:
             return None
         payload = self._snapshots.get(user, versions.content)
+        if payload is None:
+            payload = self._snapshots.newest(user, versions.content - 1)  # then the changes since are applied
         if payload is None:
             return None
         embedder = self._embedder()
@@ -320,16 +339,20 @@ class InProcessIndex:
             self._count("snapshot_unreadable")
             return None
         vectors = snapshot.vectors
-        stale = (snapshot.version, snapshot.generation) != (versions.content, versions.generation)
+        stale = snapshot.generation != versions.generation or snapshot.version > versions.content
         if stale or snapshot.analyzer != analyzer_fingerprint() or (
                 embedder is not None and (vectors is None or snapshot.embedding_model != embedder.model_id
                                           or vectors.shape[1] != embedder.dimension)):
             self._count("snapshot_incompatible")
             return None
         self._count("snapshot_loads")
-        built = UserIndex(versions.content, snapshot.memories, bm25, vectors if embedder else None,
+        loaded = UserIndex(snapshot.version, snapshot.memories, bm25, vectors if embedder else None,
                            snapshot.previous_turns, snapshot.access_version, self._clock(),
-                           generation=versions.generation)
+                           generation=versions.generation, links=snapshot.links, expires=snapshot.expires,
+                           snapshot_version=snapshot.version)
+        built = loaded if snapshot.version == versions.content else self._advanced(user, loaded, versions)
+        if built is None:
+            return None
         if snapshot.access_version != versions.access:  # reads recorded since it was saved
             self._later(lambda: self._refresh_access(user, built, versions.access))
         return built
@@ -342,11 +365,14 @@ class InProcessIndex:
             return encode_snapshot(IndexSnapshot(
                 version=index.version, access_version=index.access_version, analyzer=analyzer_fingerprint(),
                 embedding_model=model, memories=index.memories, bm25=index.bm25.state(), vectors=index.vectors,
-                previous_turns=index.previous_turns, generation=index.generation))
+                previous_turns=index.previous_turns, generation=index.generation,
+                links=index.links if index.links is not None else turn_links(index.memories),
+                expires=index.expires if index.expires is not None else row_expiry(index.memories)))
 
         now = self._store.versions(user)  # moved on (or the user erased) meanwhile: the index is not saved
         if (now.content, now.generation) == (index.version, index.generation) and snapshots.put(
                 user, index.version, encode):
+            index.snapshot_version = index.version
             self._count("snapshot_saves")
 
     def forget(self, user: ScopeRef) -> None:
@@ -390,7 +416,7 @@ class InProcessIndex:
         """New access statistics on the cached memories; same memories, same order, same index."""
         stats = self._store.access_stats(user)
         memories = cached.memories
-        if isinstance(memories, StoredMemories):  # only the rows read since: the rest stay unvalidated
+        if isinstance(memories, StoredMemories | MergedMemories):  # the rows not read yet stay unvalidated
             cached.memories = memories.replaced({i: memories[i].model_copy(update=stats[key].model_dump())
                                                  for i, key in enumerate(memories.keys) if key in stats})
         else:

@@ -20,6 +20,7 @@ from contextvars import ContextVar
 from datetime import datetime
 
 from agent_memory.adapters.single_flight import SingleFlight
+from agent_memory.domain.index_changes import IndexChanges
 from agent_memory.domain.models import (
     AccessStats,
     Memory,
@@ -72,6 +73,10 @@ class VersionPinningStore:
         if _pins.get() is None:
             return self._inner.user_version(user)
         return self.versions(user).content
+
+    def changes(self, user: ScopeRef, after: StoreVersions, through: StoreVersions, *,
+                every_version: bool = False) -> IndexChanges | None:
+        return self._inner.changes(user, after, through, every_version=every_version)
 
     def save(self, user: ScopeRef, memory: NewMemory) -> SaveResult:
         return self._inner.save(user, memory)

@@ -160,6 +160,7 @@ def build_services(
     """Wire the services. Tests pass fakes or moto-backed clients; production passes nothing. A table-backed
     adapter not given (store, synonyms, layers, memory_files) is built over the DynamoDB client, which is made
     only when one is missing."""
+    from agent_memory.adapters.dynamodb.capacity import meter_reads
     from agent_memory.adapters.dynamodb.items import report_unavailable_store, table_client
 
     if dynamodb_client is None and None in (store, synonyms, layers, memory_files, table_eraser):
@@ -167,6 +168,7 @@ def build_services(
                                        read_seconds=settings.store_read_timeout_seconds,
                                        attempts=settings.store_call_attempts)
     report_unavailable_store(dynamodb_client)  # the table unreachable or failing: StoreUnavailable (503)
+    meter_reads(dynamodb_client)  # a request's read units, when it is metered (the local front door's header)
     retention = settings.retention
     own_table = store is None  # snapshots only of this table's store
     snapshots = index_snapshots(settings, dynamodb_client) if own_table else None

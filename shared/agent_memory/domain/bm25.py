@@ -77,6 +77,50 @@ class Bm25Index:
     def state(self) -> Bm25State:
         return self._state
 
+    def rearranged(self, order: np.ndarray, added: Sequence[str]) -> Bm25Index:
+        """The index `Bm25Index(documents)` would build of the documents in `order`, tokenising only the added
+        ones: `order[i]` is the row here of the document that becomes row i, or -(j + 1) for `added[j]`. Rows
+        `order` leaves out are dropped. Equal to a build from scratch: same postings, lengths and statistics."""
+        state = self._state
+        order = np.asarray(order, dtype=np.int64)
+        kept = order >= 0
+        new_row = np.full(self.size, -1, dtype=np.int64)
+        new_row[order[kept]] = np.flatnonzero(kept)
+        sizes = np.diff(state.offsets)
+        term_of = np.repeat(np.arange(len(state.terms), dtype=np.int64), sizes)
+        docs = new_row[state.docs] if len(state.docs) else np.zeros(0, dtype=np.int64)
+        live = docs >= 0
+        terms = list(state.terms)
+        positions = dict(self._positions)
+        lengths = np.zeros(len(order), dtype=np.float32)
+        lengths[kept] = state.lengths[order[kept]]
+        added_terms: list[int] = []
+        added_docs: list[int] = []
+        added_freqs: list[int] = []
+        for row in np.flatnonzero(~kept).tolist():
+            counts = Counter(tokenize(added[-int(order[row]) - 1]))
+            lengths[row] = sum(counts.values())
+            for term, count in counts.items():
+                position = positions.get(term)
+                if position is None:
+                    position = positions[term] = len(terms)
+                    terms.append(term)
+                added_terms.append(position)
+                added_docs.append(row)
+                added_freqs.append(count)
+        all_terms = np.concatenate([term_of[live], np.asarray(added_terms, dtype=np.int64)])
+        all_docs = np.concatenate([docs[live], np.asarray(added_docs, dtype=np.int64)])
+        all_freqs = np.concatenate([state.freqs[live], np.asarray(added_freqs, dtype=np.float32)])
+        by_term = np.argsort(all_terms, kind="stable")  # runs already in term order: a merge, not a full sort
+        postings = np.bincount(all_terms, minlength=len(terms))
+        present = postings > 0  # a term whose every document left is dropped, as a build would never see it
+        offsets = np.zeros(int(present.sum()) + 1, dtype=np.int64)
+        np.cumsum(postings[present], out=offsets[1:])
+        return Bm25Index.from_state(Bm25State(
+            terms=[term for term, here in zip(terms, present.tolist(), strict=True) if here],
+            offsets=offsets, docs=all_docs[by_term].astype(np.int32), freqs=all_freqs[by_term].astype(np.float32),
+            lengths=lengths))
+
     def among(self, mask: np.ndarray) -> Bm25Subset:
         """The statistics an index of just the documents in `mask` (a boolean mask over them) would score with:
         made once and reused by every query over the same subset."""

@@ -29,6 +29,7 @@ PARTITION_STORES: dict[str, str] = {
     "MEM": "memories",  # every version of every memory
     "FIELD": "memory_keys", "HASH": "memory_keys", "KW": "memory_keys",  # what finds a current memory
     "META": "version_counter",
+    "CHG": "change_log",  # what each write stored, for search indexes to follow
     "LOG": "conversation_log",
     "LOGX": "extraction_markers",
     "HOT": "hot_memory",

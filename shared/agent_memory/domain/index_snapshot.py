@@ -48,6 +48,11 @@ class IndexSnapshot:
     vectors: np.ndarray | None  # (n, dimension) float32, rows L2-normalised (float16 precision)
     previous_turns: np.ndarray  # (n,) int32: each memory's conversation neighbour before it, or -1
     generation: str = ""  # the version counter's generation (domain/models.StoreVersions)
+    # What applying changes to the index needs of every row without reading it (None: not saved, as in
+    # snapshots written before them): each row's turn links (neighbours.turn_links) and expiry (epoch seconds,
+    # inf for none).
+    links: np.ndarray | None = None
+    expires: np.ndarray | None = None
 
 
 @cache
@@ -85,6 +90,7 @@ class StoredMemories(Sequence[Memory]):
         self.keys = keys  # row i's memory_key, known without validating the row
         self._loaded: list[Memory | None] = [None] * (len(offsets) - 1)
         self._complete = False
+        self._outlines: list[RowOutline] | None = None
 
     def replaced(self, rows: dict[int, Memory]) -> StoredMemories:
         """A copy with these rows replaced (new access statistics), the others still read on demand."""
@@ -117,8 +123,11 @@ class StoredMemories(Sequence[Memory]):
         return iter(self.all())
 
     def outlines(self) -> list[RowOutline]:
-        """Every row's outline, read from the JSON without validating the memories (a quarter of the time)."""
-        return _outlines_adapter().validate_json(self._array)
+        """Every row's outline, read from the JSON without validating the memories (a quarter of the time); read
+        once, as the rows never change."""
+        if self._outlines is None:
+            self._outlines = _outlines_adapter().validate_json(self._array)
+        return self._outlines
 
     def all(self) -> list[Memory]:
         if not self._complete:
@@ -126,6 +135,78 @@ class StoredMemories(Sequence[Memory]):
                 self._loaded, _memories_adapter().validate_json(self._array), strict=True)]
             self._complete = True
         return [m for m in self._loaded if m is not None]
+
+
+class MergedMemories(Sequence[Memory]):
+    """An index's memories after changes were applied to it: row i is `parts[part[i]][row[i]]`, so the rows of
+    a snapshot stay unvalidated until read and nothing is copied but two arrays."""
+
+    def __init__(self, parts: list[Sequence[Memory]], part: np.ndarray, row: np.ndarray, keys: list[str]) -> None:
+        self._parts = parts
+        self._part = part
+        self._row = row
+        self.keys = keys
+
+    @classmethod
+    def of(cls, memories: Sequence[Memory], keys: list[str]) -> MergedMemories:
+        if isinstance(memories, MergedMemories):
+            return memories
+        return cls([memories], np.zeros(len(memories), dtype=np.int32), np.arange(len(memories), dtype=np.int32),
+                   keys)
+
+    def arranged(self, order: np.ndarray, added: list[Memory], keys: list[str]) -> MergedMemories:
+        """Rows in `order`: entry i is a row here, or -(j + 1) for `added[j]`."""
+        parts = list(self._parts)
+        old = np.maximum(order, 0)
+        part = np.where(order >= 0, self._part[old] if len(self._part) else 0, len(parts)).astype(np.int32)
+        row = np.where(order >= 0, self._row[old] if len(self._row) else 0, -order - 1).astype(np.int32)
+        if added:
+            parts.append(added)
+        used = np.unique(part)
+        if len(used) < len(parts):  # parts no row refers to any more are let go
+            renumber = np.full(len(parts), -1, dtype=np.int32)
+            renumber[used] = np.arange(len(used), dtype=np.int32)
+            parts, part = [parts[i] for i in used.tolist()], renumber[part]
+        return MergedMemories(parts, part, row, keys)
+
+    def replaced(self, rows: dict[int, Memory]) -> MergedMemories:
+        """A copy with these rows replaced (new access statistics), the others as they were."""
+        order = np.arange(len(self), dtype=np.int64)
+        changed = sorted(rows)
+        order[changed] = -(np.arange(len(changed)) + 1)
+        return self.arranged(order, [rows[i] for i in changed], self.keys)
+
+    def __len__(self) -> int:
+        return len(self._part)
+
+    @overload
+    def __getitem__(self, index: int) -> Memory: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Memory]: ...
+
+    def __getitem__(self, index: int | slice) -> Memory | Sequence[Memory]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return self._parts[int(self._part[index])][int(self._row[index])]
+
+    def outlines(self) -> list[RowOutline | Memory]:
+        """Every row's outline: a snapshot's rows outlined without validating them, added memories as they are."""
+        outlined = [part.outlines() if isinstance(part, StoredMemories) else part for part in self._parts]
+        return [outlined[p][r] for p, r in zip(self._part.tolist(), self._row.tolist(), strict=True)]
+
+    def __iter__(self) -> Iterator[Memory]:
+        for part in self._parts:  # a snapshot's rows validated at once, not one by one
+            if isinstance(part, StoredMemories):
+                part.all()
+        return (self[i] for i in range(len(self)))
+
+
+def memory_keys(memories: Sequence[Memory]) -> list[str]:
+    """Every row's memory key, without validating a snapshot's rows."""
+    if isinstance(memories, StoredMemories | MergedMemories):
+        return memories.keys
+    return [m.memory_key for m in memories]
 
 
 def _compressed(data: bytes) -> tuple[str, bytes]:
@@ -148,6 +229,9 @@ def encode_snapshot(snapshot: IndexSnapshot) -> bytes:
         ("lengths", *_compressed(bm25.lengths.astype("<f4").tobytes())),
         ("previous_turns", *_compressed(np.asarray(snapshot.previous_turns, dtype="<i4").tobytes())),
     ]
+    if snapshot.links is not None and snapshot.expires is not None:
+        sections.append(("links", *_compressed(np.ascontiguousarray(snapshot.links, dtype="<u8").tobytes())))
+        sections.append(("expires", *_compressed(np.asarray(snapshot.expires, dtype="<f8").tobytes())))
     dimension = 0
     if snapshot.vectors is not None:
         dimension = int(snapshot.vectors.shape[1])
@@ -209,10 +293,16 @@ def _decode(data: memoryview) -> IndexSnapshot:
         raise SnapshotCorrupt("snapshot sections disagree on the number of memories")
     if len(previous) and (previous.min() < -1 or previous.max() >= count):
         raise SnapshotCorrupt("a conversation neighbour outside the snapshot")
+    links = expires = None
+    if "links" in sections and "expires" in sections:
+        links, expires = _array(sections["links"], "<u8"), _array(sections["expires"], "<f8")
+        if len(links) != 2 * count or len(expires) != count:
+            raise SnapshotCorrupt("snapshot sections disagree on the number of memories")
+        links = links.reshape(count, 2)
     return IndexSnapshot(version=int(header["version"]), access_version=int(header["access_version"]),
                          analyzer=str(header["analyzer"]), embedding_model=header["embedding_model"],
                          memories=memories, bm25=bm25, vectors=vectors, previous_turns=previous.astype(np.int32),
-                         generation=str(header.get("generation", "")))
+                         generation=str(header.get("generation", "")), links=links, expires=expires)
 
 
 def _memories(array: bytes, offsets: np.ndarray, keys: list[str]) -> StoredMemories:

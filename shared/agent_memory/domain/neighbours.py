@@ -62,3 +62,39 @@ def with_neighbours(scores: np.ndarray, previous: np.ndarray, share: float) -> n
     best[linked] = scores[previous[linked]]  # the turn before
     np.maximum.at(best, previous[linked], scores[linked])  # the turns after
     return scores + share * best
+
+
+def link_hash(conversation_id: str, text: str) -> int:
+    """`turn_link` as a 64-bit number (never 0, which stands for no link), for arrays of links."""
+    value = int.from_bytes(hashlib.blake2b(f"{conversation_id}\x1f{text}".encode(), digest_size=8).digest(), "little")
+    return value or 1
+
+
+def turn_links(memories: Sequence[Turn]) -> np.ndarray:
+    """(n, 2) uint64: each memory's own link (its content) and the link of the turn before it (its context); 0
+    where there is none. What `previous_from_links` finds the neighbours by, without the memories."""
+    links = np.zeros((len(memories), 2), dtype=np.uint64)
+    for row, memory in enumerate(memories):
+        if memory.conversation_id:
+            links[row, 0] = link_hash(memory.conversation_id, memory.content)
+            if memory.context:
+                links[row, 1] = link_hash(memory.conversation_id, memory.context)
+    return links
+
+
+def previous_from_links(links: np.ndarray) -> np.ndarray:
+    """`previous_turns` of the memories these are the `turn_links` of: row i's neighbour is the first row whose
+    own link is row i's link before, unless that row is i itself."""
+    previous = np.full(len(links), NO_NEIGHBOUR, dtype=np.int32)
+    own, before = links[:, 0], links[:, 1]
+    linked = np.flatnonzero(own != 0)
+    asking = np.flatnonzero(before != 0)
+    if not len(linked) or not len(asking):
+        return previous
+    unique, first = np.unique(own[linked], return_index=True)  # first: the earliest row holding each link
+    first_rows = linked[first]
+    at = np.minimum(np.searchsorted(unique, before[asking]), len(unique) - 1)
+    found = np.where(unique[at] == before[asking], first_rows[at], NO_NEIGHBOUR)
+    found[found == asking] = NO_NEIGHBOUR
+    previous[asking] = found
+    return previous

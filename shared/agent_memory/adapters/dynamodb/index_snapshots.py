@@ -96,6 +96,24 @@ class DynamoIndexSnapshotStore:
         payload = b"".join(bytes(part["data"]["B"]) for part in parts if part is not None)
         return payload if hashlib.sha256(payload).hexdigest() == digest else None
 
+    def newest(self, user: ScopeRef, at_most: int) -> bytes | None:
+        """The newest version up to `at_most` that has chunks (one Query of one key, newest first), read whole."""
+        try:
+            page = self._client.query(
+                TableName=self._table, KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
+                ExpressionAttributeValues={":pk": {"S": snapshot_partition_key(user)},
+                                           ":low": {"S": self._version_prefix(0)},
+                                           ":high": {"S": self._version_prefix(at_most) + "~"}},
+                ScanIndexForward=False, Limit=1, ProjectionExpression="sk")
+        except ClientError as error:
+            logger.warning("index snapshot read failed", error_code=error_code(error))
+            return None
+        items = page.get("Items", [])
+        if not items:
+            return None
+        version = items[0]["sk"]["S"].removeprefix(self._namespace)[1:13]
+        return self.get(user, int(version)) if version.isdigit() else None
+
     def put(self, user: ScopeRef, version: int, encode: Callable[[], bytes]) -> bool:
         if self._writes_denied:
             return False

@@ -29,10 +29,10 @@ from boto3.dynamodb.types import Binary
 from botocore.exceptions import ClientError
 
 from agent_memory.adapters.dynamodb.batch import read_all, write_all
+from agent_memory.adapters.dynamodb.changes import transact_recorded
 from agent_memory.adapters.dynamodb.items import (
     CONDITION_FAILED,
     TRANSACTION_CANCELLED,
-    bump_version,
     error_code,
     from_item,
     raise_domain_error,
@@ -198,10 +198,8 @@ class DynamoLayerStore:
             existing = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True).get("Item")
             created_at = from_item(existing)["created_at"] if existing else entry.created_at.isoformat()
             stored = entry.model_copy(update={"created_at": datetime.fromisoformat(created_at)})
-            self._client.transact_write_items(TransactItems=[
-                {"Put": {"TableName": self._table, "Item": hot_item(pk, stored)}},
-                bump_version(self._table, pk),
-            ])
+            transact_recorded(self._client, self._table, pk,
+                              [{"Put": {"TableName": self._table, "Item": hot_item(pk, stored)}}])
         except ClientError as error:
             raise_domain_error(error)
         return stored
@@ -216,11 +214,9 @@ class DynamoLayerStore:
     def delete_hot(self, scope: ScopeRef, type_: HotMemoryType, key: str) -> None:
         pk = partition_key(scope)
         try:
-            self._client.transact_write_items(TransactItems=[
+            transact_recorded(self._client, self._table, pk, [
                 {"Delete": {"TableName": self._table, "Key": to_item({"pk": pk, "sk": f"HOT#{type_.value}#{key}"}),
-                            "ConditionExpression": "attribute_exists(pk)"}},
-                bump_version(self._table, pk),
-            ])
+                            "ConditionExpression": "attribute_exists(pk)"}}])
         except ClientError as error:
             if error_code(error) == TRANSACTION_CANCELLED:
                 raise NotFound(f"no hot memory {type_.value}/{key}") from error

@@ -122,10 +122,13 @@ def _keyword_source(memory: Memory) -> str:
 
 
 def written_bytes(result: SaveResult) -> int:
-    """Roughly what a save adds to a transaction's size: its new memory, embedding included."""
+    """Roughly what a save adds to a transaction's size: its new memory, embedding included, twice (the memory
+    and its copy in the change log), and the version it retires as the log records it."""
     if result.outcome is SaveOutcome.DUPLICATE:
         return 0
-    return len(result.memory.model_dump_json()) + len(result.memory.embedding or b"")
+    versions = [m for m in (result.memory, result.superseded) if m is not None]
+    return 2 * len(result.memory.model_dump_json()) + len(result.memory.embedding or b"") * 2 + sum(
+        len(m.model_dump_json()) + len(m.embedding or b"") for m in versions[1:])
 
 
 def touched_items(actions: list[dict[str, Any]]) -> set[str]:

@@ -5,6 +5,7 @@ scoped by construction and one tenant's request can never name another tenant's 
 
 Items in a partition:
   ``META``            the user's version counter (bumped by every write; caches key on it)
+  ``CHG#<version>``   what the write that moved the counter there stored, for indexes to follow (changes.py)
   ``MEM#<key>``       a memory version, current, superseded or deleted (history is kept, never overwritten:
                       a delete marks the version `deleted_at`, so what was known before it can be read as of
                       then; erasing the user removes the partition)
@@ -19,8 +20,6 @@ pointer must still point where we read it, and the content marker must not exist
 
 from __future__ import annotations
 
-import base64
-import binascii
 import contextlib
 import random
 import time
@@ -31,6 +30,15 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from agent_memory.adapters.dynamodb.batch import partition_key_pages, read_all, write_all
+from agent_memory.adapters.dynamodb.changes import (
+    change_record_keys,
+    folded,
+    read_changes,
+    read_versions,
+    recorded_bump,
+    transact_recorded,
+)
+from agent_memory.adapters.dynamodb.cursors import decode_cursor, encode_cursor
 from agent_memory.adapters.dynamodb.items import (
     BUSY,
     CONDITION_FAILED,
@@ -52,9 +60,9 @@ from agent_memory.adapters.dynamodb.memory_writes import (
     touched_items,
     written_bytes,
 )
+from agent_memory.domain.index_changes import IndexChanges
 from agent_memory.domain.keys import (
     cache_partition_key,
-    is_valid_memory_key,
     new_memory_key,
     partition_key,
     snapshot_partition_key,
@@ -71,25 +79,12 @@ from agent_memory.domain.models import (
     ScopeRef,
     StoreVersions,
     content_hash,
+    deleted_version,
     utcnow,
 )
 from agent_memory.domain.retention import RetentionPolicy
 from agent_memory.domain.supersession import CurrentMemories, plan_saves
-from agent_memory.errors import AgentMemoryError, Conflict, InvalidInput, NotFound, Throttled
-
-
-def _encode_cursor(memory_key: str) -> str:
-    return base64.urlsafe_b64encode(memory_key.encode()).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: str) -> str:
-    try:
-        memory_key = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        memory_key = ""
-    if not is_valid_memory_key(memory_key):
-        raise InvalidInput("cursor: not a cursor this API returned", details=[{"field": "cursor"}])
-    return memory_key
+from agent_memory.errors import AgentMemoryError, Conflict, NotFound, Throttled
 
 
 def _backoff(attempt: int) -> None:
@@ -141,20 +136,27 @@ class DynamoMemoryStore:
                 _backoff(attempt)
             attempt += 1
             remaining = memories[len(results):]
-            current = self._current_memories(user, remaining)
-            if current is not None:  # None: a marker or pointer names a memory deleted meanwhile; read again
-                self._write_in_transactions(user, plan_saves(user, remaining, current, new_memory_key), results)
+            read = self._current_memories(user, remaining)
+            if read is not None:  # None: a marker or pointer names a memory deleted meanwhile; read again
+                current, seen = read
+                self._write_in_transactions(user, plan_saves(user, remaining, current, new_memory_key), results,
+                                            seen)
         return results
 
-    def _current_memories(self, user: ScopeRef, memories: list[NewMemory]) -> CurrentMemories | None:
-        """The current memories holding these contents or fields: one consistent batch read of the content
-        markers and field pointers, one of the memories they name."""
+    def _current_memories(self, user: ScopeRef,
+                          memories: list[NewMemory]) -> tuple[CurrentMemories, StoreVersions] | None:
+        """The current memories holding these contents or fields, and the counters they were read at: one
+        consistent batch read of the counter, the content markers and the field pointers, one of the memories
+        they name."""
         pk = partition_key(user)
         slots = [f"HASH#{digest}" for digest in sorted({content_hash(m.content) for m in memories})]
         slots += [f"FIELD#{field}" for field in sorted({m.field for m in memories if m.field})]
-        found = read_all(self._client, self._table, [to_item({"pk": pk, "sk": sk}) for sk in slots],
-                         attempts=self._max_attempts, projection="sk, memory_key")
-        pointers = {str(values["sk"]): str(values["memory_key"]) for values in map(from_item, found)}
+        found = read_all(self._client, self._table, [to_item({"pk": pk, "sk": sk}) for sk in ["META", *slots]],
+                         attempts=self._max_attempts, projection="sk, memory_key, version, generation")
+        values_of = list(map(from_item, found))
+        meta = next((values for values in values_of if values["sk"] == "META"), {})
+        seen = StoreVersions(content=int(meta.get("version", 0)), generation=str(meta.get("generation", "")))
+        pointers = {str(values["sk"]): str(values["memory_key"]) for values in values_of if values["sk"] != "META"}
         keys = [to_item({"pk": pk, "sk": f"MEM#{key}"}) for key in sorted(set(pointers.values()))]
         stored = {m.memory_key: m for m in map(memory_from_item, read_all(
             self._client, self._table, keys, attempts=self._max_attempts))} if keys else {}
@@ -168,11 +170,14 @@ class DynamoMemoryStore:
             return None
         return CurrentMemories(
             by_content={sk.removeprefix("HASH#"): stored[k] for sk, k in pointers.items() if sk.startswith("HASH#")},
-            by_field={sk.removeprefix("FIELD#"): stored[k] for sk, k in pointers.items() if sk.startswith("FIELD#")})
+            by_field={sk.removeprefix("FIELD#"): stored[k] for sk, k in pointers.items() if sk.startswith("FIELD#")},
+        ), seen
 
-    def _write_in_transactions(self, user: ScopeRef, planned: list[SaveResult], results: list[SaveResult]) -> None:
+    def _write_in_transactions(self, user: ScopeRef, planned: list[SaveResult], results: list[SaveResult],
+                               seen: StoreVersions) -> None:
         """The decided saves, in order, as few transactions as their size, action count and the rule of one
-        action per item allow; stops at the first transaction a concurrent write cancels."""
+        action per item allow; stops at the first transaction a concurrent write cancels (one that moved the
+        counter since `seen` too)."""
         group: list[SaveResult] = []
         actions: list[dict[str, Any]] = []
         touched: set[str] = set()
@@ -180,33 +185,37 @@ class DynamoMemoryStore:
         for result in planned:
             writes = save_writes(self._table, result)
             items, more_bytes = touched_items(writes), written_bytes(result)
-            if writes and (len(actions) + len(writes) + 1 > MAX_TRANSACTION_ACTIONS  # +1: the version bump
+            if writes and (len(actions) + len(writes) + 2 > MAX_TRANSACTION_ACTIONS  # +2: the recorded bump
                            or size + more_bytes > MAX_TRANSACTION_BYTES or items & touched):
-                if not self._commit(user, group, actions, results):
+                moved = self._commit(user, group, actions, results, seen)
+                if moved is None:
                     return
+                seen = moved
                 group, actions, touched, size = [], [], set(), 0
             group.append(result)
             actions += writes
             touched |= items
             size += more_bytes
-        self._commit(user, group, actions, results)
+        self._commit(user, group, actions, results, seen)
 
     def _commit(self, user: ScopeRef, group: list[SaveResult], actions: list[dict[str, Any]],
-                results: list[SaveResult]) -> bool:
-        """One transaction for the group (one version bump per memory written); False if it was cancelled."""
-        written = sum(r.outcome is not SaveOutcome.DUPLICATE for r in group)
-        if written:
+                results: list[SaveResult], seen: StoreVersions) -> StoreVersions | None:
+        """One transaction for the group (one version per memory written, recorded in the change log with every
+        memory version it stores); the counters after it, or None if it was cancelled."""
+        stored = [r for r in group if r.outcome is not SaveOutcome.DUPLICATE]
+        if stored:
+            written = [version for r in stored for version in (r.superseded, r.memory) if version is not None]
             try:
-                self._client.transact_write_items(
-                    TransactItems=[*actions, bump_version(self._table, partition_key(user), by=written)])
+                self._client.transact_write_items(TransactItems=[*actions, *recorded_bump(
+                    self._table, partition_key(user), seen=seen, by=len(stored), written=written)])
             except ClientError as error:
                 if error_code(error) != TRANSACTION_CANCELLED:
                     raise_domain_error(error)
                 if throttled_transaction(error):
                     raise Throttled(BUSY) from error
-                return False
+                return None
         results.extend(group)
-        return True
+        return seen.model_copy(update={"content": seen.content + len(stored)})
 
     def delete(self, user: ScopeRef, memory_key: str) -> Memory:
         """The version leaves everything current (search, listing, the profile, `get`) and stays as history,
@@ -218,7 +227,7 @@ class DynamoMemoryStore:
 
     def _delete(self, user: ScopeRef, memory: Memory) -> Memory:
         memory_key = memory.memory_key
-        at = utcnow().isoformat()
+        at = utcnow()
         pk = partition_key(user)
         # A current version is retired now (and must still be current: a concurrent save may have retired it);
         # a version already retired keeps the end of its validity.
@@ -229,8 +238,7 @@ class DynamoMemoryStore:
                 "UpdateExpression": f"SET deleted_at = :at, updated_at = :at{retire}",
                 "ConditionExpression": "attribute_exists(pk) AND attribute_not_exists(deleted_at)"
                 + (" AND attribute_not_exists(superseded_at)" if memory.is_current else ""),
-                "ExpressionAttributeValues": to_item({":at": at})}},
-            bump_version(self._table, pk),
+                "ExpressionAttributeValues": to_item({":at": at.isoformat()})}},
         ]
         if memory.is_current:
             actions.append(delete_if_points_to(self._table, pk, f"HASH#{memory.content_hash}", memory_key))
@@ -240,8 +248,10 @@ class DynamoMemoryStore:
                 # it never had: no pointer is nothing to delete.
                 actions.append(delete_if_points_to(self._table, pk, f"FIELD#{memory.field}", memory_key,
                                                    or_absent=True))
+        retired = deleted_version(memory, at)
         try:
-            self._client.transact_write_items(TransactItems=actions)
+            transact_recorded(self._client, self._table, pk, actions, written=[retired],
+                              attempts=self._max_attempts)
         except ClientError as error:
             if error_code(error) == TRANSACTION_CANCELLED:
                 raise Conflict("the memory changed while it was being deleted, retry") from error
@@ -265,6 +275,9 @@ class DynamoMemoryStore:
         try:
             write_all(self._client, self._table, [
                 {"DeleteRequest": {"Key": to_item({"pk": pk, "sk": f"MEM#{m.memory_key}"})}} for m in versions])
+            # The change log holds copies of the text too. The bump records nothing: indexes build again.
+            write_all(self._client, self._table, [
+                {"DeleteRequest": {"Key": key}} for key in change_record_keys(self._client, self._table, pk)])
             self._client.update_item(**bump_version(self._table, pk)["Update"])
             for derived in (snapshot_partition_key(user), cache_partition_key(user)):
                 self._delete_partition(derived)
@@ -366,7 +379,7 @@ class DynamoMemoryStore:
         limit: int = 50,
         cursor: str | None = None,
     ) -> MemoryPage:
-        start_key = _decode_cursor(cursor) if cursor else None
+        start_key = decode_cursor(cursor) if cursor else None
         items: list[Memory] = []
         has_more = False
         # Pages of the size asked for (plus the one that tells whether there is more): a default page is up
@@ -378,7 +391,7 @@ class DynamoMemoryStore:
                 has_more = True
                 break
             items.append(memory)
-        next_cursor = _encode_cursor(items[-1].memory_key) if has_more else None
+        next_cursor = encode_cursor(items[-1].memory_key) if has_more else None
         return MemoryPage(items=items, next_cursor=next_cursor)
 
     def all_current(self, user: ScopeRef) -> list[Memory]:
@@ -389,14 +402,21 @@ class DynamoMemoryStore:
 
     def versions(self, user: ScopeRef) -> StoreVersions:
         try:
-            response = self._client.get_item(
-                TableName=self._table, Key=to_item({"pk": partition_key(user), "sk": "META"}), ConsistentRead=True
-            )
+            return read_versions(self._client, self._table, partition_key(user))
         except ClientError as error:
             raise_domain_error(error)
-        values = from_item(response["Item"]) if response.get("Item") else {}
-        return StoreVersions(content=int(values.get("version", 0)), access=int(values.get("access_version", 0)),
-                             generation=str(values.get("generation", "")))
+
+    def changes(self, user: ScopeRef, after: StoreVersions, through: StoreVersions, *,
+                every_version: bool = False) -> IndexChanges | None:
+        """From the change log in one Query (changes.py); memories expired since are left out."""
+        if after.generation != through.generation or after.content > through.content:
+            return None
+        try:
+            records = read_changes(self._client, self._table, partition_key(user), after=after.content,
+                                   through=through.content)
+        except ClientError as error:
+            raise_domain_error(error)
+        return None if records is None else folded(records, kept=self._kept, every_version=every_version)
 
     # ---- internals ----------------------------------------------------------------------
 
