@@ -276,15 +276,16 @@ class InProcessIndex:
             return cached
         self.stats["misses"] += 1
         with _collector_paused():
-            built = (self._advanced(user, cached, versions) or self._from_snapshot(user, versions)
-                     or self._from_memories(user, versions))
+            advanced = self._advanced(user, cached, versions)
+            built = advanced or self._from_snapshot(user, versions) or self._from_memories(user, versions)
         if self._max_users:
             with self._lock:
                 self._cache[user] = built
                 self._cache.move_to_end(user)
                 while len(self._cache) > self._max_users:
                     self._cache.popitem(last=False)
-            _out_of_collectors_sight()
+            if advanced is None:  # an index brought up to date adds a few objects to one already out of sight
+                _out_of_collectors_sight()
         return built
 
     def _advanced(self, user: ScopeRef, base: UserIndex | None, versions: StoreVersions) -> UserIndex | None:
