@@ -237,3 +237,17 @@ def test_given_an_index_replaced_by_a_rebuild_then_reference_counting_frees_it_t
             assert gc.collect() == 0
     finally:
         (gc.enable if was_enabled else gc.disable)()
+
+
+def test_given_a_warm_index_when_memories_are_saved_and_deleted_then_it_follows_them_without_reading_them_all():
+    store = seeded()
+    warm = InProcessIndex(store=store, embedder=FixedEmbedder)
+    found(warm)
+    store.save(USER, NewMemory(memory_type=MemoryType.FACT, content="hiking 3 once more", embedding=vector(50),
+                               embedding_model="model-a"))
+    store.delete(USER, store.all_current(USER)[3].memory_key)
+    reads = store.partition_reads
+
+    assert found(warm) == found(InProcessIndex(store=store, embedder=FixedEmbedder))
+    assert store.partition_reads == reads + 1  # only the index built from scratch to compare with
+    assert warm.stats["changes_applied"] == 1
