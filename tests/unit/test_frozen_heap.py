@@ -39,7 +39,7 @@ def collector_off() -> Iterator[None]:
 
 def test_given_garbage_frozen_with_an_index_then_it_is_freed_once_the_frozen_heap_grows_by_half(collector_off):
     heap = _FrozenHeap(regrowth=0.5)
-    heap.freeze()  # the first freeze is a full pass
+    heap.freeze()  # the first freeze takes the heap as it is
     after_first = gc.get_freeze_count()
 
     small = unreachable_cycles(after_first // 10)
@@ -60,3 +60,12 @@ def test_given_no_heap_growth_then_freezing_again_runs_no_full_pass(collector_of
     probe = unreachable_cycles(100)
     heap.freeze()
     assert probe() is not None  # frozen until the heap has grown enough to pay for a full pass
+
+
+def test_the_first_freeze_takes_the_heap_as_it_is_without_a_full_pass(collector_off):
+    heap = _FrozenHeap(regrowth=0.5)
+    probe = unreachable_cycles(100)
+
+    heap.freeze()
+
+    assert probe() is not None  # not collected: a new container's first search walks no heap
