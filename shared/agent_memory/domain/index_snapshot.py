@@ -81,7 +81,25 @@ def _outlines_adapter() -> TypeAdapter[list[RowOutline]]:
     return TypeAdapter(list[RowOutline])
 
 
-class StoredMemories(Sequence[Memory]):
+class _Rows(Sequence[Memory]):
+    """A sequence of memories read one row at a time (`_at`), a slice row by row."""
+
+    def _at(self, index: int) -> Memory:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, index: int) -> Memory: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Memory]: ...
+
+    def __getitem__(self, index: int | slice) -> Memory | Sequence[Memory]:
+        if isinstance(index, slice):
+            return [self._at(i) for i in range(*index.indices(len(self)))]
+        return self._at(index)
+
+
+class StoredMemories(_Rows):
     """A snapshot's memories, each validated when first read; iterating validates them all at once."""
 
     def __init__(self, array: bytes, offsets: list[int], keys: list[str]) -> None:
@@ -104,15 +122,7 @@ class StoredMemories(Sequence[Memory]):
     def __len__(self) -> int:
         return len(self._loaded)
 
-    @overload
-    def __getitem__(self, index: int) -> Memory: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Memory]: ...
-
-    def __getitem__(self, index: int | slice) -> Memory | Sequence[Memory]:
-        if isinstance(index, slice):
-            return self.all()[index]
+    def _at(self, index: int) -> Memory:
         memory = self._loaded[index]
         if memory is None:
             start, end = self._offsets[index], self._offsets[index + 1] - 1  # less the separator
@@ -137,7 +147,7 @@ class StoredMemories(Sequence[Memory]):
         return [m for m in self._loaded if m is not None]
 
 
-class MergedMemories(Sequence[Memory]):
+class MergedMemories(_Rows):
     """An index's memories after changes were applied to it: row i is `parts[part[i]][row[i]]`, so the rows of
     a snapshot stay unvalidated until read and nothing is copied but two arrays."""
 
@@ -179,15 +189,7 @@ class MergedMemories(Sequence[Memory]):
     def __len__(self) -> int:
         return len(self._part)
 
-    @overload
-    def __getitem__(self, index: int) -> Memory: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Memory]: ...
-
-    def __getitem__(self, index: int | slice) -> Memory | Sequence[Memory]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
+    def _at(self, index: int) -> Memory:
         return self._parts[int(self._part[index])][int(self._row[index])]
 
     def outlines(self) -> list[RowOutline | Memory]:
