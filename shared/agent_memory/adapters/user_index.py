@@ -70,10 +70,13 @@ def applied_changes(base: UserIndex, changes: IndexChanges, versions: StoreVersi
     memories = MergedMemories.of(base.memories, keys).arranged(order, added, new_keys)
     where_added = -order[~taken] - 1
 
+    added_rows = np.flatnonzero(~taken)
+
     def arranged(old: np.ndarray, new: np.ndarray) -> np.ndarray:
-        rows_now = np.empty((len(order), *old.shape[1:]), dtype=old.dtype)
-        rows_now[taken] = old[order[taken]]
-        rows_now[~taken] = new[where_added]
+        if not len(old):
+            return new[where_added]
+        rows_now = old.take(np.maximum(order, 0), axis=0)  # one gather of runs in order: a copy at memory speed
+        rows_now[added_rows] = new[where_added]
         return rows_now
 
     vectors = None

@@ -108,17 +108,20 @@ class Bm25Index:
                 added_terms.append(position)
                 added_docs.append(row)
                 added_freqs.append(count)
-        all_terms = np.concatenate([term_of[live], np.asarray(added_terms, dtype=np.int64)])
-        all_docs = np.concatenate([docs[live], np.asarray(added_docs, dtype=np.int64)])
-        all_freqs = np.concatenate([state.freqs[live], np.asarray(added_freqs, dtype=np.float32)])
-        by_term = np.argsort(all_terms, kind="stable")  # runs already in term order: a merge, not a full sort
+        kept_terms = term_of[live]  # still in term order
+        by_term = np.argsort(np.asarray(added_terms, dtype=np.int64), kind="stable")  # the few added, in term order
+        new_terms = np.asarray(added_terms, dtype=np.int64)[by_term]
+        at = np.searchsorted(kept_terms, new_terms, side="right")  # each added posting after its term's others
+        all_terms = np.insert(kept_terms, at, new_terms)
+        all_docs = np.insert(docs[live], at, np.asarray(added_docs, dtype=np.int64)[by_term])
+        all_freqs = np.insert(state.freqs[live], at, np.asarray(added_freqs, dtype=np.float32)[by_term])
         postings = np.bincount(all_terms, minlength=len(terms))
         present = postings > 0  # a term whose every document left is dropped, as a build would never see it
         offsets = np.zeros(int(present.sum()) + 1, dtype=np.int64)
         np.cumsum(postings[present], out=offsets[1:])
         return Bm25Index.from_state(Bm25State(
             terms=[term for term, here in zip(terms, present.tolist(), strict=True) if here],
-            offsets=offsets, docs=all_docs[by_term].astype(np.int32), freqs=all_freqs[by_term].astype(np.float32),
+            offsets=offsets, docs=all_docs.astype(np.int32), freqs=all_freqs.astype(np.float32),
             lengths=lengths))
 
     def among(self, mask: np.ndarray) -> Bm25Subset:
