@@ -60,6 +60,16 @@ def test_given_a_saved_snapshot_then_exactly_its_version_reads_it_back_whole(bac
     assert snapshots.get(user, 6) is None and snapshots.get(user, 8) is None
 
 
+def test_the_newest_snapshot_up_to_a_version_is_the_one_saved_at_or_before_it(backend, user):
+    snapshots = snapshots_on(backend)
+    assert snapshots.newest(user, -1) is None and snapshots.newest(user, 7) is None
+
+    snapshots.put(user, 7, lambda: BIG)
+
+    assert snapshots.newest(user, 7) == BIG and snapshots.newest(user, 50) == BIG
+    assert snapshots.newest(user, 6) is None and snapshots.newest(user, -1) is None
+
+
 def test_given_a_newer_version_saved_then_the_older_one_is_gone_and_never_comes_back(backend, user):
     snapshots = snapshots_on(backend)
     snapshots.put(user, 1, lambda: b"version one")

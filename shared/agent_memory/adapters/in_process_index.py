@@ -332,7 +332,7 @@ class InProcessIndex:
         if self._snapshots is None:
             return None
         payload = self._snapshots.get(user, versions.content)
-        if payload is None:
+        if payload is None and versions.content:
             payload = self._snapshots.newest(user, versions.content - 1)  # then the changes since are applied
         if payload is None:
             return None

@@ -98,6 +98,8 @@ class DynamoIndexSnapshotStore:
 
     def newest(self, user: ScopeRef, at_most: int) -> bytes | None:
         """The newest version up to `at_most` that has chunks (one Query of one key, newest first), read whole."""
+        if at_most < 0:  # a user with nothing written has no earlier version
+            return None
         try:
             page = self._client.query(
                 TableName=self._table, KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
