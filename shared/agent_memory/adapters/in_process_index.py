@@ -42,7 +42,7 @@ from agent_memory.domain.index_snapshot import (
     encode_snapshot,
 )
 from agent_memory.domain.models import AccessStats, Keyword, Memory, ScopeRef, StoreVersions
-from agent_memory.domain.neighbours import previous_turns, turn_links, with_neighbours
+from agent_memory.domain.neighbours import previous_from_links, turn_links, with_neighbours
 from agent_memory.domain.ranking import Candidate
 from agent_memory.domain.text import searchable_text, tokenize
 from agent_memory.domain.vectors import decode_vector
@@ -320,9 +320,10 @@ class InProcessIndex:
 
     def _from_memories(self, user: ScopeRef, versions: StoreVersions) -> UserIndex:
         memories = self._store.all_current(user)
+        links = turn_links(memories)  # the neighbours are found from them, as after a change
         built = UserIndex(versions.content, memories, Bm25Index([searchable_text(m) for m in memories]),
-                           self._vectors(memories), previous_turns(memories), versions.access, self._clock(),
-                           generation=versions.generation, links=turn_links(memories), expires=row_expiry(memories))
+                           self._vectors(memories), previous_from_links(links), versions.access, self._clock(),
+                           generation=versions.generation, links=links, expires=row_expiry(memories))
         snapshots = self._snapshots
         if snapshots is not None and len(memories) >= max(1, self._snapshot_min_memories):
             self._later(lambda: self._save_snapshot(snapshots, user, built))

@@ -56,11 +56,16 @@ def read_all(client: Any, table: str, keys: list[dict[str, Any]], *, attempts: i
     return found
 
 
-def partition_key_pages(client: Any, table: str, pk: str, page_size: int = 500) -> Iterator[list[dict[str, Any]]]:
-    """Every item key (pk, sk) of one partition, a page at a time, read consistently: what a sweep deletes."""
+def partition_key_pages(client: Any, table: str, pk: str, page_size: int = 500,
+                        prefix: str = "") -> Iterator[list[dict[str, Any]]]:
+    """Every item key (pk, sk) of one partition (with `prefix`, of the items whose sort key starts with it), a page
+    at a time, read consistently: what a sweep deletes."""
     params: dict[str, Any] = {
         "TableName": table, "KeyConditionExpression": "pk = :pk", "ProjectionExpression": "pk, sk",
         "ExpressionAttributeValues": {":pk": {"S": pk}}, "ConsistentRead": True, "Limit": page_size}
+    if prefix:
+        params["KeyConditionExpression"] += " AND begins_with(sk, :prefix)"
+        params["ExpressionAttributeValues"][":prefix"] = {"S": prefix}
     while True:
         try:
             response = client.query(**params)

@@ -148,28 +148,16 @@ def _record(item: dict[str, Any]) -> ChangeRecord:
                         written=[memory_from_item(entry["M"]) for entry in item.get("written", {}).get("L", [])])
 
 
-def change_record_keys(client: Any, table: str, pk: str) -> list[dict[str, Any]]:
-    """The keys of every change record of the partition (a purge deletes them: they hold copies of the text)."""
-    params: dict[str, Any] = {
-        "TableName": table, "ConsistentRead": True, "ProjectionExpression": "pk, sk",
-        "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
-        "ExpressionAttributeValues": {":pk": {"S": pk}, ":prefix": {"S": CHANGE_PREFIX}},
-    }
-    keys: list[dict[str, Any]] = []
-    while True:
-        response = client.query(**params)
-        keys += response.get("Items", [])
-        if "LastEvaluatedKey" not in response:
-            return keys
-        params["ExclusiveStartKey"] = response["LastEvaluatedKey"]
-
-
 def read_versions(client: Any, table: str, pk: str) -> StoreVersions:
     """The scope's counters (`META`), read consistently; zeros when nothing was written yet."""
     response = client.get_item(TableName=table, Key={"pk": {"S": pk}, "sk": {"S": "META"}}, ConsistentRead=True)
-    values = from_item(response["Item"]) if response.get("Item") else {}
-    return StoreVersions(content=int(values.get("version", 0)), access=int(values.get("access_version", 0)),
-                         generation=str(values.get("generation", "")))
+    return versions_of(from_item(response["Item"]) if response.get("Item") else {})
+
+
+def versions_of(meta: dict[str, Any]) -> StoreVersions:
+    """The counters a `META` item's values hold (an empty dict: nothing written yet)."""
+    return StoreVersions(content=int(meta.get("version", 0)), access=int(meta.get("access_version", 0)),
+                         generation=str(meta.get("generation", "")))
 
 
 def transact_recorded(client: Any, table: str, pk: str, actions: list[dict[str, Any]], *,

@@ -126,9 +126,11 @@ def written_bytes(result: SaveResult) -> int:
     and its copy in the change log), and the version it retires as the log records it."""
     if result.outcome is SaveOutcome.DUPLICATE:
         return 0
-    versions = [m for m in (result.memory, result.superseded) if m is not None]
-    return 2 * len(result.memory.model_dump_json()) + len(result.memory.embedding or b"") * 2 + sum(
-        len(m.model_dump_json()) + len(m.embedding or b"") for m in versions[1:])
+
+    def size(memory: Memory) -> int:
+        return len(memory.model_dump_json()) + len(memory.embedding or b"")
+
+    return 2 * size(result.memory) + (size(result.superseded) if result.superseded is not None else 0)
 
 
 def touched_items(actions: list[dict[str, Any]]) -> set[str]:

@@ -31,12 +31,13 @@ from botocore.exceptions import ClientError
 
 from agent_memory.adapters.dynamodb.batch import partition_key_pages, read_all, write_all
 from agent_memory.adapters.dynamodb.changes import (
-    change_record_keys,
+    CHANGE_PREFIX,
     folded,
     read_changes,
     read_versions,
     recorded_bump,
     transact_recorded,
+    versions_of,
 )
 from agent_memory.adapters.dynamodb.cursors import decode_cursor, encode_cursor
 from agent_memory.adapters.dynamodb.items import (
@@ -154,8 +155,7 @@ class DynamoMemoryStore:
         found = read_all(self._client, self._table, [to_item({"pk": pk, "sk": sk}) for sk in ["META", *slots]],
                          attempts=self._max_attempts, projection="sk, memory_key, version, generation")
         values_of = list(map(from_item, found))
-        meta = next((values for values in values_of if values["sk"] == "META"), {})
-        seen = StoreVersions(content=int(meta.get("version", 0)), generation=str(meta.get("generation", "")))
+        seen = versions_of(next((values for values in values_of if values["sk"] == "META"), {}))
         pointers = {str(values["sk"]): str(values["memory_key"]) for values in values_of if values["sk"] != "META"}
         keys = [to_item({"pk": pk, "sk": f"MEM#{key}"}) for key in sorted(set(pointers.values()))]
         stored = {m.memory_key: m for m in map(memory_from_item, read_all(
@@ -276,8 +276,8 @@ class DynamoMemoryStore:
             write_all(self._client, self._table, [
                 {"DeleteRequest": {"Key": to_item({"pk": pk, "sk": f"MEM#{m.memory_key}"})}} for m in versions])
             # The change log holds copies of the text too. The bump records nothing: indexes build again.
-            write_all(self._client, self._table, [
-                {"DeleteRequest": {"Key": key}} for key in change_record_keys(self._client, self._table, pk)])
+            for keys in partition_key_pages(self._client, self._table, pk, prefix=CHANGE_PREFIX):
+                write_all(self._client, self._table, [{"DeleteRequest": {"Key": key}} for key in keys])
             self._client.update_item(**bump_version(self._table, pk)["Update"])
             for derived in (snapshot_partition_key(user), cache_partition_key(user)):
                 self._delete_partition(derived)
