@@ -211,8 +211,9 @@ def main() -> None:
     parser.add_argument("--workers-pid", type=int, help="the workers' process, whose life GET /health reports")
     args = parser.parse_args()
     settings = LocalSettings()
-    functions = LocalFunctions(settings.containers_per_function)
+    functions = LocalFunctions(settings.containers_per_function, snap_start=True)
     send_metrics(settings.metrics, settings.data_dir)
+    functions.prewarm()  # before the API answers: the first request finds the containers SnapStart would restore
     parts = LocalParts(settings.queue_urls, sqs_client(), args.workers_pid)
     server, app = serve(functions, args.port, parts)
     start_trimming(settings.memory_trim_seconds)

@@ -8,12 +8,13 @@ import base64
 import importlib.util
 import json
 import os
+import sys
 import threading
 import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -72,6 +73,40 @@ def create_local_resources(dynamodb: Any, sqs: Any) -> dict[str, str]:
     return create_queues(sqs, LOCAL_TABLE_PREFIX)
 
 
+class _SnapshotHooks:
+    """What Lambda's `snapshot_restore_py` module records: the hooks a handler's module registers while it loads,
+    to run before the snapshot is taken and after a restore. Installed for the local runtime only where that module
+    is not importable (everywhere but Lambda)."""
+
+    def __init__(self) -> None:
+        self._loading = threading.local()
+
+    def install(self) -> None:
+        try:
+            import snapshot_restore_py  # noqa: F401  (Lambda's own)
+        except ImportError:
+            sys.modules["snapshot_restore_py"] = SimpleNamespace(  # type: ignore[assignment]
+                register_before_snapshot=lambda hook, *a, **k: self._record("before", hook, a, k),
+                register_after_restore=lambda hook, *a, **k: self._record("after", hook, a, k))
+
+    def _record(self, phase: str, hook: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        hooks = getattr(self._loading, "hooks", None)
+        if hooks is not None:
+            hooks.append((phase, hook, args, kwargs))
+
+    def load(self, load: Any) -> list[tuple[str, Any, tuple[Any, ...], dict[str, Any]]]:
+        """Call `load` (a module's load), returning the hooks it registered."""
+        self._loading.hooks = []
+        try:
+            load()
+            return list(self._loading.hooks)
+        finally:
+            self._loading.hooks = None
+
+
+_SNAPSHOT_HOOKS = _SnapshotHooks()
+
+
 class LocalFunctions:
     """Runs each function's handler as Lambda would: in warm containers, created on first use, up to
     `containers_per_function` per function. A container is one load of the handler's module (its own
@@ -79,7 +114,12 @@ class LocalFunctions:
     containers at once, and more wait for one to be free. The layer (`agent_memory`) is shared by the
     containers of a process, as it is by the invocations of one Lambda container."""
 
-    def __init__(self, containers_per_function: int = 1, definitions: dict[str, FunctionDef] | None = None) -> None:
+    def __init__(self, containers_per_function: int = 1, definitions: dict[str, FunctionDef] | None = None, *,
+                 snap_start: bool = False) -> None:
+        """`snap_start`: a function with SnapStart in the template runs the hooks its module registers before a
+        snapshot, and after a restore, as each of its containers is started (Lambda runs them once, when a
+        version is published; each container then starts from that snapshot): the model loads and service
+        wiring they do are no first invocation's. `prewarm` starts a container of each such function."""
         if containers_per_function < 1:
             raise ValueError("containers_per_function must be at least 1")
         self._defs = definitions if definitions is not None else functions()
@@ -88,6 +128,9 @@ class LocalFunctions:
         self._idle: dict[str, list[ModuleType]] = {name: [] for name in self._defs}
         self._started: dict[str, int] = dict.fromkeys(self._defs, 0)
         self._lock = threading.Lock()
+        self._snap_start = snap_start
+        if snap_start:
+            _SNAPSHOT_HOOKS.install()
         keep_metrics_per_thread()  # invocations run at once on threads: each flushes its own metrics
 
     def names(self) -> list[str]:
@@ -111,8 +154,24 @@ class LocalFunctions:
         spec = importlib.util.spec_from_file_location(f"lambda_{logical_id}_{number}", definition.handler_file)
         assert spec and spec.loader
         module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        if not (self._snap_start and definition.snap_start):
+            spec.loader.exec_module(module)
+            return module
+        hooks = _SNAPSHOT_HOOKS.load(lambda: spec.loader.exec_module(module))
+        for phase in ("before", "after"):
+            for _, hook, args, kwargs in (h for h in hooks if h[0] == phase):
+                hook(*args, **kwargs)
         return module
+
+    def prewarm(self) -> list[str]:
+        """With `snap_start`, a container of each function with SnapStart, started and left idle, as a published
+        version's first invocation finds one restored from its snapshot. The functions so started."""
+        started = []
+        for logical_id, definition in self._defs.items():
+            if self._snap_start and definition.snap_start and not self._started[logical_id]:
+                self.container(logical_id)
+                started.append(logical_id)
+        return started
 
     def _checkout(self, logical_id: str) -> ModuleType:
         with self._lock:

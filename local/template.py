@@ -77,6 +77,7 @@ class FunctionDef:
     handler: str
     environment: dict[str, Any] = field(default_factory=dict)
     timeout: int = 3  # seconds, as Lambda's default
+    snap_start: bool = False  # SnapStart on its published versions: initialised, then snapshotted, before use
 
     @property
     def module(self) -> str:
@@ -104,7 +105,8 @@ def functions(template: dict[str, Any] | None = None) -> dict[str, FunctionDef]:
         props = resource["Properties"]
         env = {**global_env, **props.get("Environment", {}).get("Variables", {})}
         found[logical_id] = FunctionDef(logical_id, props["CodeUri"], props["Handler"], env,
-                                        int(props.get("Timeout", global_timeout)))
+                                        int(props.get("Timeout", global_timeout)),
+                                        snap_start=(props.get("SnapStart") or {}).get("ApplyOn") == "PublishedVersions")
     return found
 
 

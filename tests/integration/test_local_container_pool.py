@@ -59,3 +59,49 @@ def test_given_one_container_then_invocations_wait_for_it_and_keep_it_warm(slow_
     results, elapsed = run_concurrently(functions, 3, 0.2)
     assert elapsed >= 0.6
     assert sorted(r["calls"] for r in results) == [1, 2, 3]  # one warm container served all three
+
+
+# SnapStart ------------------------------------------------------------------------------------------------
+
+SNAPSHOTTED_HANDLER = '''
+STATE = {"phases": []}
+try:  # as the handlers do: the module is Lambda's
+    from snapshot_restore_py import register_after_restore, register_before_snapshot
+    register_before_snapshot(lambda: STATE["phases"].append("before snapshot"))
+    register_after_restore(lambda: STATE["phases"].append("after restore"))
+except ImportError:
+    pass
+def handler(event, context):
+    return list(STATE["phases"])
+'''
+
+
+@pytest.fixture
+def snapshotted(tmp_path: Path) -> dict[str, FunctionDef]:
+    (tmp_path / "snapped.py").write_text(SNAPSHOTTED_HANDLER, encoding="utf-8")
+    return {"Snapped": FunctionDef("Snapped", str(tmp_path), "snapped.handler", snap_start=True),
+            "Plain": FunctionDef("Plain", str(tmp_path), "snapped.handler")}
+
+
+def test_with_snap_start_a_container_runs_the_hooks_its_module_registered_before_its_first_invocation(snapshotted):
+    functions = LocalFunctions(definitions=snapshotted, snap_start=True)
+
+    assert functions.prewarm() == ["Snapped"]  # only the function with SnapStart in the template
+    assert functions.containers("Snapped") == 1 and functions.containers("Plain") == 0
+    assert functions.invoke("Snapped", {}) == ["before snapshot", "after restore"]
+    assert functions.containers("Snapped") == 1  # the prewarmed container served it
+    assert functions.invoke("Plain", {}) == []  # no SnapStart: its hooks never run
+
+
+def test_without_snap_start_no_hook_runs_and_nothing_is_prewarmed(snapshotted):
+    plain = LocalFunctions(definitions=snapshotted)
+
+    assert plain.prewarm() == []
+    assert plain.invoke("Snapped", {}) == []
+
+
+def test_the_template_marks_the_functions_it_publishes_with_snap_start():
+    from local.template import functions
+
+    assert {name for name, f in functions().items() if f.snap_start} >= {"SaveFunction", "LoadFunction",
+                                                                         "InjectFunction"}

@@ -83,6 +83,21 @@ def test_given_restatements_in_the_importance_order_then_each_takes_one_slot_and
     assert [m.memory_key for m in split.earned] == ["a", "c"] and len(split.fallback) == 1
 
 
+def test_when_near_duplicates_fill_the_first_places_of_a_long_history_the_slots_are_those_of_the_whole_order():
+    restated = [memory(f"r{i}", 90, content="Is allergic to peanuts", day=i) for i in range(40)]
+    rest = [memory(f"f{i}", 70 + i % 7, content=f"distinct fact number {i} about topic {i * 7}", day=i)
+            for i in range(200)]
+    history = [*rest[:100], *restated, *rest[100:]]
+
+    split = importance_slots(history, 5, margin=3, duplicates=DuplicateRule())
+
+    by_sort = without_near_duplicates(sorted(history, key=lambda m: (m.importance, m.created_at), reverse=True),
+                                      DuplicateRule(), stop_at=6)
+    assert [m.memory_key for m in [*split.earned, *split.fallback]] == [m.memory_key for m in by_sort[:5]]
+    assert split.earned[0].memory_key == "r39"  # one of the restatements, the newest; no other takes a slot
+    assert sum(m.memory_key.startswith("r") for m in [*split.earned, *split.fallback]) == 1
+
+
 def test_when_every_memory_fits_the_top_slots_there_is_nothing_to_choose():
     memories = [memory("a", 70), memory("b", 70)]
     assert {m.memory_key for m in importance_slots(memories, 5, margin=10).earned} == {"a", "b"}

@@ -24,6 +24,7 @@ from agent_memory.domain.tokens import (
     PDF_PAGE_TOKENS,
     estimate_content_tokens,
     estimate_image_tokens,
+    estimate_joined_tokens,
     estimate_message_tokens,
     estimate_system_tokens,
     estimate_tokens,
@@ -251,3 +252,8 @@ def test_joining_two_texts_costs_at_least_either(first, second, family):
 @given(st.text(max_size=300))
 def test_counts_are_never_negative(text):
     assert all(count >= 0 for count in text_counts(text))
+
+
+@given(st.lists(st.text(alphabet=st.sampled_from(list("aB1 \t\n\r.,!中国あ한😀é9Z☀")), max_size=8), max_size=6))
+def test_the_joined_estimate_from_each_texts_counts_is_the_estimate_of_the_texts_joined_by_line_breaks(texts):
+    assert estimate_joined_tokens(texts) == estimate_tokens("\n".join(texts))

@@ -15,8 +15,9 @@ import base64
 import binascii
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
@@ -202,6 +203,37 @@ def estimate_tokens(text: str, *, family: TokenizerFamily = DEFAULT_FAMILY) -> i
     if not text:
         return 0
     return max(1, int(price(text_counts(text), RATES[family]) + 0.5))
+
+
+# The texts whose counts are kept: a user's memories are counted once, not at every version of their joined text.
+COUNTED_TEXTS_KEPT = 65536
+
+
+@lru_cache(maxsize=COUNTED_TEXTS_KEPT)
+def _kept_counts(text: str) -> TextCounts:
+    return text_counts(text)
+
+
+def estimate_joined_tokens(texts: Sequence[str], *, family: TokenizerFamily = DEFAULT_FAMILY) -> int:
+    """estimate_tokens("\n".join(texts)), from each text's counts (kept per text, so that a new version of a
+    user's memories counts only its new ones). Every count of texts joined by line breaks is the sum of theirs
+    (a line break is no letter, digit, space or punctuation, and ends every run of those), but for the runs of
+    line breaks: a joiner starts one unless a line break comes just before it, and a text's leading line break
+    joins the joiner's run."""
+    if not texts or (len(texts) == 1 and not texts[0]):  # joined: ""
+        return 0
+    totals = [sum(column) for column in zip(*map(_kept_counts, texts), strict=True)]
+    runs = 0
+    after_newline = False  # whether the byte before the next joiner or text is a line break
+    for i, text in enumerate(texts):
+        if i:
+            runs += not after_newline
+            after_newline = True
+        if text:
+            runs -= after_newline and text[0] in "\r\n"
+            after_newline = text[-1] in "\r\n"
+    counts = TextCounts(*totals)._replace(newline_runs=totals[TextCounts._fields.index("newline_runs")] + runs)
+    return max(1, int(price(counts, RATES[family]) + 0.5))
 
 
 _MODEL_VERSION = re.compile(r"claude-(?:[a-z]+-)?(\d{1,2})(?:[-.](\d{1,2})(?!\d))?")
