@@ -31,6 +31,19 @@ def test_a_memory_is_kept_until_its_types_days_have_passed_and_types_not_named_f
     assert policy.expired_before(NOW) == {MemoryType.INTENT: NOW - timedelta(days=180)}
 
 
+@pytest.mark.parametrize("policy", [RetentionPolicy(), RetentionPolicy(memory_days={MemoryType.INTENT: 180}),
+                                    RetentionPolicy(memory_days={t: 30 for t in MemoryType})])
+def test_the_keeper_of_one_moment_keeps_what_kept_keeps_to_the_microsecond(policy):
+    edges = [timedelta(days=d) + timedelta(microseconds=u) for d in (0, 30, 180) for u in (-1, 0, 1)]
+    memories = [memory(t, 0, expires_at=expiry).model_copy(update={"created_at": NOW - age})
+                for t in MemoryType for age in edges for expiry in (None, NOW, NOW + timedelta(microseconds=1))]
+
+    kept = policy.keeper(NOW)
+
+    assert [kept(m) for m in memories] == [policy.kept(m, NOW) for m in memories]
+    assert any(kept(m) for m in memories) and not all(kept(m) for m in memories)
+
+
 def test_an_expiry_stamped_at_save_holds_even_when_the_policy_was_lengthened_since():
     stamped = memory(MemoryType.INTENT, 40, expires_at=NOW - timedelta(days=10))
 

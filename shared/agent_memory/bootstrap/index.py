@@ -26,8 +26,8 @@ def cached_memories(index: SearchIndex, retention: TenantRetention) -> Callable[
         return None
 
     def current(user: ScopeRef) -> list[Memory]:
-        policy, now = retention(user.tenant_id), utcnow()
-        return [m for m in index.current_memories(user) if policy.kept(m, now)]
+        kept = retention(user.tenant_id).keeper(utcnow())
+        return [m for m in index.current_memories(user) if kept(m)]
 
     return current
 
@@ -38,8 +38,8 @@ def kept_as_of(memories_at: Callable[[ScopeRef, datetime], list[Memory]], retent
     version is read by nothing, not even as of a time it was valid."""
 
     def at(user: ScopeRef, instant: datetime) -> list[Memory]:
-        policy, now = retention(user.tenant_id), utcnow()
-        return [m for m in memories_at(user, instant) if policy.kept(m, now)]
+        kept = retention(user.tenant_id).keeper(utcnow())
+        return [m for m in memories_at(user, instant) if kept(m)]
 
     return at
 

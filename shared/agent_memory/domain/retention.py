@@ -11,7 +11,7 @@ takes them later; a lengthened one cannot bring back what the sweeper took).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from types import MappingProxyType
@@ -52,6 +52,21 @@ class RetentionPolicy:
         """Whether the memory is still kept at `now`: by this policy and by the expiry stamped on it at save."""
         by_policy = self.expires_at(memory.memory_type, memory.created_at)
         return all(moment is None or moment > now for moment in (by_policy, memory.expires_at))
+
+    def keeper(self, now: datetime) -> Callable[[Memory], bool]:
+        """`kept(memory, now)` for the many memories of one read: each type's cut-off worked out once (a memory
+        expires `days` after it was created, so it is kept while created after `now - days`)."""
+        cutoffs = self.expired_before(now)
+        if not cutoffs:
+            return lambda memory: memory.expires_at is None or memory.expires_at > now
+
+        def kept(memory: Memory) -> bool:
+            if memory.expires_at is not None and memory.expires_at <= now:
+                return False
+            cutoff = cutoffs.get(memory.memory_type)
+            return cutoff is None or memory.created_at > cutoff
+
+        return kept
 
     def expired_before(self, now: datetime) -> dict[MemoryType, datetime]:
         """Per memory type with a limit: memories created before this moment are expired at `now`."""

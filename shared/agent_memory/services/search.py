@@ -142,8 +142,8 @@ class SearchService:
         """Without a memory whose expiry was stamped at save before its policy's (a policy lengthened since)."""
         if self._retention is None:
             return candidates
-        policy, now = self._retention(user.tenant_id), utcnow()
-        return [c for c in candidates if policy.kept(c.memory, now)]
+        kept = self._retention(user.tenant_id).keeper(utcnow())
+        return [c for c in candidates if kept(c.memory)]
 
     def search(self, user: ScopeRef, request: SearchQuery, *, max_rounds: int = len(RECALL_ROUNDS),
                max_results: int | None = None, diversified: bool = True) -> SearchOutcome:
