@@ -198,10 +198,9 @@ class MergedMemories(_Rows):
         return [outlined[p][r] for p, r in zip(self._part.tolist(), self._row.tolist(), strict=True)]
 
     def __iter__(self) -> Iterator[Memory]:
-        for part in self._parts:  # a snapshot's rows validated at once, not one by one
-            if isinstance(part, StoredMemories):
-                part.all()
-        return (self[i] for i in range(len(self)))
+        # A snapshot's rows validated at once, not one by one; the rows read from plain lists, not numpy scalars.
+        parts = [part.all() if isinstance(part, StoredMemories) else part for part in self._parts]
+        return iter([parts[p][r] for p, r in zip(self._part.tolist(), self._row.tolist(), strict=True)])
 
 
 def memory_keys(memories: Sequence[Memory]) -> list[str]:

@@ -19,10 +19,10 @@
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import attrgetter
 
 import numpy as np
 
@@ -57,25 +57,17 @@ class ImportanceSplit:
 def importance_slots(memories: Sequence[Memory], slots: int, margin: int,
                      duplicates: DuplicateRule | None = None) -> ImportanceSplit:
     """`duplicates`: the importance order less each memory near-duplicating one before it (None: as it is)."""
-    wanted = slots + 1  # the slots and the best left out
-    ordered = _importance_order(memories, wanted if duplicates is None else 4 * wanted)
+    # A sort, not a heap of the first few: a history arrives nearly in this order (oldest first, importances
+    # tied), the heap's worst case and the sort's best.
+    ordered = sorted(memories, key=attrgetter("importance", "created_at"), reverse=True)
     if duplicates is not None:
-        kept = without_near_duplicates(ordered, duplicates, stop_at=wanted)
-        if len(kept) < wanted and len(ordered) < len(memories):  # near-duplicates took those places: all of them
-            kept = without_near_duplicates(_importance_order(memories, len(memories)), duplicates, stop_at=wanted)
-        ordered = kept
+        ordered = without_near_duplicates(ordered, duplicates, stop_at=slots + 1)  # the slots and the best left out
     top, left_out = ordered[:slots], ordered[slots:]
     if not left_out:  # everything fits: no choice to make
         return ImportanceSplit(earned=top, fallback=[])
     bar = left_out[0].importance + margin
     return ImportanceSplit(earned=[m for m in top if m.importance >= bar],
                            fallback=[m for m in top if m.importance < bar])
-
-
-def _importance_order(memories: Sequence[Memory], first: int) -> list[Memory]:
-    """The `first` memories by importance, then recency, ties in their order (a sort's, without sorting the
-    thousands a long history holds)."""
-    return heapq.nlargest(first, memories, key=lambda m: (m.importance, m.created_at))
 
 
 def memory_budget(stored_tokens: int, share: float, cap: int) -> int:
