@@ -251,7 +251,8 @@ bench-asof: $(VENV)/.installed $(DDB_LOCAL)/.installed
 # first search in a new process after 50 writes. p50/p95, ratios, read units; benchmarks/results/agent_loop.{json,png}.
 .PHONY: bench-loop
 bench-loop: $(VENV)/.installed $(DDB_LOCAL)/.installed
-	$(PY) -m benchmarks.agent_loop $(if $(SIZES),--sizes $(SIZES)) $(if $(TURNS),--turns $(TURNS)) $(if $(URL),--url $(URL))
+	$(if $(filter opensearch,$(SEARCH)),@$(MAKE) --no-print-directory opensearch-node)
+	$(PY) -m benchmarks.agent_loop $(if $(SIZES),--sizes $(SIZES)) $(if $(TURNS),--turns $(TURNS)) $(if $(URL),--url $(URL)) $(if $(SEARCH),--search $(SEARCH))
 
 # The whole local stack over HTTP: 1,000 + 3 x 300 memories imported in batches of 100, whole-stack RSS, warm search
 # over 1,000. Against the running `make run` (same PORT), or START=1 for a stack of its own on a temporary data dir.

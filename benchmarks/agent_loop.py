@@ -136,11 +136,11 @@ def queue_drained(client: Http) -> bool:
     return all(not q.get("depth") and not q.get("in_flight") for q in queues.values())
 
 
-def wait_until(condition: Any, timeout: float = 120.0) -> None:
+def wait_until(condition: Any, timeout: float = 120.0, what: str = "the extraction queue did not drain") -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
-            raise TimeoutError("the extraction queue did not drain")
+            raise TimeoutError(what)
         time.sleep(0.05)
 
 
@@ -161,6 +161,91 @@ def loop(client: Http, user: str, turns: int, questions: list[str], samples: Sam
                 {"role": "user", "content": f"我今年{30 + turn}岁，住在杭州"}]})
             wait_until(lambda: queue_drained(client))
             samples.add("inject, right after an extraction", inject(client, user, "我多大了？"))
+
+
+def fresh_loop(client: Http, node: str, user: str, turns: int, samples: Samples,
+               outcomes: dict[str, list[float]]) -> None:
+    """The OpenSearch tier: each turn saves a new memory, then searches for it and injects a message about it at
+    once (found? carried?), then waits until the index itself can find it (the stream's and the refresh's lag),
+    then the same calls again (warm: the index has it)."""
+    for turn in range(turns):
+        text = f"Turn {turn}: keeps a notebook labelled {uuid.uuid4().hex[:6]} for the garden project"
+        saved = client.call("POST", f"/v1/users/{user}/memories", {"memory_type": "FACT", "content": text})
+        saved_at = time.monotonic()
+        found = search(client, user, text)
+        samples.add("search, right after a save", found)
+        outcomes["search right after a save found it"].append(
+            float(any(r.get("content_preview") == text for r in found.answer.get("results", []))))
+        injected = inject(client, user, text)
+        samples.add("inject, right after a save", injected)
+        outcomes["inject right after a save carried it"].append(float(text in json.dumps(injected.answer,
+                                                                                         ensure_ascii=False)))
+        key = saved.answer["memory"]["memory_key"]
+        wait_until(lambda key=key: indexed_count(node, client.tenant, user, key) > 0, timeout=60,
+                   what="the index did not find a saved memory within 60 s")
+        outcomes["seconds until the index itself finds it"].append(round(time.monotonic() - saved_at, 3))
+        samples.add("search, warm", search(client, user, f"{text}?"))
+        samples.add("inject, warm", inject(client, user, f"{text}?"))
+
+
+def indexed_count(node: str, tenant: str, user: str, memory_key: str | None = None) -> int:
+    """How many of the user's memories (or this one) a search of the OpenSearch index itself finds (refreshed)."""
+    parts = urlsplit(node)
+    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port or 9200, timeout=10)
+    filters = [{"term": {"tenant_id": tenant}}, {"term": {"user_id": user}}]
+    if memory_key:
+        filters.append({"term": {"memory_key": memory_key}})
+    try:
+        connection.request("POST", "/agent-memory/_count", json.dumps({"query": {"bool": {"filter": filters}}}),
+                           {"content-type": "application/json"})
+        return int(json.loads(connection.getresponse().read()).get("count", 0))
+    finally:
+        connection.close()
+
+
+def run_opensearch(args: argparse.Namespace) -> int:
+    """`--search opensearch`: one user per size on a stack of its own with SEARCH=opensearch."""
+    import os
+
+    os.environ["SEARCH"] = "opensearch"
+    report: dict[str, Any] = {"tier": "opensearch", "sizes": {},
+                              "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    with tempfile.TemporaryDirectory(prefix="bench-loop-os-") as scratch:
+        data_dir = Path(scratch)
+        for size in [int(s) for s in args.sizes.split(",")]:
+            tenant, user = f"bench-{uuid.uuid4().hex[:8]}", f"loop-os-{size}"
+            samples, outcomes = Samples(), {name: [] for name in (
+                "search right after a save found it", "inject right after a save carried it",
+                "seconds until the index itself finds it")}
+            with stack(args.url, data_dir) as url:
+                node = json.loads((data_dir / "stack.json").read_text())["opensearch"]
+                client = Http(url, tenant)
+                log(f"{size} memories on the OpenSearch tier: importing")
+                memories = texts(size)
+                seed(client, user, memories)
+                wait_until(lambda n=node, t=tenant, u=user, k=size: indexed_count(n, t, u) >= k,
+                           timeout=900, what="the index did not catch up with the import")
+                log(f"{size} memories: {args.turns} turns")
+                fresh_loop(client, node, user, args.turns, samples, outcomes)
+                client.close()
+            rows = {name: samples.row(name) for name in samples.calls}
+            lags = outcomes["seconds until the index itself finds it"]
+            summary = {
+                "search right after a save found it": f"{int(sum(outcomes['search right after a save found it']))}"
+                                                      f"/{len(lags)}",
+                "inject right after a save carried it": f"{int(sum(outcomes['inject right after a save carried it']))}"
+                                                        f"/{len(lags)}",
+                "index's own lag p50 / p95 s": f"{statistics.median(lags):.2f} / {percentile(lags, 0.95):.2f}",
+            }
+            report["sizes"][str(size)] = {"rows": rows, "outcomes": summary, "lags_s": lags}
+            print_table(size, rows, {})
+            for name, value in summary.items():
+                print(f"- {name}: {value}")
+    report["load_average"] = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else None
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "agent_loop_opensearch.json").write_text(json.dumps(report, indent=2, ensure_ascii=False))
+    log(f"wrote {RESULTS / 'agent_loop_opensearch.json'}")
+    return 0
 
 
 @contextmanager
@@ -204,7 +289,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--turns", type=int, default=30)
     parser.add_argument("--no-restarts", action="store_true", help="skip the new-process measurements")
+    parser.add_argument("--search", choices=["serverless", "opensearch"], default="serverless",
+                        help="opensearch: the loop on the OpenSearch tier (found right after a save? the index's lag)")
     args = parser.parse_args(argv)
+    if args.search == "opensearch":
+        return run_opensearch(args)
     sizes = [int(s) for s in args.sizes.split(",")]
     questions = ["What does the user like?", "Where does she live?", "How old is he?", "What are their plans?",
                  "Who is in the family?", "我适合高才通吗？"]

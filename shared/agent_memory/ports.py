@@ -11,7 +11,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_memory.domain.erasure import ErasureReceipt, Tombstone
-from agent_memory.domain.index_changes import IndexChanges
+from agent_memory.domain.index_changes import IndexChanges, RecentWrites
 from agent_memory.domain.layers import (
     EmbeddingJob,
     ExtractionJob,
@@ -179,6 +179,11 @@ class MemoryStore(Protocol):
         """What the writes from version `after` to `through` stored: the memories to index as they now stand and
         the keys to drop, of the current memories (or with `every_version`, of every version). None when the
         store cannot say (it keeps no change log that far back): a search index is then built again."""
+        ...
+
+    def recent_writes(self, user: ScopeRef, since: float, *, limit: int = 50) -> RecentWrites:
+        """What the writes after `since` (epoch seconds) stored, from the change log's newest records (at most
+        `limit` of them): for a search index fed off the request path, which may not have them yet."""
         ...
 
     def versions(self, user: ScopeRef) -> StoreVersions:

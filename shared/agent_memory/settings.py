@@ -70,6 +70,9 @@ class Settings(BaseSettings):
     opensearch_service: Literal["es", "aoss"] = "es"  # managed domain or Serverless collection (SigV4)
     opensearch_index: str = "agent-memory"  # an alias; the physical index carries a version suffix
     opensearch_use_ssl: bool = True
+    # Reads on the OpenSearch tier lay the writes of this many last seconds (from the table's change log) over
+    # what the index proposes, so a memory saved a moment ago is found before the stream has indexed it; 0: off.
+    opensearch_fresh_writes_seconds: float = Field(default=30.0, ge=0.0, le=3600.0)
 
     # Search settings (MEMORY_SEARCH_*). Keyword/text default to 0.2/0.6, not an even 0.4/0.4: measured
     # on LoCoMo and MADial (README, "Search"), the coarse keyword-overlap signal at 40% costs 3-4 points

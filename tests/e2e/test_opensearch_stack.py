@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -26,6 +27,7 @@ pytestmark = pytest.mark.e2e
 
 ALIAS = "agent-memory"  # the stack's default OPENSEARCH_INDEX
 TENANT = "default"
+FRESH_WRITES_SECONDS = 8  # the stack's window of writes laid over the index (shorter than the default 30)
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +42,8 @@ def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OpenSearchNode]:
 
 @pytest.fixture(scope="module")
 def stack(node: OpenSearchNode, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    running = start_stack(tmp_path_factory.mktemp("stack-data"), env_overrides={"OPENSEARCH_ENDPOINT": node.url})
+    running = start_stack(tmp_path_factory.mktemp("stack-data"), env_overrides={
+        "OPENSEARCH_ENDPOINT": node.url, "OPENSEARCH_FRESH_WRITES_SECONDS": str(FRESH_WRITES_SECONDS)})
     try:
         yield running
     finally:
@@ -105,6 +108,7 @@ def test_save_extract_supersede_and_delete_reach_the_index_through_the_stream(st
     assert in_agreement(stack, node.url, user)
     (aged_32,) = [key for key, content in current(stack, user).items() if content == "用户32岁"]
     assert http(stack, "POST", f"/v1/users/{user}/memories/extract", {"user_message": "我今年33岁"})[0] == 200
+    saved_at = time.time()
     status, saved = http(stack, "POST", f"/v1/users/{user}/memories",
                          {"memory_type": "FACT", "content": "Keeps a turtle named Shelly"})
     assert status == 201, saved
@@ -118,11 +122,39 @@ def test_save_extract_supersede_and_delete_reach_the_index_through_the_stream(st
     assert "用户33岁" in search(stack, user, "年龄 岁") and "用户32岁" not in search(stack, user, "年龄 岁")
     assert "Owns a red kayak" not in search(stack, user, "kayak")
 
-    # Search reads the index, not the table: a document taken out of the index alone is no longer found.
+    # Past the window of fresh writes, search reads the index, not the table: a document taken out of the index
+    # alone is no longer found.
     turtle = saved["memory"]["memory_key"]
     assert "Keeps a turtle named Shelly" in search(stack, user, "turtle Shelly")
+    time.sleep(max(0.0, saved_at + FRESH_WRITES_SECONDS + 1 - time.time()))
     engine(node.url, "DELETE", f"/{ALIAS}/_doc/{TENANT}%7C{user}%7C{turtle}?refresh=true")
     assert "Keeps a turtle named Shelly" not in search(stack, user, "turtle Shelly")
+
+
+def test_a_memory_saved_a_moment_ago_is_found_and_injected_before_the_stream_has_indexed_it(stack, node):
+    user = "u-os-fresh"
+    assert http(stack, "POST", f"/v1/users/{user}/memories",
+                {"memory_type": "FACT", "content": "Lives in Porto and works as a baker"})[0] == 201
+    assert in_agreement(stack, node.url, user)
+
+    status, saved = http(stack, "POST", f"/v1/users/{user}/memories",
+                         {"memory_type": "PREFERENCE", "content": "Prefers window seats on long flights",
+                          "field": "seat_preference"})
+    assert status == 201, saved
+    found = search(stack, user, "window seats on flights")  # right after the save: the stream has not delivered
+    status, injected = http(stack, "POST", "/v1/context/inject", {
+        "user_id": user, "conversation_id": "trip", "max_context_tokens": 8000,
+        "current_user_message": "Book me a long flight, window seats please"})
+    # Superseded a moment ago: the index still holds the old version, which is not found.
+    status_moved, moved = http(stack, "POST", f"/v1/users/{user}/memories", {
+        "memory_type": "PREFERENCE", "content": "Prefers aisle seats on long flights", "field": "seat_preference"})
+
+    assert "Prefers window seats on long flights" in found
+    assert status == 200 and "Prefers window seats on long flights" in json.dumps(injected, ensure_ascii=False)
+    assert status_moved == 201, moved
+    after = search(stack, user, "seats on long flights")
+    assert "Prefers aisle seats on long flights" in after and "Prefers window seats on long flights" not in after
+    assert in_agreement(stack, node.url, user)  # and the index catches up on its own
 
 
 def test_given_the_node_stopped_mid_traffic_then_search_is_503_and_the_indexer_catches_up_after(stack, node):

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from agent_memory.domain.index_changes import IndexChanges
+from agent_memory.domain.index_changes import IndexChanges, RecentWrites
 from agent_memory.domain.keys import new_memory_key
 from agent_memory.domain.models import (
     AccessStats,
@@ -34,11 +36,21 @@ class InMemoryMemoryStore:
         # The change log, as the DynamoDB store keeps it: per user, version -> the memory versions it wrote
         # (None: a write that records nothing, as a purge).
         self._changes: dict[ScopeRef, dict[int, list[Memory] | None]] = {}
+        self._written_at: dict[ScopeRef, dict[int, float]] = {}
         self._lock = threading.Lock()
+        self.clock: Callable[[], float] = time.time  # when a write is recorded (a test may move it)
 
     def _bump(self, user: ScopeRef, written: list[Memory] | None = None) -> None:
         version = self._versions[user] = self._versions.get(user, 0) + 1
         self._changes.setdefault(user, {})[version] = written
+        self._written_at.setdefault(user, {})[version] = self.clock()
+
+    def recent_writes(self, user: ScopeRef, since: float, *, limit: int = 50) -> RecentWrites:
+        with self._lock:
+            log, times = self._changes.get(user, {}), self._written_at.get(user, {})
+            newest = [v for v in sorted(log, reverse=True) if times[v] > since][:limit]
+            writes = [(times[v], log[v] or []) for v in reversed(newest)]
+        return RecentWrites.folded(writes, kept=lambda m: m.expires_at is None or m.expires_at > utcnow())
 
     def changes(self, user: ScopeRef, after: StoreVersions, through: StoreVersions, *,
                 every_version: bool = False) -> IndexChanges | None:

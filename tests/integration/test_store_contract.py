@@ -286,3 +286,22 @@ def test_given_many_superseding_fields_then_a_batch_is_split_under_the_transacti
     assert sorted(m.content for m in store.all_current(user)) == sorted(f"新值{i}" for i in range(21))
     assert all(store.get(user, r.superseded.memory_key).superseded_by == r.memory.memory_key for r in results)
     assert store.user_version(user) == 42
+
+
+def test_recent_writes_are_the_current_memories_and_retired_keys_of_the_writes_after_a_moment(store, user):
+    import time
+
+    before = time.time() - 1
+    old = store.save(user, fact("用户32岁", "age")).memory
+    kept = store.save(user, fact("喜欢喝茶")).memory
+    newer = store.save(user, fact("用户33岁", "age")).memory  # retires `old`
+    gone = store.save(user, fact("住在杭州")).memory
+    store.delete(user, gone.memory_key)
+
+    recent = store.recent_writes(user, before)
+
+    assert set(recent.upserted) == {kept.memory_key, newer.memory_key}
+    assert recent.upserted[newer.memory_key][0].content == "用户33岁" and recent.upserted[newer.memory_key][1] > before
+    assert set(recent.removed) == {old.memory_key, gone.memory_key}
+    assert store.recent_writes(user, time.time() + 1) == type(recent)()  # nothing written after that
+    assert len(store.recent_writes(user, before, limit=1).upserted) <= 1  # the newest record only

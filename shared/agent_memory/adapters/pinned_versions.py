@@ -20,7 +20,7 @@ from contextvars import ContextVar
 from datetime import datetime
 
 from agent_memory.adapters.single_flight import SingleFlight
-from agent_memory.domain.index_changes import IndexChanges
+from agent_memory.domain.index_changes import IndexChanges, RecentWrites
 from agent_memory.domain.models import (
     AccessStats,
     Memory,
@@ -77,6 +77,9 @@ class VersionPinningStore:
     def changes(self, user: ScopeRef, after: StoreVersions, through: StoreVersions, *,
                 every_version: bool = False) -> IndexChanges | None:
         return self._inner.changes(user, after, through, every_version=every_version)
+
+    def recent_writes(self, user: ScopeRef, since: float, *, limit: int = 50) -> RecentWrites:
+        return self._inner.recent_writes(user, since, limit=limit)
 
     def save(self, user: ScopeRef, memory: NewMemory) -> SaveResult:
         return self._inner.save(user, memory)

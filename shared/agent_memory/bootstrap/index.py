@@ -47,9 +47,11 @@ def kept_as_of(memories_at: Callable[[ScopeRef, datetime], list[Memory]], retent
 def build_index(settings: Settings, store: MemoryStore, embedder: Callable[[], Embedder | None],
                 snapshots: IndexSnapshotStore | None = None) -> SearchIndex:
     if settings.search_tier == "opensearch":
+        from agent_memory.adapters.fresh_writes import FreshWritesIndex
         from agent_memory.adapters.opensearch import make_index
 
-        return make_index(settings)
+        return FreshWritesIndex(make_index(settings), store=store, embedder=embedder,
+                                window_seconds=settings.opensearch_fresh_writes_seconds)
     from agent_memory.adapters.in_process_index import InProcessIndex
 
     return InProcessIndex(store=store, embedder=embedder, max_users=settings.search_cache_users,

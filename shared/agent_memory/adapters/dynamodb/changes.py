@@ -59,6 +59,7 @@ class ChangeRecord:
     last: int
     written: list[Memory] = field(default_factory=list)
     complete: bool = True
+    written_at: float | None = None  # epoch seconds; None in a record made before it was kept
 
 
 def recorded_bump(table: str, pk: str, *, seen: StoreVersions, by: int, written: Sequence[Memory] = (),
@@ -80,6 +81,7 @@ def recorded_bump(table: str, pk: str, *, seen: StoreVersions, by: int, written:
         values[":seen"] = seen.content
     record = {"pk": {"S": pk}, "sk": {"S": change_sk(last)}, "kind": {"S": "change"},
               "first": {"N": str(seen.content + 1)}, "complete": {"BOOL": complete},
+              "written_at": {"N": f"{now:.3f}"},
               "written": {"L": [{"M": item} for item in items] if complete else []},
               "expires_at": {"N": str(max(0, math.ceil(expires)))}}
     return [
@@ -132,6 +134,30 @@ def read_changes(client: Any, table: str, pk: str, *, after: int, through: int) 
     return records if expected == through + 1 else None
 
 
+def read_recent(client: Any, table: str, pk: str, *, since: float, limit: int) -> list[ChangeRecord]:
+    """The records written after `since` (epoch seconds), newest first, at most `limit` (a record written before
+    `since`, or one older than the time it records, ends the read: the log is in version order)."""
+    params: dict[str, Any] = {
+        "TableName": table, "ConsistentRead": True, "ScanIndexForward": False, "Limit": min(limit, 25),
+        "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+        "ExpressionAttributeValues": {":pk": {"S": pk}, ":prefix": {"S": CHANGE_PREFIX}},
+    }
+    records: list[ChangeRecord] = []
+    while len(records) < limit:
+        response = client.query(**params)
+        for item in response.get("Items", []):
+            record = _record(item)
+            if record.written_at is None or record.written_at <= since:
+                return records
+            records.append(record)
+            if len(records) >= limit:
+                return records
+        if "LastEvaluatedKey" not in response:
+            break
+        params["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+    return records
+
+
 def folded(records: list[ChangeRecord], *, kept: Callable[[Memory], bool], every_version: bool) -> IndexChanges:
     """The records' net effect on an index: each memory version as the last record wrote it, indexed if `kept`
     and current (or with `every_version`, any version), dropped otherwise."""
@@ -144,8 +170,10 @@ def folded(records: list[ChangeRecord], *, kept: Callable[[Memory], bool], every
 
 def _record(item: dict[str, Any]) -> ChangeRecord:
     last = int(item["sk"]["S"].removeprefix(CHANGE_PREFIX))
+    written_at = item.get("written_at")
     return ChangeRecord(first=int(item["first"]["N"]), last=last, complete=bool(item["complete"]["BOOL"]),
-                        written=[memory_from_item(entry["M"]) for entry in item.get("written", {}).get("L", [])])
+                        written=[memory_from_item(entry["M"]) for entry in item.get("written", {}).get("L", [])],
+                        written_at=float(written_at["N"]) if written_at else None)
 
 
 def read_versions(client: Any, table: str, pk: str) -> StoreVersions:

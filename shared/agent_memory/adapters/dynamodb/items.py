@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import math
 import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, NoReturn, cast
@@ -103,6 +105,15 @@ def raise_domain_error(error: ClientError) -> NoReturn:
     if error_code(error) in _THROTTLING_CODES:
         raise Throttled(BUSY) from error
     raise error
+
+
+@contextmanager
+def domain_errors() -> Iterator[None]:
+    """The SDK's errors raised inside translated (raise_domain_error)."""
+    try:
+        yield
+    except ClientError as error:
+        raise_domain_error(error)
 
 
 _UNAVAILABLE = "the memory store is unavailable; nothing more was written, retry shortly"

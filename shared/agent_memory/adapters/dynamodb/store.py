@@ -34,6 +34,7 @@ from agent_memory.adapters.dynamodb.changes import (
     CHANGE_PREFIX,
     folded,
     read_changes,
+    read_recent,
     read_versions,
     recorded_bump,
     transact_recorded,
@@ -45,6 +46,7 @@ from agent_memory.adapters.dynamodb.items import (
     CONDITION_FAILED,
     TRANSACTION_CANCELLED,
     bump_version,
+    domain_errors,
     error_code,
     from_item,
     memory_from_item,
@@ -61,7 +63,7 @@ from agent_memory.adapters.dynamodb.memory_writes import (
     touched_items,
     written_bytes,
 )
-from agent_memory.domain.index_changes import IndexChanges
+from agent_memory.domain.index_changes import IndexChanges, RecentWrites
 from agent_memory.domain.keys import (
     cache_partition_key,
     new_memory_key,
@@ -401,22 +403,23 @@ class DynamoMemoryStore:
         return self.versions(user).content
 
     def versions(self, user: ScopeRef) -> StoreVersions:
-        try:
+        with domain_errors():
             return read_versions(self._client, self._table, partition_key(user))
-        except ClientError as error:
-            raise_domain_error(error)
 
     def changes(self, user: ScopeRef, after: StoreVersions, through: StoreVersions, *,
                 every_version: bool = False) -> IndexChanges | None:
         """From the change log in one Query (changes.py); memories expired since are left out."""
         if after.generation != through.generation or after.content > through.content:
             return None
-        try:
+        with domain_errors():
             records = read_changes(self._client, self._table, partition_key(user), after=after.content,
                                    through=through.content)
-        except ClientError as error:
-            raise_domain_error(error)
         return None if records is None else folded(records, kept=self._kept, every_version=every_version)
+
+    def recent_writes(self, user: ScopeRef, since: float, *, limit: int = 50) -> RecentWrites:  # newest first
+        with domain_errors():
+            records = read_recent(self._client, self._table, partition_key(user), since=since, limit=limit)
+        return RecentWrites.folded(((r.written_at or 0.0, r.written) for r in reversed(records)), kept=self._kept)
 
     # ---- internals ----------------------------------------------------------------------
 
