@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from benchmarks.common import percentile
 from benchmarks.local_stack import distinct_texts, log, started_stack
@@ -188,6 +188,18 @@ def fresh_loop(client: Http, node: str, user: str, turns: int, samples: Samples,
         samples.add("inject, warm", inject(client, user, f"{text}?"))
 
 
+def current_count(client: Http, user: str) -> int:
+    """The user's current memories, from the listing's pages."""
+    count, cursor = 0, None
+    while True:
+        after = f"&cursor={quote(cursor)}" if cursor else ""
+        page = client.call("GET", f"/v1/users/{user}/memories?limit=100{after}").answer
+        count += len(page.get("items", []))
+        cursor = page.get("next_cursor")
+        if not cursor:
+            return count
+
+
 def indexed_count(node: str, tenant: str, user: str, memory_key: str | None = None) -> int:
     """How many of the user's memories (or this one) a search of the OpenSearch index itself finds (refreshed)."""
     parts = urlsplit(node)
@@ -223,7 +235,8 @@ def run_opensearch(args: argparse.Namespace) -> int:
                 log(f"{size} memories on the OpenSearch tier: importing")
                 memories = texts(size)
                 seed(client, user, memories)
-                wait_until(lambda n=node, t=tenant, u=user, k=size: indexed_count(n, t, u) >= k,
+                stored = current_count(client, user)  # near-duplicates in the corpus were merged
+                wait_until(lambda n=node, t=tenant, u=user, k=stored: indexed_count(n, t, u) >= k,
                            timeout=900, what="the index did not catch up with the import")
                 log(f"{size} memories: {args.turns} turns")
                 fresh_loop(client, node, user, args.turns, samples, outcomes)
