@@ -569,3 +569,35 @@ def test_the_memory_text_analyser_makes_the_serverless_tiers_tokens(opensearch_u
     analysed = client.indices.analyze(index=physical, body={"analyzer": "memory_text", "text": text})
 
     assert sorted(t["token"] for t in analysed["tokens"]) == sorted(tokenize(text))
+
+
+# ---- texts not indexed yet ----------------------------------------------------------------
+
+
+def test_the_bm25_score_of_a_text_not_indexed_yet_is_the_one_the_index_gives_it_once_indexed(opensearch_url, alias):
+    from agent_memory.domain.text import searchable_text
+
+    client = OpenSearch(hosts=[opensearch_url])
+    ensure_index(client, alias, DIM)
+    try:
+        index = OpenSearchIndex(client=client, alias=alias)
+        user = ScopeRef(tenant_id="t-unindexed", user_id="u")
+        other = ScopeRef(tenant_id="t-unindexed", user_id="someone-else")  # statistics are the index's, all users'
+        corpus = [f"keeps a notebook labelled n{i} for the garden project and waters {i % 7} plants" for i in range(40)]
+        index.bulk_upsert([memory(user, text) for text in corpus[:30]] + [memory(other, t) for t in corpus[30:]])
+        long_text = ("Keeps a notebook labelled fresh for the garden project, waters the tomatoes each morning, "
+                     "and writes down which seeds came up, 种了番茄和黄瓜 in the garden beds behind the house")
+        fresh = [memory(user, long_text), memory(user, "Prefers window seats"), memory(user, "nothing shared here")]
+        client.indices.refresh(index=alias)
+        query = CandidateQuery(text="garden notebook tomatoes 番茄", terms=tokenize("garden notebook tomatoes 番茄"))
+
+        predicted = index.unindexed_lexical(query, [searchable_text(m) for m in fresh])
+
+        index.bulk_upsert(fresh[:1])
+        client.indices.refresh(index=alias)
+        indexed = {c.memory.memory_key: c.lexical for c in index.candidates(user, query)}
+        assert predicted[0] is not None and abs(predicted[0] - indexed[fresh[0].memory_key]) < 1e-5 * predicted[0]
+        assert predicted[1:] == [None, None]  # no query term in them
+        assert len(tokenize(long_text)) > 24  # the length Lucene's norm rounds
+    finally:
+        client.indices.delete(index=f"{alias}*", ignore_unavailable=True)  # type: ignore[call-arg]

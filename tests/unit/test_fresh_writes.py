@@ -126,3 +126,27 @@ def test_window_zero_reads_no_change_log():
     save(store, "lives in Hangzhou")
 
     assert index.candidates(USER, query("Hangzhou")) == [] and Counting.reads == 0
+
+
+def test_a_tier_that_can_score_a_text_not_indexed_yet_lends_the_fresh_memory_its_bm25_score():
+    class Scoring(LaggingIndex):
+        def __init__(self, store: InMemoryMemoryStore) -> None:
+            super().__init__(store)
+            self.asked: list[str] = []
+
+        def unindexed_lexical(self, query: CandidateQuery, texts: list[str]) -> list[float | None]:
+            self.asked.extend(texts)
+            return [2.5 for _ in texts]
+
+    store, now = InMemoryMemoryStore(), [1000.0]
+    store.clock = lambda: now[0]
+    scoring = Scoring(store)
+    index = FreshWritesIndex(scoring, store=store, embedder=lambda: EMBEDDER, clock=lambda: now[0])
+    indexed = save(store, "lives in Hangzhou")
+    scoring.catch_up()
+    fresh = save(store, "drinks green tea every morning")
+
+    found = {c.memory.memory_key: c for c in index.candidates(USER, query("green tea"))}
+
+    assert found[fresh.memory_key].lexical == 2.5 and found[indexed.memory_key].lexical == 1.0
+    assert scoring.asked == ["drinks green tea every morning"]  # only what the index does not hold yet

@@ -8,8 +8,8 @@ of the last `window_seconds` (one Query) and lays them over what the index propo
 
 - a memory written in the window replaces the index's copy of its key, or is added when the index has none:
   its cosine with the query comes from its stored embedding (the same the index holds, so the same cosine), its
-  BM25 score from the index when the index already has it, and none otherwise (the ranking's keyword and
-  coverage parts still read its words): for those few seconds it is found by meaning and words, not by BM25;
+  BM25 score from the index when the index already has it, else the score the index will give it (OpenSearch
+  analyses the text and lends its term statistics: opensearch/unindexed.py);
 - a key retired in the window (superseded, deleted, expired) is dropped, whatever the index still says.
 
 A window longer than the index's lag only lays over what the index already has, the same memories; a write the
@@ -26,6 +26,7 @@ import numpy as np
 from agent_memory.domain.index_changes import RecentWrites
 from agent_memory.domain.models import Memory, ScopeRef
 from agent_memory.domain.ranking import Candidate
+from agent_memory.domain.text import searchable_text
 from agent_memory.domain.vectors import decode_vector
 from agent_memory.ports import CandidateQuery, Embedder, MemoryStore, SearchIndex
 
@@ -51,16 +52,27 @@ class FreshWritesIndex:
             return found
         kept = {c.memory.memory_key: c for c in found if c.memory.memory_key not in fresh.removed}
         vector = query.query_vector()
+        unindexed = [m for key, (m, _) in fresh.upserted.items() if key not in kept]
+        lexical = dict(zip((m.memory_key for m in unindexed), self._lexical(query, unindexed), strict=True))
         for key, (memory, _) in fresh.upserted.items():
             candidate = kept.get(key)
             cosine = _cosine(vector, self._vector(memory))
             if candidate is None:
-                candidate = kept[key] = Candidate(memory=memory)
+                candidate = kept[key] = Candidate(memory=memory, lexical=lexical.get(key))
             else:
                 candidate.memory = memory  # as it now stands
             if cosine is not None:
                 candidate.vector = cosine
         return list(kept.values())
+
+    def _lexical(self, query: CandidateQuery, memories: list[Memory]) -> list[float | None]:
+        """The BM25 scores the index will give these memories once it holds them, when it can tell (OpenSearch's
+        term statistics); else none (found by meaning and the ranking's keyword parts until indexed)."""
+        scorer = getattr(self.inner, "unindexed_lexical", None)
+        if scorer is None or not memories:
+            return [None] * len(memories)
+        scores: list[float | None] = scorer(query, [searchable_text(m) for m in memories])
+        return scores
 
     def vectors(self, user: ScopeRef, memory_keys: list[str]) -> dict[str, np.ndarray]:
         fresh = self._recent(user)

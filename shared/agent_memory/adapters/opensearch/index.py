@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 
 from agent_memory.adapters.opensearch.documents import document_id, to_document
+from agent_memory.adapters.opensearch.unindexed import bm25, termvectors_request
 from agent_memory.domain.models import Memory, ScopeRef
 from agent_memory.domain.neighbours import previous_turns, turn_link, with_neighbours
 from agent_memory.domain.ranking import Candidate
@@ -311,6 +312,19 @@ class OpenSearchIndex:
                 }
             },
         }
+
+    def unindexed_lexical(self, query: CandidateQuery, texts: list[str]) -> list[float | None]:
+        """The BM25 score each of these texts (a memory's searchable text, not indexed yet) will get for the query
+        once indexed (unindexed.py); None where it matches no term, or on an index made before `text`."""
+        terms = list(dict.fromkeys(query.terms or tokenize(query.text)))
+        if not texts or not terms or not self._memory_text:
+            return [None] * len(texts)
+        try:
+            response = self._client.mtermvectors(index=self._alias, body=termvectors_request(texts))
+        except Exception as error:  # opensearch-py errors: translated (or re-raised) in one place
+            _raise_for(error)
+        scores = [bm25(terms, (doc.get("term_vectors") or {}).get("text") or {}) for doc in response["docs"]]
+        return [score or None for score in scores]
 
     def _search(self, body: dict[str, Any]) -> list[dict[str, Any]]:
         try:
