@@ -1,14 +1,12 @@
 """The OpenSearch search tier: BM25 and filtered kNN candidates from a derived index.
 
-DynamoDB is the source of truth; the index holds one document per *current* memory, written
-by the stream indexer (``agent_memory.adapters.opensearch.sync``) and rebuilt by ``admin reindex``.
+DynamoDB is the source of truth; the index holds one document per *current* memory, written by the stream indexer
+(``agent_memory.adapters.opensearch.sync``) and rebuilt by ``admin reindex``.
 
-Every query carries the tenant + user filter. For kNN it sits *inside* the ``knn`` clause
-(efficient filtering: the engine only visits the user's vectors), never as a post-filter that
-could return fewer than k hits, or none, when other users' vectors are nearer.
+Every query carries the tenant + user filter; for kNN it sits *inside* the ``knn`` clause (the engine visits only the
+user's vectors), never as a post-filter that could return fewer than k hits when other users' vectors are nearer.
 
-Nothing here relies on ``refresh`` (OpenSearch Serverless has none): writes become visible
-when the engine refreshes on its own.
+Nothing here relies on ``refresh`` (Serverless has none): writes become visible when the engine refreshes on its own.
 """
 
 from __future__ import annotations
@@ -20,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 
 from agent_memory.adapters.opensearch.documents import document_id, to_document
-from agent_memory.adapters.opensearch.unindexed import bm25, termvectors_request
+from agent_memory.adapters.opensearch.unindexed import unindexed_scores
 from agent_memory.domain.models import Memory, ScopeRef
 from agent_memory.domain.neighbours import previous_turns, turn_link, with_neighbours
 from agent_memory.domain.ranking import Candidate
@@ -314,17 +312,10 @@ class OpenSearchIndex:
         }
 
     def unindexed_lexical(self, query: CandidateQuery, texts: list[str]) -> list[float | None]:
-        """The BM25 score each of these texts (a memory's searchable text, not indexed yet) will get for the query
-        once indexed (unindexed.py); None where it matches no term, or on an index made before `text`."""
-        terms = list(dict.fromkeys(query.terms or tokenize(query.text)))
-        if not texts or not terms or not self._memory_text:
-            return [None] * len(texts)
-        try:
-            response = self._client.mtermvectors(index=self._alias, body=termvectors_request(texts))
-        except Exception as error:  # opensearch-py errors: translated (or re-raised) in one place
-            _raise_for(error)
-        scores = [bm25(terms, (doc.get("term_vectors") or {}).get("text") or {}) for doc in response["docs"]]
-        return [score or None for score in scores]
+        """The BM25 score each text (a memory not indexed yet) will get for the query once indexed (unindexed.py);
+        None where no term matches, or on an index made before `text` (no statistics of it to lend)."""
+        terms = list(dict.fromkeys(query.terms or tokenize(query.text))) if self._memory_text else []
+        return unindexed_scores(self._client, self._alias, terms, texts, on_error=_raise_for)
 
     def _search(self, body: dict[str, Any]) -> list[dict[str, Any]]:
         try:

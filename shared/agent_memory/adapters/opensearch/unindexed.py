@@ -15,8 +15,8 @@ query_then_fetch scores each shard's documents by that shard's.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
 
 K1 = 1.2  # Lucene's BM25Similarity defaults, the index's similarity
 B = 0.75
@@ -66,3 +66,16 @@ def termvectors_request(texts: Sequence[str]) -> dict[str, Any]:
     """One `_mtermvectors` body: each text as an artificial document of the `text` field."""
     return {"docs": [{"doc": {"text": text}, "fields": ["text"], "term_statistics": True, "field_statistics": True,
                       "positions": False, "offsets": False, "payloads": False} for text in texts]}
+
+
+def unindexed_scores(client: Any, index: str, terms: Sequence[str], texts: Sequence[str], *,
+                     on_error: Callable[[Exception], NoReturn]) -> list[float | None]:
+    """Each text's score for the query terms in one `_mtermvectors` request (None: no term in it); `on_error`
+    raises what the client raised as the tier's error."""
+    if not texts or not terms:
+        return [None] * len(texts)
+    try:
+        response = client.mtermvectors(index=index, body=termvectors_request(texts))
+    except Exception as error:  # opensearch-py errors: translated (or re-raised) by the tier
+        on_error(error)
+    return [bm25(terms, (doc.get("term_vectors") or {}).get("text") or {}) or None for doc in response["docs"]]
