@@ -150,3 +150,30 @@ def test_a_tier_that_can_score_a_text_not_indexed_yet_lends_the_fresh_memory_its
 
     assert found[fresh.memory_key].lexical == 2.5 and found[indexed.memory_key].lexical == 1.0
     assert scoring.asked == ["drinks green tea every morning"]  # only what the index does not hold yet
+
+
+def test_the_change_log_is_read_once_per_version_and_what_leaves_the_window_is_dropped_without_a_read():
+    class Counting(InMemoryMemoryStore):
+        def __init__(self) -> None:
+            super().__init__()
+            self.reads = 0
+
+        def recent_writes(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            self.reads += 1
+            return super().recent_writes(*args, **kwargs)
+
+    store, now = Counting(), [1000.0]
+    index, _ = tier(store, now, window=30.0)
+    first = save(store, "lives in Hangzhou")
+
+    assert len(index.candidates(USER, query("Hangzhou"))) == 1
+    assert index.vectors(USER, [first.memory_key]).keys() == {first.memory_key}  # the same request's second read
+    assert store.reads == 1
+    now[0] += 10
+    second = save(store, "drinks green tea")
+    assert {c.memory.memory_key for c in index.candidates(USER, query("tea"))} == {first.memory_key,
+                                                                                   second.memory_key}
+    assert store.reads == 2  # the counter moved: read again
+    now[0] += 25  # the first left the window, the second not
+    assert {c.memory.memory_key for c in index.candidates(USER, query("tea"))} == {second.memory_key}
+    assert store.reads == 2

@@ -18,13 +18,15 @@ change log could not record in full (a batch of more than ~300 KB) is not laid o
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 
 import numpy as np
 
 from agent_memory.domain.index_changes import RecentWrites
-from agent_memory.domain.models import Memory, ScopeRef
+from agent_memory.domain.models import Memory, ScopeRef, StoreVersions
 from agent_memory.domain.ranking import Candidate
 from agent_memory.domain.text import searchable_text
 from agent_memory.domain.vectors import decode_vector
@@ -32,6 +34,7 @@ from agent_memory.ports import CandidateQuery, Embedder, MemoryStore, SearchInde
 
 DEFAULT_WINDOW_SECONDS = 30.0
 MAX_RECORDS = 50  # the newest change records read at most: a burst past it is found once indexed
+MAX_USERS = 1024  # users whose last read of the window is kept
 
 
 class FreshWritesIndex:
@@ -44,6 +47,8 @@ class FreshWritesIndex:
         self._embedder = embedder
         self._window = window_seconds
         self._clock = clock
+        self._cache: OrderedDict[ScopeRef, tuple[StoreVersions, RecentWrites]] = OrderedDict()
+        self._lock = threading.Lock()
 
     def candidates(self, user: ScopeRef, query: CandidateQuery) -> list[Candidate]:
         fresh = self._recent(user)
@@ -103,9 +108,23 @@ class FreshWritesIndex:
         return merged
 
     def _recent(self, user: ScopeRef) -> RecentWrites:
+        """The writes of the window, read once per version of the user's counter: while it has not moved nothing
+        was written since the read, so what it found, less what has left the window, is all there is."""
         if self._window <= 0:
             return RecentWrites()
-        return self._store.recent_writes(user, self._clock() - self._window, limit=MAX_RECORDS)
+        version, since = self._store.versions(user), self._clock() - self._window
+        with self._lock:
+            cached = self._cache.get(user)
+            if cached is not None and cached[0] == version:
+                self._cache.move_to_end(user)
+                return cached[1].since(since)
+        recent = self._store.recent_writes(user, since, limit=MAX_RECORDS)
+        with self._lock:
+            self._cache[user] = (version, recent)
+            self._cache.move_to_end(user)
+            while len(self._cache) > MAX_USERS:
+                self._cache.popitem(last=False)
+        return recent
 
     def _vector(self, memory: Memory) -> np.ndarray | None:
         """The stored embedding, L2-normalised, when the embedder in use wrote it (another model's is not
