@@ -66,6 +66,22 @@ def test_given_tool_calls_then_each_becomes_a_memory_in_the_users_language():
     assert memories[2].category == "TTPS"
 
 
+def test_given_a_retract_call_then_the_memory_takes_its_slot_back_and_a_save_beside_it_stays_a_save():
+    recorder = Recorder([httpx2.Response(200, json=message_response(
+        {"memoryType": "INTENT", "content": "用户不再考虑高才通", "category": "TTPS", "field": "targetCategory",
+         "operation": "retract"},
+        {"memoryType": "INTENT", "content": "用户改走优才", "category": "QMAS", "field": "targetCategory"},
+    ))])
+
+    memories = extractor_with(recorder).extract(TURN)
+
+    assert [(m.content, m.category, m.retraction) for m in memories] == [
+        ("用户不再考虑高才通", "TTPS", True), ("用户改走优才", "QMAS", False)]
+    body = json.loads(recorder.requests[0].content)
+    assert body["tools"][0]["input_schema"]["properties"]["operation"]["enum"] == ["save", "retract"]
+    assert "retract" in body["system"][0]["text"]
+
+
 def test_request_has_temperature_zero_a_cached_system_prompt_and_the_tool_schema():
     recorder = Recorder([httpx2.Response(200, json=message_response())])
 

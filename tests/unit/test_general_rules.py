@@ -90,7 +90,7 @@ def test_given_a_berlin_engineers_introduction_then_every_fact_is_read():
 @pytest.mark.parametrize("message", [
     "My friend is allergic to cats.", "我朋友对猫过敏。", "我妈有高血压。", "My brother is a doctor in Boston.",
     "If I were rich I'd move to Italy.", "如果我有钱，我就去环游世界。", "What's the weather like in Berlin tomorrow?",
-    "I used to live in Paris.", "我以前在北京住过三年。", "I don't have any pets.", "I'm not allergic to anything.",
+    "I used to live in Paris.", "我以前在北京住过三年。",
     "I'm flying to Tokyo next week.", "Help me write an email to my boss.", "I want to make pasta tonight.",
     "帮我写一封请假邮件。", "Thanks, that was really helpful!", "I'd like to book a table for two.",
 ])

@@ -421,7 +421,8 @@ def test_given_a_scheme_class_when_extracting_then_content_keeps_the_users_wordi
     "message", ["优才和高才通有什么区别？", "我对投资移民没兴趣", "How long does QMAS take?"]
 )
 def test_given_a_scheme_mentioned_without_interest_when_extracting_then_no_target_category(message):
-    assert "targetCategory" not in values(message)
+    stated = [m for m in OfflineExtractor().extract(ConversationTurn(user_message=message)) if not m.retraction]
+    assert "targetCategory" not in {m.field for m in stated}  # "没兴趣" takes the scheme back (a retraction)
 
 
 @pytest.mark.parametrize(
@@ -765,7 +766,7 @@ def test_given_everyday_facts_and_likings_when_extracting_then_each_is_kept_in_t
     "Do you like jazz?", "my friend hates spicy food",
 ])
 def test_given_no_fact_of_the_users_own_then_no_name_allergy_or_liking_is_kept(message):
-    found = {m.field for m in OfflineExtractor().extract(ConversationTurn(user_message=message))}
+    found = {m.field for m in OfflineExtractor().extract(ConversationTurn(user_message=message)) if not m.retraction}
     assert not found & {"name", "allergy", "preference", "dislike", "birthday"}
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from agent_memory.api.schemas import (
     MAX_BATCH_ITEMS,
@@ -73,6 +73,19 @@ class CreateMemoryRequest(RequestModel):
     # The preceding turn of the conversation, indexed for search only (batch items get it from the
     # previous item of the same conversation when omitted).
     context: Content | None = None
+    retraction: bool = Field(default=False, description=(
+        "true: the memory says its slot no longer holds (\"I'm not allergic to peanuts\", \"我不考虑高才通了\"); "
+        "`field` is required, and for a list field the item is named by `category` or `metadata.value` as for "
+        "any save of it (none: the whole field). It retires the slot's current memory (kept in its history, "
+        "`superseded_by` this one; a whole list field's items are deleted) and fills no profile field. "
+        "Without it, a memory whose field is inferred from its text is a retraction when the text says so."))
+
+    @field_validator("retraction")
+    @classmethod
+    def _retracts_a_field(cls, retraction: bool, info: ValidationInfo) -> bool:
+        if retraction and not info.data.get("field"):
+            raise ValueError("a retraction names the field it takes back: set `field`")
+        return retraction
 
     def to_new_memory(self, provenance: Provenance | None = None) -> NewMemory:
         """The memory to store, with the provenance the entry point records (never the body's to say)."""
@@ -163,6 +176,9 @@ class SavedMemory(BaseModel):
     content: str
     field: str = Field(description="The slot the memory fills, as stored: `age`, `preference.tea`, "
                                    "`targetCategory.TTPS` (`extracted_info` names the field alone).")
+    retraction: bool = Field(default=False, exclude_if=lambda value: not value, description=(
+        "Present and true when the memory takes its slot back (\"我不考虑高才通了\", \"my dog passed away\"): it "
+        "retired the slot's current memory, and the profile no longer shows that value."))
 
 
 # The extract answer's note when the offline rules read the turn.
@@ -177,6 +193,9 @@ class SaveInfoOutput(BaseModel):
 
     action: str = "save_info"
     extracted_info: dict[str, Any] = Field(default_factory=dict)
+    retracted_info: dict[str, Any] = Field(default_factory=dict, exclude_if=lambda info: not info, description=(
+        "The fields the turn takes back, each with the item it names (a list of them for a list field given "
+        "several), null for the whole field (\"I don't have any pets\"). Present only when there are some."))
     saved_count: int = 0
     saved_memories: list[SavedMemory] = Field(default_factory=list)
     skipped_fields: list[str] = Field(default_factory=list)
@@ -188,8 +207,10 @@ class SaveInfoOutput(BaseModel):
 
     @classmethod
     def of(cls, turn: TurnSaved) -> SaveInfoOutput:
-        return cls(extracted_info=turn.extracted_info, saved_count=turn.saved_count,
-                   saved_memories=[SavedMemory(memoryType=memory.memory_type, content=memory.content, field=field)
+        return cls(extracted_info=turn.extracted_info, retracted_info=turn.retracted_info,
+                   saved_count=turn.saved_count,
+                   saved_memories=[SavedMemory(memoryType=memory.memory_type, content=memory.content, field=field,
+                                               retraction=memory.retraction)
                                    for field, memory in turn.saved],
                    skipped_fields=turn.skipped_fields, skipped_sentences=turn.skipped_sentences,
                    note=OFFLINE_RULES_NOTE if turn.read_by_rules else None)

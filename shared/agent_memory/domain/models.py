@@ -133,6 +133,9 @@ class NewMemory(BaseModel):
     written_by: str | None = None
     # Set by the save service from the tenant's retention policy, never by a caller.
     expires_at: datetime | None = Field(default=None, exclude=True)
+    # The statement says the slot (or, for a list field, the item `metadata.value` names) no longer holds: it
+    # supersedes the slot's current memory, and the profile shows no value for it.
+    retraction: bool = False
 
     def effective_importance(self) -> int:
         return self.importance if self.importance is not None else DEFAULT_IMPORTANCE[self.memory_type]
@@ -186,6 +189,9 @@ class Memory(BaseModel):
     # When the tenant's retention policy for its type ends it (domain/retention.py; the table's TTL): None = kept.
     expires_at: datetime | None = Field(default=None, description=(
         "When the tenant's retention policy ends this version (GET /v1/retention); null: kept until deleted."))
+    retraction: bool = Field(default=False, description=(
+        "This version says its slot no longer holds (\"I'm not allergic to peanuts\", \"我不考虑高才通了\"): it "
+        "retired the slot's memory (its superseded_by) and fills no profile field."))
 
     @property
     def is_current(self) -> bool:
@@ -240,6 +246,7 @@ def new_memory_version(user: ScopeRef, memory: NewMemory, memory_key: str, previ
         origin=memory.origin,
         written_by=memory.written_by,
         expires_at=memory.expires_at,
+        retraction=memory.retraction,
     )
 
 
@@ -275,6 +282,9 @@ class ExtractedMemory(BaseModel):
     category: str | None = None
     keywords: list[Keyword] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    # The statement takes the slot back ("我不考虑高才通了": targetCategory TTPS; "I don't have any pets": pet, no
+    # value, every item): see NewMemory.retraction.
+    retraction: bool = False
 
 
 class SaveOutcome(StrEnum):

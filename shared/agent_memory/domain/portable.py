@@ -102,6 +102,8 @@ class ExportedVersion(RequestModel):
     # Provenance as stored (an import records its own: origin `import`, the importing token's subject).
     origin: StoredOrigin = Origin.UNKNOWN
     written_by: Annotated[str, StringConstraints(max_length=256)] | None = None
+    # The version takes its slot back (a denial, a withdrawal, an ending).
+    retraction: bool = False
 
     @model_validator(mode="after")
     def _retired_together(self) -> ExportedVersion:

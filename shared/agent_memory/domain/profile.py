@@ -97,9 +97,11 @@ def _field_views(memory: Memory) -> list[Memory]:
 
 
 def build_profile(memories: list[Memory], schema: ProfileSchema = DEFAULT_PROFILE_SCHEMA) -> Profile:
-    """Current memories only; the newest memory of a slot wins; a list slot collects all of them. The score is
-    the share of filled fields among those counted: all but an optional field that is not known."""
-    current = sorted((view for m in memories if m.is_current for view in _field_views(m)),
+    """Current memories only, retractions aside; the newest memory of a slot wins; a list slot collects all of
+    them. The score is the share of filled fields among those counted: all but an optional field that is not
+    known."""
+    # A retraction fills no field: it retired the memory that did (a list field loses only that item).
+    current = sorted((view for m in memories if m.is_current and not m.retraction for view in _field_views(m)),
                      key=lambda m: (m.created_at, m.memory_key))
     chinese = is_cjk_text("".join(m.content for m in current)) if current else True
     profile: dict[str, dict[str, Any]] = {section: {} for section in schema.sections()}

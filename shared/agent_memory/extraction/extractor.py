@@ -42,6 +42,7 @@ from agent_memory.extraction.fields.preferences import (
     pace_preference,
     topic_preferences,
 )
+from agent_memory.extraction.fields.retractions import RETRACTION_STAGES, Retractions, contradicts
 from agent_memory.extraction.fields.timeline import timeline
 from agent_memory.extraction.grammar import Utterance, without_questions
 from agent_memory.extraction.rule import FieldRule, single
@@ -156,6 +157,7 @@ class OfflineExtractor:
             raise ValueError(f"no offline rule for {', '.join(unknown) or rules.preferences!r}")
         self._rules = {name: RULES[name] for name in rules.fields}
         self._preferences = PREFERENCE_STAGES[rules.preferences]
+        self._retractions: tuple[Retractions, ...] = RETRACTION_STAGES[rules.preferences]
         self._reader = reader
         self._list_fields = list_fields
 
@@ -186,4 +188,8 @@ class OfflineExtractor:
         memories += self._preferences(ctx, memories)
         if turn is not None:
             memories += _answers(turn, ctx, {m.field or "" for m in memories}, self._rules)
-        return memories
+        taken_back = [r for stage in self._retractions for r in stage(ctx)]
+        # What the turn takes back is never also stored as stated ("I used to be allergic to peanuts but not
+        # anymore" is no allergy); a fact the denial itself carries ("我没有孩子": hasChildren false) stays.
+        kept = [m for m in memories if not any(contradicts(r, m) for r in taken_back)]
+        return kept + [r for r in taken_back if not any(m.field == r.field and m.value is False for m in kept)]

@@ -90,12 +90,18 @@ class Restatements:
         for i, new in enumerate(memories):
             options: list[tuple[Statement, float | None]] = []
             keys: list[Memory | int] = []
+            # A statement never restates its own retraction ("I'm not allergic to peanuts" is near "I'm allergic
+            # to peanuts" in words and vectors), nor the reverse.
             for key, (old, cosine) in found[i].items():
+                if old.retraction != new.retraction:
+                    continue
                 if verified.get(key, old) is not None and not (old.field and old.field in claimed):
                     options.append((old, cosine))
                     keys.append(old)
             for j in _nearest(within[i, :i], i):
                 earlier = memories[j]
+                if earlier.retraction != new.retraction:
+                    continue
                 if targets[j] is None and (not earlier.field or claimed.get(earlier.field) == j):
                     options.append((earlier, _value(within[i, j])))
                     keys.append(j)

@@ -30,7 +30,7 @@ from agent_memory.domain.profile import slot_field
 from agent_memory.domain.retention import RetentionPolicy
 from agent_memory.domain.skipped_sentences import skipped_sentences
 from agent_memory.domain.vectors import encode_vector
-from agent_memory.errors import AgentMemoryError, BatchInterrupted, InvalidInput
+from agent_memory.errors import AgentMemoryError, BatchInterrupted, InvalidInput, NotFound
 from agent_memory.ports import ConversationTurn, Embedder, MemoryExtractor, MemoryStore, SearchIndex
 from agent_memory.services.restatements import Restatements
 
@@ -53,6 +53,7 @@ class TurnSaved:
     offline rules read the turn."""
 
     extracted_info: dict[str, Any] = field(default_factory=dict)
+    retracted_info: dict[str, Any] = field(default_factory=dict)  # field -> the items taken back (None: all)
     saved: list[tuple[str, NewMemory]] = field(default_factory=list)
     skipped_fields: list[str] = field(default_factory=list)
     skipped_sentences: list[str] = field(default_factory=list)
@@ -225,9 +226,27 @@ class SaveService:
             else:
                 kept = results[target].memory if isinstance(target, int) else target
                 results.append(SaveResult(outcome=SaveOutcome.MERGED, memory=kept))
+        self._retire_items(user, results)
         if cause is not None:
             raise PartialSave(results, cause)
         return results
+
+    def _retire_items(self, user: ScopeRef, results: list[SaveResult]) -> None:
+        """A list field's retraction ends each item of it stored before that it names ("my dog passed away" ends
+        `pet.dog` and "a dog named Mochi" alike), or every item when it names none ("I don't have any pets"):
+        they are deleted, so kept in their slots' histories for as-of reads. (The store already retired the one
+        current memory of the retraction's own slot, as any save does.)"""
+        list_fields = self._packs(user.tenant_id).list_fields
+        taken = [r.memory for r in results if r.memory.retraction and r.outcome is not SaveOutcome.MERGED
+                 and (r.memory.field or "").split(".")[0] in list_fields]
+        if not taken:
+            return
+        for memory in self._store.all_current(user):
+            if not memory.retraction and any(_names_item(retraction, memory) for retraction in taken):
+                try:
+                    self._store.delete(user, memory.memory_key)
+                except NotFound:  # retired meanwhile
+                    continue
 
     def _with_fields(self, user: ScopeRef, memories: list[NewMemory]) -> list[NewMemory]:
         """A memory saved without `field` gets the field its text states, so that it reaches the profile and a
@@ -255,7 +274,8 @@ class SaveService:
                 metadata["inferred_fields"] = others
             category = memory.category or self._known_category(user, primary.category)
             completed.append(memory.model_copy(update={"field": primary.field, "metadata": metadata,
-                                                       "category": category}))
+                                                       "category": category,
+                                                       "retraction": memory.retraction or primary.retraction}))
         return completed
 
     def _categories(self, user: ScopeRef) -> dict[str, str]:
@@ -345,7 +365,9 @@ class SaveService:
             if field and field in known and (not _has_value(found.value) or same_value(known[field], found.value)):
                 output.skipped_fields.append(field)
                 continue
-            if field and _has_value(found.value):
+            if field and found.retraction:
+                _report_value(output.retracted_info, field, found.value, listed=field in pack.list_fields)
+            elif field and _has_value(found.value):
                 _report_value(output.extracted_info, field, found.value, listed=field in pack.list_fields)
             metadata = dict(found.metadata)
             if found.value is not None:
@@ -362,6 +384,7 @@ class SaveService:
                 context=context,
                 origin=written.origin,
                 written_by=written.written_by,
+                retraction=found.retraction,
             )))
         enriched = self.enrich([memory for _, memory in pending], pack=pack)
         try:
@@ -377,6 +400,22 @@ class SaveService:
                 continue
             output.saved.append((slot, memory))
         return output
+
+
+def _names_item(retraction: Memory, memory: Memory) -> bool:
+    """Whether a list field's retraction takes back this (older) memory: one of the field's items, the one it
+    names (by the item's slot, its value or its category, either inside the other: "dog" names "dog (Mochi)")
+    or, naming none, any."""
+    field = (retraction.field or "").split(".")[0]
+    if memory.memory_key == retraction.memory_key or memory.created_at > retraction.created_at \
+            or (memory.field or "").split(".")[0] != field:
+        return False
+    item = retraction.metadata.get("value") or retraction.category
+    if item in (None, "") and retraction.field == field:
+        return True
+    taken = str(item or "").casefold()
+    stated = [str(v).casefold() for v in (memory.metadata.get("value"), memory.category) if v not in (None, "")]
+    return memory.field == retraction.field or any(taken in v or v in taken for v in stated)
 
 
 def _report_value(info: dict[str, Any], field: str, value: Any, *, listed: bool) -> None:

@@ -48,6 +48,8 @@ def from_item(item: dict[str, Any]) -> dict[str, Any]:
 
 def memory_to_item(memory: Memory) -> dict[str, Any]:
     values = memory.model_dump(mode="json", exclude_none=True)
+    if not memory.retraction:  # the common case stores nothing for it
+        values.pop("retraction", None)
     # DynamoDB numbers must not be floats; keyword weights go in as strings of fixed precision.
     values["keywords"] = [{"term": k.term, "weight": f"{k.weight:.4f}"} for k in memory.keywords]
     # Metadata is free-form JSON (floats included), so it is stored as a JSON string.

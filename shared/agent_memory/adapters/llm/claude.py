@@ -11,7 +11,7 @@ import json
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import anthropic
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -58,6 +58,11 @@ def extraction_tool(pack: DomainPack) -> dict[str, Any]:
                 "value": {
                     "description": "该字段的结构化取值,如 32、\"硕士\"、800000、true;模糊信息保留模糊,如 \"30+\"。",
                 },
+                "operation": {
+                    "type": "string",
+                    "enum": ["save", "retract"],
+                    "description": pack.llm.operation_description,
+                },
                 "keywords": {
                     "type": "array",
                     "maxItems": 5,
@@ -93,6 +98,7 @@ class _ToolInput(BaseModel):
     category: str | None = None
     field: str | None = None
     value: Any = None
+    operation: Literal["save", "retract"] = "save"
     keywords: list[_ToolKeyword] = Field(default_factory=list, max_length=5)
 
 
@@ -199,6 +205,7 @@ class ClaudeExtractor:
                     field=call.field,
                     value=call.value,
                     category=call.category,
+                    retraction=call.operation == "retract",
                     keywords=[Keyword(term=k.word, weight=k.weight) for k in call.keywords],
                     metadata={"keyword_source": "llm"} if call.keywords else {},
                 )

@@ -43,6 +43,10 @@ class LlmPrompt(BaseModel):
     content_description: str = ('要保存的记忆内容,用简洁的陈述句表达,如"用户32岁,清华大学计算机硕士"。'
                                 "使用用户自己的语言,不要翻译。")
     core_fields: tuple[str, ...]  # the fields the tool's `field` names (besides "other")
+    operation_description: str = (
+        '"save"(默认): 保存一条新信息; "retract": 用户说某条信息已不再成立(否认、撤回、结束:"我不考虑高才通了"、'
+        '"我对花生不过敏"、"我离职了"), field 填被撤回的字段, value 填被撤回的那一项(列表字段), 整个字段都撤回时不填 '
+        'value。否认本身带有事实时(如"我没有孩子")用 "save" 保存该事实(hasChildren=false)。')
 
 
 class AssessmentWording(BaseModel):

@@ -110,6 +110,11 @@ states about themselves.
 6. memoryType: FACT for facts (age, work, family, pets, health); PREFERENCE for likings and how they want to be
    served (diet, reply language and style, contact channel, likes, dislikes); INTENT for plans and goals.
 7. Somebody else's facts ("my brother is a doctor") are not the user's.
+8. A denial, a withdrawal or an ending is never stored as the positive fact: "I'm not allergic to peanuts", "my dog
+   passed away", "I quit my job", "I'm not vegetarian anymore" are saved with operation "retract" on the field (and
+   the item: allergy "peanuts", pet "dog"); "I don't have any pets" retracts the whole field (no value). A denial
+   that is itself a fact ("I don't have kids") is saved as that fact (hasChildren false). Questions and
+   hypotheticals ("if I ever quit...") state nothing.
 
 # Fields
 - Basics: preferredName (the name to call them), age, currentLocation, nationality, education, languageSkills (one
@@ -161,6 +166,11 @@ GENERAL = DomainPack(
                             "allergic to peanuts\"; never translated",
         category_description="A short topic for the memory (e.g. pets, health, food, travel), any text; omit when "
                              "none fits",
+        operation_description='"save" (default): new information. "retract": the user says something no longer '
+                              'holds (a denial, a withdrawal, an ending: "I\'m not allergic to peanuts", "my dog '
+                              'passed away", "I quit my job"); `field` is the field taken back, `value` the item of '
+                              'a list field (none: the whole field). A denial that is itself a fact ("I don\'t have '
+                              'kids") is a "save" of that fact (hasChildren false).',
         core_fields=("preferredName", "age", "currentLocation", "nationality", "education", "languageSkills",
                      "currentJobTitle", "currentCompany", "maritalStatus", "hasChildren", "pet", "allergy",
                      "healthCondition", "diet", "preferredLanguage", "responseStyle", "communicationChannel",

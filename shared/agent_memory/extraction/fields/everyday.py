@@ -39,6 +39,7 @@ _BREEDS = {
 _ANIMALS_EN |= {breed: f"{animal} ({breed})" for breed, animal in _BREEDS.items()}
 _ANIMAL_EN = alternation(_ANIMALS_EN)
 _ANIMAL_ZH = alternation(_ANIMALS_ZH)
+ANIMALS_EN, ANIMALS_ZH = _ANIMALS_EN, _ANIMALS_ZH  # as said -> the value (retractions name the same animals)
 _COUNT_EN = r"(?:a|an|one|two|three|four|five|\d+|some|several)"
 _EN_PET_START = re.compile(
     rf"\b(?:I|we)(?:\s+have|'ve\s+got|\s+have\s+got|\s+own|\s+got|\s+adopted|\s+just\s+got|\s+just\s+adopted|"

@@ -41,9 +41,18 @@ _CATEGORY = re.compile(
     r"(?:\s*(?P<cls>[A-C])\s*类|\s+(?:Category|Class|Type)\s+(?P<cls_en>[A-C])\b)?",
     re.IGNORECASE,
 )
+CATEGORY = _CATEGORY
+
+
+def category_code(m: re.Match[str]) -> str:
+    """The scheme a match of CATEGORY names."""
+    return next(name for name in _CATEGORY_ALIASES if m[name])
+
+
 _CATEGORY_INTEREST = re.compile(
-    r"感兴趣|兴趣|想|打算|考虑|倾向|准备|计划|申请|走|办|选|目标|意向|关注|了解|适合|符合|"
-    r"\b(?:interest|interested|consider|considering|plan|planning|apply|applying|want|"
+    r"感兴趣|兴趣|想|打算|考虑|倾向|准备|计划|申请|走|办|选|目标|意向|关注|了解|适合|符合|换成|改成|转向|"
+    r"\b(?:interest|interested|consider|considering|plan|planning|apply|applying|want|switch|switching|"
+    r"switched|moving to|going with|"
     r"looking at|looking into|under|sponsor\w*|lean|leaning|"
     r"prefer|go for|going for|target|targeting|eligible|qualify|thinking about|aim|aiming)\b",
     re.IGNORECASE,
@@ -56,7 +65,8 @@ _CATEGORY_PREFERENCE = re.compile(
 _CATEGORY_REJECTION = re.compile(
     r"不感兴趣|没兴趣|没有兴趣|不考虑|不想|不打算|不适合|不申请|不走|放弃|"
     r"\b(?:not interested|no interest|don't want|do not want|not considering|not planning|not going to|"
-    r"rule out|ruled out|won't)\b",
+    r"rule out|ruled out|won't|no longer|changed my mind|decided against|dropped|dropping|giving up|gave up|"
+    r"not for me)\b",
     re.IGNORECASE,
 )
 

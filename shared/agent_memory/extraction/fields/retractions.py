@@ -1,0 +1,301 @@
+"""What the user takes back: a denial ("I'm not allergic to peanuts", "我对花生不过敏"), a withdrawal ("我不考虑高才通了",
+"no longer interested in TTPS") or an ending ("my dog passed away", "我离职了"). Each is a retraction of a slot
+(`ExtractedMemory.retraction`): of one item of a list field (allergy "peanuts", pet "dog", targetCategory "TTPS"),
+or, with no value, of the whole field ("I don't have any pets"). The positive rules' memories a retraction of
+the same turn contradicts are dropped (extractor.py). Somebody else's statements, conditions and questions take
+nothing back."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from agent_memory.domain.models import ExtractedMemory, MemoryType
+from agent_memory.extraction.fields.everyday import ANIMALS_EN, ANIMALS_ZH
+from agent_memory.extraction.fields.immigration import CATEGORY, category_code
+from agent_memory.extraction.grammar import CJK, Utterance, alternation, stated
+
+# Conditions and suppositions state nothing: "if I ever quit", "如果我不走优才".
+_CONDITION = re.compile(r"\b(?:if|unless|whether|suppose|supposing|in case|what if)\b|如果|假如|要是|假设|万一|是否",
+                        re.IGNORECASE)
+# A clause: the rules below read one at a time (a withdrawal and its replacement are two: "不考虑高才通，改走优才").
+_CLAUSE = re.compile(r"[;。；!！\n]|[,，](?!\d{3})|\.(?=\s|$)|\b(?:but|and then|so now|whereas)\b|但是|不过|可是",
+                     re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Clause:
+    text: str
+    start: int  # in the utterance
+
+
+def clauses(ctx: Utterance) -> Iterator[Clause]:
+    start = 0
+    for m in _CLAUSE.finditer(ctx.text):
+        if m.start() > start:
+            yield Clause(ctx.text[start:m.start()], start)
+        start = m.end()
+    if start < len(ctx.text):
+        yield Clause(ctx.text[start:], start)
+
+
+def _users_own(ctx: Utterance, clause: Clause, at: int = 0) -> bool:
+    """The user's own statement, not somebody else's, nor a condition."""
+    return not _CONDITION.search(clause.text) and stated(ctx, clause.start + at, negation=False, future=False)
+
+
+def _retraction(memory_type: MemoryType, field: str, value: str | None, content: str,
+                category: str | None = None) -> ExtractedMemory:
+    return ExtractedMemory(memory_type=memory_type, field=field, value=value, content=content.strip(" ，,。."),
+                           category=category, retraction=True)
+
+
+# ---- targetCategory: a scheme withdrawn, or the move itself ------------------------------------------------------
+
+_WITHDRAW_ZH = re.compile(r"不考虑|不打算|放弃|不申请|不走|不办|不感兴趣|没兴趣|没有兴趣|算了|不想(?:申请|走|办|弄)|"
+                          r"不再(?:考虑|申请|走)|pass掉|不选|排除")
+_WITHDRAW_EN = re.compile(
+    r"\b(?:no longer|not)\s+(?:really\s+)?(?:interested|considering|going for|going with|applying|pursuing|planning)"
+    r"|\b(?:changed my mind|change of mind|decided against|decided not to|dropp(?:ed|ing)|giv(?:e|ing) up(?: on)?|"
+    r"gave up(?: on)?|rul(?:e|ed|ing) out|scrap(?:ped|ping)?|forget about|abandon(?:ed|ing)?|not for me|"
+    r"out of the (?:picture|question)|off the table|won't be applying|not doing)\b",
+    re.IGNORECASE)
+# "从高才通改走优才", "switching from TTPS to QMAS": the first scheme is withdrawn.
+_SWITCH_FROM = re.compile(r"从|由|\bfrom\b", re.IGNORECASE)
+_SWITCH_TO = re.compile(r"改(?:走|成|为|申请|办)|换成|转(?:走|向|成|为)|\b(?:switch\w*|mov\w+|chang\w+|go\w*)\s+"
+                        r"(?:over\s+)?to\b|\binstead\b", re.IGNORECASE)
+_MOVE_WITHDRAWN = re.compile(
+    r"(?:不想|不打算|不准备|不考虑|放弃|不)(?:再)?(?:去|移民|来)?(?:香港|港)(?:了|发展)?|(?:不|放弃)移民了?|"
+    r"\b(?:not|no longer|won't be|decided not to|aren't|am not)\s+(?:going to\s+|planning to\s+|want(?:ing)? to\s+)?"
+    r"(?:mov(?:e|ing)|relocat(?:e|ing)|emigrat(?:e|ing)|immigrat(?:e|ing))\s+to\s+(?:Hong Kong|HK)"
+    r"|\b(?:gave up|giving up|given up|dropped|drop)\s+(?:on\s+)?(?:the\s+)?(?:idea of\s+)?"
+    r"(?:moving|relocating|emigrating|immigrating)\s+to\s+(?:Hong Kong|HK)"
+    r"|\bHong Kong is (?:off|no longer)\b",
+    re.IGNORECASE)
+
+
+def target_category_retractions(ctx: Utterance) -> list[ExtractedMemory]:
+    found: list[ExtractedMemory] = []
+    for clause in clauses(ctx):
+        if not _users_own(ctx, clause):
+            continue
+        schemes = list(CATEGORY.finditer(clause.text))
+        if not schemes:
+            if _MOVE_WITHDRAWN.search(clause.text):
+                found.append(_retraction(MemoryType.INTENT, "targetCategory", None, clause.text))
+            continue
+        withdrawn = [m for m in schemes if (_WITHDRAW_ZH if ctx.zh else _WITHDRAW_EN).search(clause.text)
+                     or _WITHDRAW_EN.search(clause.text) or _WITHDRAW_ZH.search(clause.text)]
+        if not withdrawn:
+            switch = _SWITCH_TO.search(clause.text)
+            if switch is not None and len(schemes) > 1:
+                source = _SWITCH_FROM.search(clause.text)
+                # "从高才通改走优才" / "from TTPS to QMAS": the scheme before the switch word is left.
+                withdrawn = [m for m in schemes if m.end() <= switch.start() and (source is None
+                                                                                   or m.start() >= source.end())]
+            elif switch is not None and re.search(r"\binstead\s+of\b", clause.text, re.IGNORECASE):
+                withdrawn = [m for m in schemes if m.start() > switch.end()]
+        else:
+            # "不考虑高才通，改走优才" is two clauses; "not TTPS but QMAS" keeps QMAS: only the schemes the
+            # withdrawal word reaches (those before a switch word) are taken back.
+            switch = _SWITCH_TO.search(clause.text)
+            if switch is not None:
+                withdrawn = [m for m in withdrawn if m.end() <= switch.start()] or withdrawn
+        for m in withdrawn:
+            code = category_code(m)
+            if not any(r.value == code for r in found):
+                found.append(_retraction(MemoryType.INTENT, "targetCategory", code, clause.text, category=code))
+    return found
+
+
+# ---- allergy -----------------------------------------------------------------------------------------------------
+
+_ALLERGEN_EN = r"(?P<what>[A-Za-z][A-Za-z -]{1,30}?)"
+_EN_NOT_ALLERGIC = re.compile(
+    rf"\bI(?:'m| am)\s+(?:not|no longer)\s+(?:really\s+|actually\s+)?allergic\s+to\s+{_ALLERGEN_EN}"
+    rf"(?=\s*(?:[,.;!?]|$|\b(?:and|anymore|any more|after all|at all)\b))"
+    rf"|\bI(?:'m| am)n't\s+allergic\s+to\s+{_ALLERGEN_EN.replace('what', 'what2')}(?=\s*(?:[,.;!?]|$|\b(?:and|anymore)\b))"
+    rf"|\bI\s+(?:used to be|was)\s+allergic\s+to\s+{_ALLERGEN_EN.replace('what', 'what3')}\s*,?\s*(?:but|and)\s+"
+    r"(?:I'm\s+|I am\s+)?(?:not\s+(?:anymore|any more)|no longer|I'm not now|not now|I grew out of it|I outgrew it)"
+    rf"|\bI(?:'ve)?\s+(?:outgrew|outgrown|grew out of)\s+my\s+{_ALLERGEN_EN.replace('what', 'what4')}\s+allergy\b"
+    rf"|\bmy\s+{_ALLERGEN_EN.replace('what', 'what5')}\s+allergy\s+(?:is\s+gone|went away|has gone|is over)",
+    re.IGNORECASE)
+_EN_NO_ALLERGIES = re.compile(r"\bI\s+(?:don't|do not)\s+have\s+(?:any\s+)?(?:food\s+)?allergies\b"
+                              r"|\bI(?:'m| am)\s+not\s+allergic\s+to\s+anything\b|\bno\s+allergies\b", re.IGNORECASE)
+_ZH_NOT_ALLERGIC = re.compile(
+    rf"(?:^|我)(?:现在)?对\s*(?P<what>[{CJK}A-Za-z]{{1,8}}?)\s*(?:已经|早就|现在)?(?:不|不再|没有?)(?:会)?过敏"
+    rf"|我(?:已经|现在)?(?:不|不再|没有?)对\s*(?P<what2>[{CJK}A-Za-z]{{1,8}}?)\s*过敏"
+    rf"|我(?:以前|之前|小时候)对\s*(?P<what3>[{CJK}A-Za-z]{{1,8}}?)\s*过敏[,，]?\s*(?:但是?|不过|可是)?(?:现在|已经)"
+    r"(?:不|好了|没事)"
+    rf"|我的?\s*(?P<what4>[{CJK}]{{1,6}}?)过敏(?:已经)?(?:好了|治好了|没了)")
+_ZH_NO_ALLERGIES = re.compile(r"我(?:没有|没|无)(?:什么|任何)?(?:食物)?过敏|我(?:什么|啥)都不过敏")
+
+
+def allergy_retractions(ctx: Utterance) -> list[ExtractedMemory]:
+    found: list[ExtractedMemory] = []
+    for clause in _sentences(ctx):
+        if not _users_own(ctx, clause):
+            continue
+        whole = (_ZH_NO_ALLERGIES if ctx.zh else _EN_NO_ALLERGIES).search(clause.text)
+        if whole:
+            found.append(_retraction(MemoryType.FACT, "allergy", None, clause.text))
+            continue
+        for m in (_ZH_NOT_ALLERGIC if ctx.zh else _EN_NOT_ALLERGIC).finditer(clause.text):
+            value = next((v for v in m.groupdict().values() if v), "").strip()
+            if value and value.lower() not in ("anything", "any", "it"):
+                found.append(_retraction(MemoryType.FACT, "allergy", value, clause.text))
+    return found
+
+
+def _sentences(ctx: Utterance) -> Iterator[Clause]:
+    """Sentences, for statements whose turn comes after a comma ("I used to be allergic to X, but not anymore")."""
+    start = 0
+    for m in re.finditer(r"[;。；!！\n]|\.(?=\s|$)", ctx.text):
+        if m.start() > start:
+            yield Clause(ctx.text[start:m.start()], start)
+        start = m.end()
+    if start < len(ctx.text):
+        yield Clause(ctx.text[start:], start)
+
+
+# ---- pet -----------------------------------------------------------------------------------------------------------
+
+_ANIMAL_EN = alternation(ANIMALS_EN)
+_ANIMAL_ZH = alternation(ANIMALS_ZH)
+_EN_PET_GONE = re.compile(
+    rf"\b(?:my|our)\s+(?:(?:old|sweet|little|beloved|dear|last)\s+)?(?P<animal>{_ANIMAL_EN})\b[^,.;!?]{{0,30}}?"
+    r"\b(?:passed away|passed|died|is gone|was put down|was put to sleep|had to be put down|ran away|"
+    r"went missing|is no longer with us|crossed the rainbow bridge)"
+    rf"|\b(?:I|we)\s+(?:had to\s+)?(?:put|gave|give|sold|rehomed|re-homed|lost)\s+(?:away\s+|up\s+)?(?:my|our)\s+"
+    rf"(?:[a-z]+\s+)?(?P<animal2>{_ANIMAL_EN})\b"
+    rf"|\bI\s+(?:don't|do not|no longer)\s+(?:have|own)\s+(?:a|an|my|the|any)\s+(?P<animal3>{_ANIMAL_EN})\b"
+    rf"\s*(?:anymore|any more|now)?",
+    re.IGNORECASE)
+_EN_NO_PETS = re.compile(r"\bI\s+(?:don't|do not|no longer)\s+(?:have|own|keep)\s+(?:any\s+)?pets\b"
+                         r"|\bno\s+pets\b|\bI(?:'m| am)\s+not\s+a\s+pet\s+owner\b", re.IGNORECASE)
+_ZH_PET_GONE = re.compile(
+    rf"我(?:的|家|们家)的?(?:那只|那条)?(?P<animal>{_ANIMAL_ZH})[^，,。]{{0,8}}?(?:去世|死|走了|没了|不在了|丢了|跑丢|病逝|离开)"
+    rf"|(?:我|我们)?(?:把)?(?:我|我们|我家)?的?(?P<animal2>{_ANIMAL_ZH})(?:已经)?(?:送人|送走|卖了|送给)"
+    rf"|我(?:已经|现在)?(?:不|不再|没有?)(?:再)?养(?P<animal3>{_ANIMAL_ZH})了?")
+_ZH_NO_PETS = re.compile(r"我(?:家)?(?:没有|没|不|不再)(?:养)?(?:任何)?宠物|我(?:们)?家(?:里)?(?:没有|没)(?:养)?宠物")
+
+
+def pet_retractions(ctx: Utterance) -> list[ExtractedMemory]:
+    found: list[ExtractedMemory] = []
+    animals = ANIMALS_ZH if ctx.zh else ANIMALS_EN
+    for clause in clauses(ctx):
+        if not _users_own(ctx, clause):
+            continue
+        if (_ZH_NO_PETS if ctx.zh else _EN_NO_PETS).search(clause.text):
+            found.append(_retraction(MemoryType.FACT, "pet", None, clause.text))
+            continue
+        for m in (_ZH_PET_GONE if ctx.zh else _EN_PET_GONE).finditer(clause.text):
+            said = next(v for v in m.groupdict().values() if v)
+            value = animals.get(said.lower() if not ctx.zh else said, said)
+            if not any(r.value == value for r in found):
+                found.append(_retraction(MemoryType.FACT, "pet", value, clause.text))
+    return found
+
+
+# ---- job ----------------------------------------------------------------------------------------------------------
+
+_EN_JOB_ENDED = re.compile(
+    r"\bI\s+(?:just\s+|recently\s+|finally\s+)?(?:quit|left|resigned from|walked away from|lost)\s+(?:my\s+)?"
+    r"(?:job|position|role|work)(?:\s+(?:at|with)\s+(?P<company>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,2}))?"
+    r"|\bI\s+(?:just\s+|recently\s+)?(?:quit|left)\s+(?P<company2>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,2})"
+    r"|\bI\s+(?:got|was|have been|'ve been)\s+(?:laid off|fired|let go|made redundant)"
+    r"(?:\s+(?:from|at|by)\s+(?P<company3>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,2}))?"
+    r"|\bI(?:'m| am)\s+(?:now\s+)?(?:unemployed|between jobs|out of work|no longer working)"
+    r"|\bI\s+no longer\s+work\s+(?:at|for)\s+(?P<company4>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,2})"
+    r"|\bI\s+(?:don't|do not)\s+work\s+(?:at|for)\s+(?P<company5>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,2})\s+"
+    r"(?:anymore|any more)"
+    r"|\bmy\s+company\s+(?:closed|shut down|went bust|folded)",
+    re.IGNORECASE)
+_ZH_JOB_ENDED = re.compile(
+    rf"我(?:已经|刚|上个月|去年|最近|前段时间)?(?:从(?P<company>[{CJK}A-Za-z]{{2,12}}?))?(?:离职|辞职|裸辞|被裁|被辞退|失业)了?"
+    rf"|我(?:已经)?(?:辞掉|丢了)了?(?:工作|那份工作)"
+    rf"|我(?:已经)?不在(?P<company2>[{CJK}A-Za-z]{{2,12}}?)(?:上班|工作|干)了"
+    r"|(?:我们)?公司(?:倒闭|关门|解散)了")
+
+
+def job_retractions(ctx: Utterance) -> list[ExtractedMemory]:
+    found: list[ExtractedMemory] = []
+    for clause in clauses(ctx):
+        if not _users_own(ctx, clause):
+            continue
+        m = (_ZH_JOB_ENDED if ctx.zh else _EN_JOB_ENDED).search(clause.text)
+        if m is None:
+            continue
+        company = next((v for k, v in m.groupdict().items() if k.startswith("company") and v), None)
+        found.append(_retraction(MemoryType.FACT, "currentJobTitle", None, clause.text))
+        found.append(_retraction(MemoryType.FACT, "currentCompany", company.strip() if company else None,
+                                 clause.text))
+        break
+    return found
+
+
+# ---- diet, likings, goals (the general pack) ---------------------------------------------------------------------
+
+_EN_DIET_ENDED = re.compile(r"\bI(?:'m| am)\s+(?:not|no longer)\s+(?:a\s+)?(?P<diet>vegetarian|vegan|pescatarian|"
+                            r"keto|on keto|gluten-free)\b(?:\s+(?:anymore|any more))?"
+                            r"|\bI\s+(?:stopped|quit|gave up)\s+being\s+(?:a\s+)?(?P<diet2>vegetarian|vegan)",
+                            re.IGNORECASE)
+_ZH_DIET_ENDED = re.compile(r"我(?:已经|现在)?(?:不再|不)(?:吃素|吃斋)了?|我(?:已经)?开始吃肉了|我(?:已经)?不(?:再)?是素食(?:者|主义者)了?")
+_EN_LIKING_ENDED = re.compile(
+    r"\bI\s+(?:don't|do not)\s+(?:drink|eat|like|play|watch|do)\s+(?P<what>[a-z][a-z ]{1,20}?)\s+(?:anymore|any more)\b"
+    r"|\bI\s+(?:no longer|stopped|quit)\s+(?:drink(?:ing)?|eat(?:ing)?|lik(?:e|ing)|play(?:ing)?)\s+"
+    r"(?P<what2>[a-z][a-z ]{1,20}?)(?=\s*(?:[,.;!?]|$|\band\b))",
+    re.IGNORECASE)
+_ZH_LIKING_ENDED = re.compile(rf"我(?:已经|现在)?(?:不再|不)(?:喜欢|爱)?(?:喝|吃|玩|看)?(?P<what>[{CJK}]{{1,4}}?)了"
+                              rf"(?=$|[，,。])|我(?:已经)?戒(?:了|掉了)?(?P<what2>[{CJK}]{{1,4}})")
+_EN_GOAL_DROPPED = re.compile(
+    r"\bI(?:'ve)?\s+(?:given up on|gave up on|dropped|abandoned|shelved)\s+(?:the idea of\s+|my plan to\s+|my goal of\s+)?"
+    r"(?P<what>[a-z][a-z ]{2,40}?)(?=\s*(?:[,.;!?]|$))"
+    r"|\bI(?:'m| am)\s+no longer\s+(?:trying|planning|going)\s+to\s+(?P<what2>[a-z][a-z ]{2,40}?)(?=\s*(?:[,.;!?]|$))",
+    re.IGNORECASE)
+_ZH_GOAL_DROPPED = re.compile(rf"我(?:已经)?放弃(?:了)?(?P<what>[{CJK}A-Za-z]{{2,12}}?)(?:的(?:计划|目标|打算))?了?(?=$|[，,。])"
+                              rf"|我(?:已经)?不(?:再)?打算(?P<what2>[{CJK}A-Za-z]{{2,12}}?)了(?=$|[，,。])")
+
+
+def _first_value(m: re.Match[str]) -> str:
+    return next((v for v in m.groupdict().values() if v), "").strip()
+
+
+def everyday_retractions(ctx: Utterance) -> list[ExtractedMemory]:
+    found: list[ExtractedMemory] = []
+    for clause in clauses(ctx):
+        if not _users_own(ctx, clause):
+            continue
+        if (_ZH_DIET_ENDED if ctx.zh else _EN_DIET_ENDED).search(clause.text):
+            found.append(_retraction(MemoryType.PREFERENCE, "diet", None, clause.text))
+            continue
+        goal = (_ZH_GOAL_DROPPED if ctx.zh else _EN_GOAL_DROPPED).search(clause.text)
+        if goal is not None:
+            found.append(_retraction(MemoryType.INTENT, "goal", _first_value(goal), clause.text))
+            continue
+        liking = (_ZH_LIKING_ENDED if ctx.zh else _EN_LIKING_ENDED).search(clause.text)
+        if liking is not None and _first_value(liking) not in ("", "了", "喜欢"):
+            found.append(_retraction(MemoryType.PREFERENCE, "preference", _first_value(liking), clause.text))
+    return found
+
+
+Retractions = Callable[[Utterance], list[ExtractedMemory]]
+
+# Each pack's retractions, by the pack's stage name (ExtractionRules.preferences).
+RETRACTION_STAGES: dict[str, tuple[Retractions, ...]] = {
+    "immigration": (target_category_retractions, allergy_retractions, job_retractions),
+    "general": (allergy_retractions, pet_retractions, job_retractions, everyday_retractions),
+}
+
+
+def contradicts(retraction: ExtractedMemory, memory: ExtractedMemory) -> bool:
+    """Whether a positive memory of the turn states what the retraction takes back: its field, and its item when
+    the retraction names one ("dog" takes back "dog (Mochi)"; no item: any)."""
+    if memory.retraction or memory.field != retraction.field:
+        return False
+    if retraction.value is None:
+        return True
+    taken, stated_value = str(retraction.value).casefold(), str(memory.value or memory.category or "").casefold()
+    return bool(stated_value) and (taken in stated_value or stated_value in taken
+                                   or (memory.category or "").casefold() == taken)
