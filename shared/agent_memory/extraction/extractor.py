@@ -42,7 +42,12 @@ from agent_memory.extraction.fields.preferences import (
     pace_preference,
     topic_preferences,
 )
-from agent_memory.extraction.fields.retractions import RETRACTION_STAGES, Retractions, contradicts
+from agent_memory.extraction.fields.retractions import (
+    RETRACTION_STAGES,
+    Retractions,
+    contradicts,
+    takes_something_back,
+)
 from agent_memory.extraction.fields.timeline import timeline
 from agent_memory.extraction.grammar import Utterance, without_questions
 from agent_memory.extraction.rule import FieldRule, single
@@ -169,8 +174,11 @@ class OfflineExtractor:
             return []
         memories = self._by_rules(turn, text, zh=is_cjk_text(turn.user_message))
         if self._reader is not None:
-            memories += self._reader.read(text, memories, lambda clause: self._read_by_rules(clause, memories),
-                                          list_fields=self._list_fields, leave_out=leave_out)
+            # Read by likeness to positive examples, blind to polarity: never a clause that denies or ends.
+            memories += [m for m in self._reader.read(text, memories,
+                                                      lambda clause: self._read_by_rules(clause, memories),
+                                                      list_fields=self._list_fields, leave_out=leave_out)
+                         if not takes_something_back(m.content) and not takes_something_back(str(m.value or ""))]
         return memories
 
     def _read_by_rules(self, clause: str, memories: list[ExtractedMemory]) -> bool:
@@ -188,8 +196,12 @@ class OfflineExtractor:
         memories += self._preferences(ctx, memories)
         if turn is not None:
             memories += _answers(turn, ctx, {m.field or "" for m in memories}, self._rules)
-        taken_back = [r for stage in self._retractions for r in stage(ctx)]
+        read = [r for stage in self._retractions for r in stage(ctx)]
+        taken_back = [r for r in read if r.retraction]
         # What the turn takes back is never also stored as stated ("I used to be allergic to peanuts but not
-        # anymore" is no allergy); a fact the denial itself carries ("我没有孩子": hasChildren false) stays.
+        # anymore" is no allergy); a fact the denial itself carries ("我没有孩子": hasChildren false) stays, and so
+        # does what a switch turns to ("from GEP to QMAS": QMAS).
         kept = [m for m in memories if not any(contradicts(r, m) for r in taken_back)]
+        kept += [m for m in read if not m.retraction
+                 and not any(k.field == m.field and k.value == m.value for k in kept)]
         return kept + [r for r in taken_back if not any(m.field == r.field and m.value is False for m in kept)]

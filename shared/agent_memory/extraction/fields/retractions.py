@@ -40,9 +40,22 @@ def clauses(ctx: Utterance) -> Iterator[Clause]:
         yield Clause(ctx.text[start:], start)
 
 
+# Two negations undo each other: "我也不是不想走专才", "it's not that I'm not interested".
+_DOUBLE_NEGATION = re.compile(r"不是不|并不是不|没有不|\bnot that I(?:'m| am)? not\b|\bnot that I (?:don't|do not)\b|"
+                              r"\bit's not that\b", re.IGNORECASE)
+# Somebody else said or did it: "我同事说他老婆不想去香港", "my friend isn't allergic".
+_OTHERS = re.compile(r"(?:我的?)?(?:朋友|同事|同学|老婆|老公|妻子|丈夫|太太|孩子|儿子|女儿|父母|爸|妈|哥|姐|弟|妹|邻居|客户)"
+                     r"|(?<!其)他|她|\b(?:my|our)\s+(?:friend|colleague|wife|husband|partner|son|daughter|kid|"
+                     r"mother|father|mum|mom|dad|brother|sister|neighbou?r|boss|cousin)s?\b|\b(?:he|she|they)\b",
+                     re.IGNORECASE)
+
+
 def _users_own(ctx: Utterance, clause: Clause, at: int = 0) -> bool:
-    """The user's own statement, not somebody else's, nor a condition."""
-    return not _CONDITION.search(clause.text) and stated(ctx, clause.start + at, negation=False, future=False)
+    """The user's own statement (up to `at` in the clause nobody else comes in), not a condition, nor two
+    negations."""
+    lead = clause.text[:at] if at else clause.text
+    return not _CONDITION.search(clause.text) and not _DOUBLE_NEGATION.search(clause.text) \
+        and not _OTHERS.search(lead) and stated(ctx, clause.start + at, negation=False, future=False)
 
 
 def _retraction(memory_type: MemoryType, field: str, value: str | None, content: str,
@@ -63,6 +76,7 @@ _WITHDRAW_EN = re.compile(
     re.IGNORECASE)
 # "从高才通改走优才", "switching from TTPS to QMAS": the first scheme is withdrawn.
 _SWITCH_FROM = re.compile(r"从|由|\bfrom\b", re.IGNORECASE)
+_SWITCH_FROM_TO = re.compile(r"\b(?:switch\w*|chang\w*|mov\w*|go\w*)\s+from\b", re.IGNORECASE)
 _SWITCH_TO = re.compile(r"改(?:走|成|为|申请|办)|换成|转(?:走|向|成|为)|\b(?:switch\w*|mov\w+|chang\w+|go\w*)\s+"
                         r"(?:over\s+)?to\b|\binstead\b", re.IGNORECASE)
 _MOVE_WITHDRAWN = re.compile(
@@ -75,8 +89,30 @@ _MOVE_WITHDRAWN = re.compile(
     re.IGNORECASE)
 
 
+def _withdrawn_schemes(text: str, schemes: list[re.Match[str]]) -> list[re.Match[str]]:
+    """The schemes a clause takes back: those a withdrawal word reaches (before a switch word: "not TTPS, switching
+    to QMAS"), else the one a switch leaves ("从高才通改走优才", "switching from GEP to QMAS", "QMAS instead of TTPS")."""
+    switch = _SWITCH_TO.search(text)
+    if _WITHDRAW_EN.search(text) or _WITHDRAW_ZH.search(text):
+        return [m for m in schemes if switch is None or m.end() <= switch.start()] or schemes
+    if len(schemes) < 2:
+        return []
+    if _SWITCH_FROM_TO.search(text):
+        return schemes[:1]
+    if switch is not None and re.search(r"\binstead\s+of\b", text, re.IGNORECASE):
+        return [m for m in schemes if m.start() > switch.end()]
+    if switch is not None:
+        source = _SWITCH_FROM.search(text)
+        return [m for m in schemes if m.end() <= switch.start() and (source is None or m.start() >= source.end())]
+    return []
+
+
 def target_category_retractions(ctx: Utterance) -> list[ExtractedMemory]:
     found: list[ExtractedMemory] = []
+
+    def named(code: str) -> bool:
+        return any(r.value == code for r in found)
+
     for clause in clauses(ctx):
         if not _users_own(ctx, clause):
             continue
@@ -85,27 +121,16 @@ def target_category_retractions(ctx: Utterance) -> list[ExtractedMemory]:
             if _MOVE_WITHDRAWN.search(clause.text):
                 found.append(_retraction(MemoryType.INTENT, "targetCategory", None, clause.text))
             continue
-        withdrawn = [m for m in schemes if (_WITHDRAW_ZH if ctx.zh else _WITHDRAW_EN).search(clause.text)
-                     or _WITHDRAW_EN.search(clause.text) or _WITHDRAW_ZH.search(clause.text)]
-        if not withdrawn:
-            switch = _SWITCH_TO.search(clause.text)
-            if switch is not None and len(schemes) > 1:
-                source = _SWITCH_FROM.search(clause.text)
-                # "从高才通改走优才" / "from TTPS to QMAS": the scheme before the switch word is left.
-                withdrawn = [m for m in schemes if m.end() <= switch.start() and (source is None
-                                                                                   or m.start() >= source.end())]
-            elif switch is not None and re.search(r"\binstead\s+of\b", clause.text, re.IGNORECASE):
-                withdrawn = [m for m in schemes if m.start() > switch.end()]
-        else:
-            # "不考虑高才通，改走优才" is two clauses; "not TTPS but QMAS" keeps QMAS: only the schemes the
-            # withdrawal word reaches (those before a switch word) are taken back.
-            switch = _SWITCH_TO.search(clause.text)
-            if switch is not None:
-                withdrawn = [m for m in withdrawn if m.end() <= switch.start()] or withdrawn
+        withdrawn = _withdrawn_schemes(clause.text, schemes)
         for m in withdrawn:
-            code = category_code(m)
-            if not any(r.value == code for r in found):
+            if not named(code := category_code(m)):
                 found.append(_retraction(MemoryType.INTENT, "targetCategory", code, clause.text, category=code))
+        # The scheme switched to is the new interest ("switching from GEP to QMAS").
+        for m in schemes if withdrawn else []:
+            phrase = m.group(0).strip()
+            if m not in withdrawn and m.start() > withdrawn[-1].end() and not named(code := category_code(m)):
+                found.append(ExtractedMemory(memory_type=MemoryType.INTENT, field="targetCategory", value=code,
+                                             category=code, content=ctx.say(f"对{phrase}感兴趣", f"Interested in {phrase}")))
     return found
 
 
@@ -167,8 +192,8 @@ _EN_PET_GONE = re.compile(
     rf"\b(?:my|our)\s+(?:(?:old|sweet|little|beloved|dear|last)\s+)?(?P<animal>{_ANIMAL_EN})\b[^,.;!?]{{0,30}}?"
     r"\b(?:passed away|passed|died|is gone|was put down|was put to sleep|had to be put down|ran away|"
     r"went missing|is no longer with us|crossed the rainbow bridge)"
-    rf"|\b(?:I|we)\s+(?:had to\s+)?(?:put|gave|give|sold|rehomed|re-homed|lost)\s+(?:away\s+|up\s+)?(?:my|our)\s+"
-    rf"(?:[a-z]+\s+)?(?P<animal2>{_ANIMAL_EN})\b"
+    rf"|\b(?:I|we)\s+(?:had to\s+)?(?:put|gave|give|sold|rehomed|re-homed|lost)\s+(?:away\s+|up\s+|down\s+)?"
+    rf"(?:my|our)\s+(?:[a-z]+\s+)?(?P<animal2>{_ANIMAL_EN})\b"
     rf"|\bI\s+(?:don't|do not|no longer)\s+(?:have|own)\s+(?:a|an|my|the|any)\s+(?P<animal3>{_ANIMAL_EN})\b"
     rf"\s*(?:anymore|any more|now)?",
     re.IGNORECASE)
@@ -229,8 +254,11 @@ def job_retractions(ctx: Utterance) -> list[ExtractedMemory]:
             continue
         company = next((v for k, v in m.groupdict().items() if k.startswith("company") and v), None)
         found.append(_retraction(MemoryType.FACT, "currentJobTitle", None, clause.text))
-        found.append(_retraction(MemoryType.FACT, "currentCompany", company.strip() if company else None,
-                                 clause.text))
+        # Its own words: a second memory of the same text would be the first one's duplicate.
+        name = company.strip() if company else None
+        found.append(_retraction(MemoryType.FACT, "currentCompany", name, ctx.say(
+            f"不再在{name}工作" if name else "不再在原公司工作",
+            f"No longer works at {name}" if name else "No longer works at their company")))
         break
     return found
 
@@ -278,6 +306,19 @@ def everyday_retractions(ctx: Utterance) -> list[ExtractedMemory]:
         if liking is not None and _first_value(liking) not in ("", "了", "喜欢"):
             found.append(_retraction(MemoryType.PREFERENCE, "preference", _first_value(liking), clause.text))
     return found
+
+
+# A denial, a withdrawal or an ending anywhere in a clause: what reads clauses by their likeness to labelled positive
+# statements (the exemplar reader) must not read such a clause as the statement it resembles.
+_POLARITY_CUE = re.compile(
+    r"不再|已经不|不想|不打算|不用|不要|不考虑|没有了|没了|走了|去世|死了|送人|送走|卖了|放弃|算了|戒了|戒掉|退休了|离职|辞职|"
+    r"\b(?:no longer|anymore|any more|stopped|quit|retired|passed away|died|put down|gave up|given up|"
+    r"giving up|changed my mind)\b",
+    re.IGNORECASE)
+
+
+def takes_something_back(text: str) -> bool:
+    return bool(_POLARITY_CUE.search(text))
 
 
 Retractions = Callable[[Utterance], list[ExtractedMemory]]
