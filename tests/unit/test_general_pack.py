@@ -179,3 +179,26 @@ def test_the_context_caches_keys_carry_the_tenants_pack_so_a_tenant_moved_to_ano
     assert again.get_or_build("user_memory#top", 60, lambda: "rebuilt") == "immigration's" and again.all_hits
     moved = BlockCache(cache, LENA, now=2.0, pack="general")
     assert moved.get_or_build("user_memory#top", 60, lambda: "general's") == "general's" and not moved.all_hits
+
+
+def test_a_value_that_repeats_the_words_before_it_in_the_narrative_reads_once():
+    store = InMemoryMemoryStore()
+    remember(store, LENA, "pet", "养了一只狗", "养了一只狗")
+    remember(store, LENA, "allergy", "对花生过敏", "对花生")
+    chinese = template_narrative(build_profile(store.all_current(LENA), GENERAL.profile))
+    assert "养了养了" not in chinese and "一只狗" in chinese
+    assert "对对" not in chinese and "对花生过敏" in chinese
+
+
+def test_a_retracted_value_is_not_in_the_profile_nor_its_narrative_and_the_other_items_stay():
+    store = berlin_engineer()
+    store.save(LENA, NewMemory(memory_type=MemoryType.FACT, content="I'm not allergic to peanuts",
+                               metadata={"value": "peanuts"}, field=slot_field("allergy", None, "peanuts", GENERAL),
+                               retraction=True))
+    remember(store, LENA, "pet", "Has a dog", "dog")
+
+    profile = build_profile(store.all_current(LENA), GENERAL.profile)
+
+    assert "allergies" not in profile.user_profile["health"]
+    assert profile.user_profile["family"]["pets"] == ["cat (Luna)", "dog"]
+    assert "allergic" not in template_narrative(profile)

@@ -285,6 +285,9 @@ class ExtractedMemory(BaseModel):
     # The statement takes the slot back ("我不考虑高才通了": targetCategory TTPS; "I don't have any pets": pet, no
     # value, every item): see NewMemory.retraction.
     retraction: bool = False
+    # The sentence of the user's message it was read from, when the extractor knows it (never stored): what
+    # extract's skipped_sentences leaves out.
+    said_in: str | None = Field(default=None, exclude=True)
 
 
 class SaveOutcome(StrEnum):

@@ -169,4 +169,19 @@ def _segment(segment: NarrativeSegment, known: dict[str, Any], wording: Narrativ
     value = known[segment.field]
     if isinstance(value, bool):
         return segment.if_true if value else segment.if_false
-    return segment.text.format(value=_shown(value, wording).removeprefix(segment.strip_prefix))
+    lead = segment.text.split("{value}", 1)[0]
+    items = value if isinstance(value, list) else [value]
+    said = [_without_lead(str(item).removeprefix(segment.strip_prefix), lead) for item in items]
+    return segment.text.format(value=wording.list_separator.join(said))
+
+
+def _without_lead(value: str, lead: str) -> str:
+    """A value that repeats the words before it in the template, without them: "养了" + "养了一只狗" reads "养了一只狗",
+    "is allergic to " + "allergic to peanuts" reads "is allergic to peanuts" (a sentence, never a clause pasted in)."""
+    for size in range(len(lead), 0, -1):
+        words = lead[-size:].strip(" ，,、")
+        # A Chinese word may be one character ("对"); an English one is at least two letters.
+        if (len(words) >= 2 or (words and is_cjk_text(words))) and value.casefold().startswith(words.casefold()) \
+                and len(value) > len(words):
+            return value[len(words):].lstrip()
+    return value

@@ -5,8 +5,10 @@ An extracted memory came from the sentences its value is written in (case and wi
 a memory whose value is in none of them (a yes/no, a value the extractor rewrote: 七十 -> 70, 吃素 -> 素食), or
 that has none, came from the sentences its content shares a word with: a word of two or more letters or a Chinese
 character pair, as the search analyses them ("User is 34 years old" and "I'm 34 years old"; "对花生过敏" and
-"我对花生过敏"). A sentence no memory came from is skipped: "My friend is allergic to cats. I'm allergic to
-peanuts." skips the first sentence (the memory's value, peanuts, is in the second only). The rule errs towards
+"我对花生过敏"). An extractor that knows the sentence a memory was read from says so (`ExtractedMemory.said_in`,
+the offline rules), and that sentence is the one. A sentence no memory came from is skipped: "My friend is
+allergic to cats. I'm allergic to peanuts." skips the first sentence (the memory's value, peanuts, is in the
+second only). The rule errs towards
 not listing: a sentence that repeats the value another one stated is not listed either.
 Fragments without a letter, digit or character ("...", an emoji) are never listed; greetings and questions are.
 Pure: the same memories give the same answer whichever extractor found them.
@@ -47,7 +49,13 @@ def _terms(text: str) -> set[str]:
 
 
 def _sources(memory: ExtractedMemory, folded: Sequence[str], terms: Sequence[set[str]]) -> set[int]:
-    """The indexes of the sentences `memory` came from (`folded`: the sentences folded; `terms`: their words)."""
+    """The indexes of the sentences `memory` came from (`folded`: the sentences folded; `terms`: their words): the
+    one its extractor read it from when it says so, else by its value and words."""
+    if memory.said_in:
+        said = _folded(memory.said_in).strip()
+        known = {i for i, sentence in enumerate(folded) if said in sentence or sentence in said}
+        if known:
+            return known
     values = [value for text in _value_texts(memory.value) if (value := _folded(text).strip())]
     found = {i for i, sentence in enumerate(folded) if any(value in sentence for value in values)}
     if found:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from agent_memory.domain.models import ExtractedMemory, MemoryType, is_cjk_text
 from agent_memory.domain.packs import ExtractionRules
 from agent_memory.domain.packs.immigration import IMMIGRATION
+from agent_memory.domain.text import sentences
 from agent_memory.extraction.dialogue import answer_segments, asked_questions, statements
 from agent_memory.extraction.exemplars import ExemplarReader
 from agent_memory.extraction.fields.amounts import annual_income, budget, investment_amount
@@ -25,6 +26,7 @@ from agent_memory.extraction.fields.family import family_support, has_children, 
 from agent_memory.extraction.fields.general import GENERAL_RULES
 from agent_memory.extraction.fields.general_preferences import general_preferences
 from agent_memory.extraction.fields.immigration import hk_employer, target_category
+from agent_memory.extraction.fields.introductions import introduction
 from agent_memory.extraction.fields.location import CITY_PREFIX_RE, location
 from agent_memory.extraction.fields.personal import (
     age,
@@ -163,6 +165,8 @@ class OfflineExtractor:
         self._rules = {name: RULES[name] for name in rules.fields}
         self._preferences = PREFERENCE_STAGES[rules.preferences]
         self._retractions: tuple[Retractions, ...] = RETRACTION_STAGES[rules.preferences]
+        self._fields = {rule.field for rule in self._rules.values()}
+        self._name_field = "name" if "name" in self._fields else "preferredName"
         self._reader = reader
         self._list_fields = list_fields
 
@@ -179,7 +183,21 @@ class OfflineExtractor:
                                                       lambda clause: self._read_by_rules(clause, memories),
                                                       list_fields=self._list_fields, leave_out=leave_out)
                          if not takes_something_back(m.content) and not takes_something_back(str(m.value or ""))]
-        return memories
+        return self._with_sentences(text, memories)
+
+    def _with_sentences(self, text: str, memories: list[ExtractedMemory]) -> list[ExtractedMemory]:
+        """Each memory with the sentence it was read from (`said_in`): the only one, or the one whose rules, read
+        alone, give a memory of its field (left unsaid when none does: an answer read with the assistant's
+        question, a fact of two sentences)."""
+        said = [s for s in sentences(text) if any(ch.isalnum() for ch in s)]
+        if not said or not memories:
+            return memories
+        if len(said) == 1:
+            return [m.model_copy(update={"said_in": said[0]}) for m in memories]
+        alone = [{(m.field, m.retraction) for m in self._by_rules(None, s, zh=is_cjk_text(s))} for s in said]
+        return [m.model_copy(update={"said_in": next((s for s, read in zip(said, alone, strict=True)
+                                                       if (m.field, m.retraction) in read), None)})
+                for m in memories]
 
     def _read_by_rules(self, clause: str, memories: list[ExtractedMemory]) -> bool:
         """Whether the rules read the clause: alone, or as part of a memory of the turn ("叫豆豆" names the dog
@@ -194,6 +212,9 @@ class OfflineExtractor:
         ctx = Utterance(text=text, zh=zh)
         memories = _field_memories(ctx, self._rules)
         memories += self._preferences(ctx, memories)
+        fields_read = {m.field for m in memories}
+        memories += [m for m in introduction(ctx, name_field=self._name_field)
+                     if m.field in self._fields and m.field not in fields_read]
         if turn is not None:
             memories += _answers(turn, ctx, {m.field or "" for m in memories}, self._rules)
         read = [r for stage in self._retractions for r in stage(ctx)]

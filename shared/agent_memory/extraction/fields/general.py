@@ -236,7 +236,7 @@ _ZH_WORKPLACE = re.compile(
     rf"(?:是|在)\s*(?P<company>[{CJK}A-Za-z]{{2,12}}?(?:医院|公司|银行|大学|学校|集团|研究所|研究院|事务所|诊所|中学|小学))"
     r"(?:的|工作|上班|当|做)"
 )
-_ZH_GENERIC_PLACE = re.compile(r"^(?:一家|一个|一所|某|这家|那家|家|本地|附近)|三甲")
+_ZH_GENERIC_PLACE = re.compile(r"^在?(?:一家|一个|一所|某|这家|那家|家|本地|附近)|三甲")
 
 
 _EN_JOINED = re.compile(r"\b(?:I(?:'ve)?\s+(?:just\s+|recently\s+)?joined|I'm\s+at|I\s+am\s+at)\s+"

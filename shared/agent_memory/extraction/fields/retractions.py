@@ -225,18 +225,18 @@ def pet_retractions(ctx: Utterance) -> list[ExtractedMemory]:
 
 # ---- job ----------------------------------------------------------------------------------------------------------
 
+_COMPANY = r"[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,2}"  # a name, capitalised: no case folding for it
 _EN_JOB_ENDED = re.compile(
-    r"\bI\s+(?:just\s+|recently\s+|finally\s+)?(?:quit|left|resigned from|walked away from|lost)\s+(?:my\s+)?"
-    r"(?:job|position|role|work)(?:\s+(?:at|with)\s+(?P<company>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,2}))?"
-    r"|\bI\s+(?:just\s+|recently\s+)?(?:quit|left)\s+(?P<company2>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,2})"
-    r"|\bI\s+(?:got|was|have been|'ve been)\s+(?:laid off|fired|let go|made redundant)"
-    r"(?:\s+(?:from|at|by)\s+(?P<company3>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,2}))?"
-    r"|\bI(?:'m| am)\s+(?:now\s+)?(?:unemployed|between jobs|out of work|no longer working)"
-    r"|\bI\s+no longer\s+work\s+(?:at|for)\s+(?P<company4>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,2})"
-    r"|\bI\s+(?:don't|do not)\s+work\s+(?:at|for)\s+(?P<company5>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,2})\s+"
-    r"(?:anymore|any more)"
-    r"|\bmy\s+company\s+(?:closed|shut down|went bust|folded)",
-    re.IGNORECASE)
+    rf"\bI\s+(?i:just\s+|recently\s+|finally\s+)?(?i:quit|left|resigned from|walked away from|lost)\s+(?i:my\s+)?"
+    rf"(?i:job|position|role|work)(?:\s+(?i:at|with)\s+(?P<company>{_COMPANY}))?"
+    rf"|\bI\s+(?i:just\s+|recently\s+)?(?i:quit|left)\s+(?P<company2>{_COMPANY})"
+    rf"|\bI\s+(?i:got|was|have been|'ve been)\s+(?i:laid off|fired|let go|made redundant)"
+    rf"(?:\s+(?i:from|at|by)\s+(?P<company3>{_COMPANY}))?"
+    r"|\bI(?i:'m| am)\s+(?i:now\s+)?(?i:unemployed|between jobs|out of work|no longer working)"
+    rf"|\bI\s+(?i:no longer)\s+(?i:work)\s+(?i:at|for)\s+(?P<company4>{_COMPANY})"
+    rf"|\bI(?i:'m| am)\s+(?i:no longer)\s+(?i:at|with)\s+(?P<company6>{_COMPANY})"
+    rf"|\bI\s+(?i:don't|do not)\s+(?i:work)\s+(?i:at|for)\s+(?P<company5>{_COMPANY})\s+(?i:anymore|any more)"
+    r"|\b(?i:my\s+company\s+(?:closed|shut down|went bust|folded))")
 _ZH_JOB_ENDED = re.compile(
     rf"我(?:已经|刚|上个月|去年|最近|前段时间)?(?:从(?P<company>[{CJK}A-Za-z]{{2,12}}?))?(?:离职|辞职|裸辞|被裁|被辞退|失业)了?"
     rf"|我(?:已经)?(?:辞掉|丢了)了?(?:工作|那份工作)"
