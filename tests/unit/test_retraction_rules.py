@@ -24,7 +24,8 @@ def read(pack: str, message: str) -> set[tuple[str | None, object, bool]]:
 
 
 @pytest.mark.parametrize(("pack", "message", "expected"), [
-    ("immigration", "我不考虑高才通了，改走优才", {("targetCategory", "TTPS", True), ("targetCategory", "QMAS", False)}),
+    ("immigration", "我不考虑高才通了，改走优才",
+     {("targetCategory", "TTPS", True), ("targetCategory", "QMAS", False)}),
     ("immigration", "我对高才通已经不感兴趣了", {("targetCategory", "TTPS", True)}),
     ("immigration", "我已经不想去香港了", {("targetCategory", None, True)}),
     ("immigration", "I'm no longer interested in TTPS, switching to QMAS",
@@ -64,7 +65,8 @@ def test_somebody_elses_a_conditional_or_a_doubly_negated_statement_takes_nothin
      {("name", "Daniel Wong"), ("age", 35), ("currentJobTitle", "software engineer"), ("currentCompany", "Shopee"),
       ("currentLocation", "Singapore")}),
     ("general", "Hi, I am Alex Chen, a 34-year-old data engineer living in Berlin.",
-     {("preferredName", "Alex Chen"), ("age", 34), ("currentJobTitle", "data engineer"), ("currentLocation", "Berlin")}),
+     {("preferredName", "Alex Chen"), ("age", 34), ("currentJobTitle", "data engineer"),
+      ("currentLocation", "Berlin")}),
     ("immigration", "你好，我是刘佳，31岁，在上海做数据工程师。",
      {("name", "刘佳"), ("age", 31), ("currentJobTitle", "数据工程师"), ("currentLocation", "上海")}),
 ])
