@@ -45,10 +45,13 @@ from agent_memory.extraction.fields.preferences import (
     topic_preferences,
 )
 from agent_memory.extraction.fields.retractions import (
+    REREAD_FIELDS,
     RETRACTION_STAGES,
     Retractions,
+    clauses,
     contradicts,
     takes_something_back,
+    without_ending_words,
 )
 from agent_memory.extraction.fields.timeline import timeline
 from agent_memory.extraction.grammar import Utterance, without_questions
@@ -185,6 +188,24 @@ class OfflineExtractor:
                          if not takes_something_back(m.content) and not takes_something_back(str(m.value or ""))]
         return self._with_sentences(text, memories)
 
+    def _ended_slots(self, ctx: Utterance, retracted: set[str | None]) -> list[ExtractedMemory]:
+        """The slots a clause ends that no retraction rule read: what the pack's rules read of the clause without
+        its ending words ("I don't have asthma anymore" -> healthCondition asthma), each taken back."""
+        found: list[ExtractedMemory] = []
+        for clause in clauses(ctx):
+            stated = without_ending_words(ctx, clause)
+            if not stated:
+                continue
+            said = Utterance(text=stated, zh=ctx.zh)
+            positives = _field_memories(said, self._rules)
+            positives += self._preferences(said, positives)
+            found += [ExtractedMemory(memory_type=m.memory_type, field=m.field, category=m.category,
+                                      value=m.value.removesuffix("了") if isinstance(m.value, str) else m.value,
+                                      content=clause.text.strip(" ，,。."), retraction=True)
+                      for m in positives if m.field in REREAD_FIELDS and m.field not in retracted
+                      and m.value not in (None, "", True, False)]
+        return found
+
     def _with_sentences(self, text: str, memories: list[ExtractedMemory]) -> list[ExtractedMemory]:
         """Each memory with the sentence it was read from (`said_in`): the only one, or the one whose rules, read
         alone, give a memory of its field (left unsaid when none does: an answer read with the assistant's
@@ -218,6 +239,7 @@ class OfflineExtractor:
         if turn is not None:
             memories += _answers(turn, ctx, {m.field or "" for m in memories}, self._rules)
         read = [r for stage in self._retractions for r in stage(ctx)]
+        read += self._ended_slots(ctx, {r.field for r in read if r.retraction})
         taken_back = [r for r in read if r.retraction]
         # What the turn takes back is never also stored as stated ("I used to be allergic to peanuts but not
         # anymore" is no allergy); a fact the denial itself carries ("我没有孩子": hasChildren false) stays, and so
@@ -225,4 +247,6 @@ class OfflineExtractor:
         kept = [m for m in memories if not any(contradicts(r, m) for r in taken_back)]
         kept += [m for m in read if not m.retraction
                  and not any(k.field == m.field and k.value == m.value for k in kept)]
-        return kept + [r for r in taken_back if not any(m.field == r.field and m.value is False for m in kept)]
+        # Retractions first: a slot taken back and given a new value in one turn ("不用发邮件了，改成微信") ends
+        # with the new value.
+        return [r for r in taken_back if not any(m.field == r.field and m.value is False for m in kept)] + kept

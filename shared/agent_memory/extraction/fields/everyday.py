@@ -7,6 +7,7 @@ import re
 
 from agent_memory.domain.models import ExtractedMemory, MemoryType
 from agent_memory.extraction.grammar import CJK, Utterance, alternation, clause_around, fact, intent, matches
+from agent_memory.extraction.numbers import parse_number
 from agent_memory.extraction.rule import FieldRule, single
 
 # --------------------------------------------------------------------------------------
@@ -43,7 +44,7 @@ ANIMALS_EN, ANIMALS_ZH = _ANIMALS_EN, _ANIMALS_ZH  # as said -> the value (retra
 _COUNT_EN = r"(?:a|an|one|two|three|four|five|\d+|some|several)"
 _EN_PET_START = re.compile(
     rf"\b(?:I|we)(?:\s+have|'ve\s+got|\s+have\s+got|\s+own|\s+got|\s+adopted|\s+just\s+got|\s+just\s+adopted|"
-    rf"\s+rescued|'ve\s+adopted)\s+{_COUNT_EN}\s+"
+    rf"\s+rescued|'ve\s+adopted)\s+(?P<count>{_COUNT_EN})\s+"
     rf"(?:[a-z]+\s+){{0,2}}?(?P<animal>{_ANIMAL_EN})\b"
     rf"|\b(?:my|our)\s+(?:[a-z]+\s+)?(?P<own>{_ANIMAL_EN})\b",
     re.IGNORECASE,
@@ -54,7 +55,7 @@ _EN_PET_MORE = re.compile(rf"(?:\s*,\s*|\s+and\s+|\s*,\s*and\s+){_COUNT_EN}\s+(?
 _EN_PET_NAME = re.compile(r"(?:\s+(?:named|called)\s+|\s*,\s*|\s+is\s+(?:called|named)\s+|'s\s+(?:called|named)\s+)"
                           r"(?P<name>[A-Z][a-z]+)\b(?!\s+[a-z])")
 _ZH_PET = re.compile(
-    rf"(?:我|我们|我家|家里)(?:家)?(?:养了?|有|收养了)\s*(?:(?:一|两|二|三|四|五|几|\d)?\s*(?:只|条|个|匹|头))?\s*"
+    rf"(?:我|我们|我家|家里)(?:家)?(?:又|还|也|刚|新|最近)?(?:养了?|有|收养了)\s*(?:(?P<count>一|两|二|三|四|五|几|\d)?\s*(?:只|条|个|匹|头))?\s*"
     rf"(?P<animal>{_ANIMAL_ZH})|我(?:的|家)(?P<own>{_ANIMAL_ZH})"
 )
 _ZH_PET_MORE = re.compile(rf"(?:[,，、和]|还有|以及)?\s*(?:一|两|二|三|四|五|几|\d)\s*(?:只|条|个|匹|头)\s*(?P<animal>{_ANIMAL_ZH})")
@@ -64,10 +65,15 @@ _ZH_PET_NAME = re.compile(rf"[,，]?\s*(?:它)?(?:叫|名字叫|名叫)\s*(?P<na
 def pets(ctx: Utterance) -> list[ExtractedMemory]:
     found: dict[str, ExtractedMemory] = {}
 
-    def add(animal: str, end: int) -> None:
+    def add(animal: str, end: int, said_count: str | None = None) -> None:
         pet_name = (_ZH_PET_NAME if ctx.zh else _EN_PET_NAME).match(ctx.text, end)
         value = (f"{animal[:-1]}, {pet_name['name']})" if animal.endswith(")") else f"{animal} ({pet_name['name']})"
                  ) if pet_name else animal
+        count = int(parse_number(said_count) or 0) if said_count else 0
+        if count > 1:  # "two cats" is two: said so, and kept as a count
+            content = ctx.say(f"养了{said_count}只{animal}", f"Has {count} {animal}s")
+            found.setdefault(value, fact("pet", value, content, metadata={"count": count}))
+            return
         content = ctx.say(f"养了{animal}" + (f"，叫{pet_name['name']}" if pet_name else ""),
                           f"Has a {animal}" + (f" named {pet_name['name']}" if pet_name else ""))
         found.setdefault(value, fact("pet", value, content))
@@ -75,7 +81,7 @@ def pets(ctx: Utterance) -> list[ExtractedMemory]:
     if ctx.zh:
         for m in matches(_ZH_PET, ctx, future=False):
             group = "animal" if m["animal"] else "own"
-            add(_ANIMALS_ZH[m[group]], m.end(group))
+            add(_ANIMALS_ZH[m[group]], m.end(group), m["count"] if group == "animal" else None)
             end = m.end()
             while more := _ZH_PET_MORE.match(ctx.text, end):
                 add(_ANIMALS_ZH[more["animal"]], more.end())
@@ -83,7 +89,7 @@ def pets(ctx: Utterance) -> list[ExtractedMemory]:
         return list(found.values())
     for m in matches(_EN_PET_START, ctx, future=False):
         group = "animal" if m["animal"] else "own"
-        add(_ANIMALS_EN[m[group].lower()], m.end(group))
+        add(_ANIMALS_EN[m[group].lower()], m.end(group), m["count"] if group == "animal" else None)
         end = m.end()
         while more := _EN_PET_MORE.match(ctx.text, end):
             add(_ANIMALS_EN[more["animal"].lower()], more.end())

@@ -75,10 +75,21 @@ _CHILDREN_SOME = (
 )
 
 
+# The spouse's name, kept with the relation: "my wife is called Lena", "我老婆叫李娜".
+_EN_SPOUSE_NAME = re.compile(r"\bmy\s+(?P<rel>wife|husband|partner|spouse)(?:'s\s+name\s+is|\s+is\s+(?:called|named)|,)\s+"
+                             r"(?P<name>[A-Z][a-z]+)\b", re.IGNORECASE)
+_ZH_SPOUSE_NAME = re.compile(r"我(?:的)?(?P<rel>老婆|妻子|太太|老公|丈夫|爱人)(?:叫|名叫|名字叫)\s*(?P<name>[\u4e00-\u9fff]{2,3}|[A-Z][a-z]+)")
+
+
 def marital_status(ctx: Utterance) -> ExtractedMemory | None:
     for code, pattern, check_negation in _MARITAL_PATTERNS:
         for _ in matches(pattern, ctx, negation=check_negation):
             value = ctx.say(_MARITAL_LABELS[code], code)
+            spouse = (_ZH_SPOUSE_NAME if ctx.zh else _EN_SPOUSE_NAME).search(ctx.text) if code == "married" else None
+            if spouse is not None:
+                relation, name = spouse["rel"].lower(), spouse["name"]
+                return fact("maritalStatus", value, ctx.say(f"已婚，{relation}叫{name}", f"Married; {relation}: {name}"),
+                            metadata={"spouse": {"relation": relation, "name": name}})
             return fact("maritalStatus", value, ctx.say(value, f"Marital status: {value}"))
     return None
 

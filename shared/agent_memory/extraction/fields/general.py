@@ -290,7 +290,8 @@ def marital_status_as_said(ctx: Utterance) -> ExtractedMemory | None:
         return found
     said = next((word for word, status in _ZH_MARITAL_WORDS.items() if word in ctx.text and status == found.value),
                 str(found.value))
-    return fact("maritalStatus", said, said)
+    return fact("maritalStatus", said, found.content if "spouse" in found.metadata else said,
+                metadata=found.metadata)
 
 
 _GRANDPARENT = re.compile(

@@ -256,10 +256,31 @@ def _disliking(ctx: Utterance) -> ExtractedMemory | None:
     return dislike(ctx)
 
 
+# When not to be reached: "please never call me before 10am", "晚上9点以后别给我打电话".
+_EN_CONTACT_HOURS = re.compile(
+    r"\b(?:please\s+)?(?:never|don't|do not|no)\s+(?P<how>call|ring|phone|text|message|email)(?:s|ing)?\s+(?:me\s+)?"
+    r"(?P<when>(?:before|after)\s+\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?|on\s+(?:weekends|Sundays|Saturdays)|"
+    r"at\s+night|in\s+the\s+(?:morning|evening))", re.IGNORECASE)
+_ZH_CONTACT_HOURS = re.compile(
+    r"(?P<when>(?:早上|上午|中午|下午|晚上|夜里)?\s*\d{1,2}\s*点(?:半)?\s*(?:以前|之前|以后|之后)|周末|晚上|半夜)\s*"
+    r"(?:请)?(?:不要|别|不用)(?:给我)?(?P<how>打电话|发消息|发信息|联系我)")
+
+
+def contact_hours(ctx: Utterance) -> ExtractedMemory | None:
+    m = (_ZH_CONTACT_HOURS if ctx.zh else _EN_CONTACT_HOURS).search(ctx.text)
+    if m is None:
+        return None
+    when, how = " ".join(m["when"].split()), m["how"].lower()
+    value = ctx.say(f"{when}{'不要' + how}", f"no {how}s {when}")
+    return ExtractedMemory(memory_type=MemoryType.PREFERENCE, field="preference", value=value,
+                           content=ctx.say(f"{when}不要{how}", f"Do not {how} them {when}"))
+
+
 def general_preferences(ctx: Utterance, facts: list[ExtractedMemory]) -> list[ExtractedMemory]:
     """How to serve the user; a liking or dislike only when the turn says nothing of that (a liking that is the
     diet read already is the diet)."""
-    found = [p for p in (preferred_language(ctx), response_style(ctx), communication_channel(ctx)) if p is not None]
+    found = [p for p in (preferred_language(ctx), response_style(ctx), communication_channel(ctx),
+                         contact_hours(ctx)) if p is not None]
     if found:
         return found
     diets = {str(m.value).casefold() for m in facts if m.field == "diet"}

@@ -321,6 +321,32 @@ def takes_something_back(text: str) -> bool:
     return bool(_POLARITY_CUE.search(text))
 
 
+# ---- any other slot: what a clause would state without its ending words ----------------------------------------
+
+# Words that end or deny a state ("I don't have asthma anymore", "以后不用给我发邮件了", "今年不打算考研了"). A plain
+# negation is not among them: "I don't like coffee" is a dislike, not a liking taken back.
+_EN_ENDING = re.compile(r"\b(?:no longer|not\s+(?:anymore|any more))\b|\b(?:don't|do not|doesn't|does not)\b(?=.*\b(?:anymore|any more)\b)"
+                        r"|\b(?:anymore|any more)\b", re.IGNORECASE)
+_ZH_ENDING = re.compile(r"不再|已经不|再也不|不用再?|别再|(?:不|没)(?:打算|想)(?=.*了)")
+_EN_ENDING_WORDS = re.compile(r"\b(?:no longer|anymore|any more|don't|do not|doesn't|does not|not)\b\s*",
+                              re.IGNORECASE)
+_ZH_ENDING_WORDS = re.compile(r"不再|已经不|再也不|不用再?|别再|不(?=打算|想)|没(?=打算|想)")
+
+
+def without_ending_words(ctx: Utterance, clause: Clause) -> str | None:
+    """The clause as it would state the slot it ends, its ending words left out ("I have asthma" of "I don't have
+    asthma anymore"); None when it has none, or is not the user's own."""
+    if not (_ZH_ENDING if ctx.zh else _EN_ENDING).search(clause.text) or not _users_own(ctx, clause):
+        return None
+    return " ".join((_ZH_ENDING_WORDS if ctx.zh else _EN_ENDING_WORDS).sub("", clause.text).split())
+
+
+# The slots a clause without its ending words may be read for, to be taken back (never a yes/no or a number, whose
+# denial is a value of its own: "我没有孩子" is hasChildren false).
+REREAD_FIELDS = frozenset({"pet", "allergy", "healthCondition", "diet", "languageSkills", "preference", "goal",
+                           "communicationChannel", "responseStyle", "preferredLanguage", "targetCategory"})
+
+
 Retractions = Callable[[Utterance], list[ExtractedMemory]]
 
 # Each pack's retractions, by the pack's stage name (ExtractionRules.preferences).
