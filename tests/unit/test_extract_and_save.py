@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agent_memory.api.save import SaveInfoOutput
-from agent_memory.domain.models import MemoryType, NewMemory
+from agent_memory.domain.models import ExtractedMemory, MemoryType, NewMemory
 from agent_memory.ports import ConversationTurn
 from agent_memory.settings import Settings
 from tests.fakes.services import USER, extracted, services, services_over_fakes
@@ -145,3 +145,30 @@ def test_extract_reports_the_slot_each_memory_is_stored_under_as_save_and_search
     assert [m.field for m in output.saved_memories] == stored
     assert output.extracted_info == {"preference": "tea"}  # the field read, and its value
     assert again.skipped_fields == stored  # said already: named by its slot too
+
+
+def test_a_retraction_supersedes_its_slot_and_says_so_and_a_whole_list_field_ends_every_item():
+    cat = ExtractedMemory(memory_type=MemoryType.FACT, content="Has a cat", field="allergy", value="cats")
+    save, _, store, extractor = services([cat])
+    save.extract_and_save(USER, ConversationTurn(user_message="I'm allergic to cats"))
+    extractor.memories = [ExtractedMemory(memory_type=MemoryType.FACT, content="Allergic to dust", field="allergy",
+                                          value="dust")]
+    save.extract_and_save(USER, ConversationTurn(user_message="and to dust"))
+    extractor.memories = [ExtractedMemory(memory_type=MemoryType.FACT, content="I'm not allergic to cats",
+                                          field="allergy", value="cats", retraction=True)]
+
+    output = save.extract_and_save(USER, ConversationTurn(user_message="I'm not allergic to cats"))
+
+    assert (output.extracted_info, output.retracted_info) == ({}, {"allergy": "cats"})
+    current = {m.content: m for m in store.all_current(USER)}
+    assert set(current) == {"Allergic to dust", "I'm not allergic to cats"}
+    assert current["I'm not allergic to cats"].retraction
+    retired = next(m for m in store.all_versions(USER) if m.content == "Has a cat")
+    assert retired.superseded_by == current["I'm not allergic to cats"].memory_key
+
+    extractor.memories = [ExtractedMemory(memory_type=MemoryType.FACT, content="No allergies at all", field="allergy",
+                                          retraction=True)]
+    save.extract_and_save(USER, ConversationTurn(user_message="I have no allergies at all"))
+
+    assert {m.content for m in store.all_current(USER)} == {"I'm not allergic to cats", "No allergies at all"}
+    assert next(m for m in store.all_versions(USER) if m.content == "Allergic to dust").is_deleted

@@ -50,7 +50,7 @@ from agent_memory.extraction.fields.retractions import (
     Retractions,
     clauses,
     contradicts,
-    takes_something_back,
+    denies_or_ends,
     without_ending_words,
 )
 from agent_memory.extraction.fields.timeline import timeline
@@ -185,7 +185,7 @@ class OfflineExtractor:
             memories += [m for m in self._reader.read(text, memories,
                                                       lambda clause: self._read_by_rules(clause, memories),
                                                       list_fields=self._list_fields, leave_out=leave_out)
-                         if not takes_something_back(m.content) and not takes_something_back(str(m.value or ""))]
+                         if not denies_or_ends(m)]
         return self._with_sentences(text, memories)
 
     def _ended_slots(self, ctx: Utterance, retracted: set[str | None]) -> list[ExtractedMemory]:

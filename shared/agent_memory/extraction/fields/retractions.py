@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from agent_memory.domain.models import ExtractedMemory, MemoryType
 from agent_memory.extraction.fields.everyday import ANIMALS_EN, ANIMALS_ZH
+from agent_memory.extraction.fields.general import LANGUAGES_EN, LANGUAGES_ZH
 from agent_memory.extraction.fields.immigration import CATEGORY, category_code
 from agent_memory.extraction.grammar import CJK, Utterance, alternation, stated
 
@@ -66,13 +67,17 @@ def _retraction(memory_type: MemoryType, field: str, value: str | None, content:
 
 # ---- targetCategory: a scheme withdrawn, or the move itself ------------------------------------------------------
 
-_WITHDRAW_ZH = re.compile(r"不考虑|不打算|放弃|不申请|不走|不办|不感兴趣|没兴趣|没有兴趣|算了|不想(?:申请|走|办|弄)|"
-                          r"不再(?:考虑|申请|走)|pass掉|不选|排除")
+_WITHDRAW_ZH = re.compile(r"不考虑|不打算|放弃|不申请|不走|不办|不弄|不搞|不折腾|不报|不申了|不感兴趣|没兴趣|没有兴趣|算了|作罢|"
+                          r"不想(?:申请|走|办|弄|搞|报)|不再(?:考虑|申请|走|办)|先不(?:考虑|申请|走|办|弄)?|暂时?不(?:考虑|申请|走|办)|"
+                          r"搁置|打消|撤回|撤销|取消了?|改主意|不适合我|没戏|pass掉|不选|排除")
 _WITHDRAW_EN = re.compile(
-    r"\b(?:no longer|not)\s+(?:really\s+)?(?:interested|considering|going for|going with|applying|pursuing|planning)"
+    r"\b(?:no longer|not)\s+(?:really\s+|even\s+)?(?:interested|considering|going for|going with|applying|pursuing|"
+    r"planning|doing|bothering with)"
     r"|\b(?:changed my mind|change of mind|decided against|decided not to|dropp(?:ed|ing)|giv(?:e|ing) up(?: on)?|"
     r"gave up(?: on)?|rul(?:e|ed|ing) out|scrap(?:ped|ping)?|forget about|abandon(?:ed|ing)?|not for me|"
-    r"out of the (?:picture|question)|off the table|won't be applying|not doing)\b",
+    r"out of the (?:picture|question)|off the table|won't be applying|not doing|(?:put|putting) (?:it |that )?on hold|"
+    r"on hold|shelv(?:e|ed|ing)|withdr(?:ew|awn|awing|aw)|cancel(?:l?ed|l?ing)?|pull(?:ed|ing)? out|"
+    r"(?:I'll|I will|gonna|going to) pass on|skip(?:ping)?|isn't for me|is not for me|not worth it|no go)\b",
     re.IGNORECASE)
 # "从高才通改走优才", "switching from TTPS to QMAS": the first scheme is withdrawn.
 _SWITCH_FROM = re.compile(r"从|由|\bfrom\b", re.IGNORECASE)
@@ -200,8 +205,8 @@ _EN_PET_GONE = re.compile(
 _EN_NO_PETS = re.compile(r"\bI\s+(?:don't|do not|no longer)\s+(?:have|own|keep)\s+(?:any\s+)?pets\b"
                          r"|\bno\s+pets\b|\bI(?:'m| am)\s+not\s+a\s+pet\s+owner\b", re.IGNORECASE)
 _ZH_PET_GONE = re.compile(
-    rf"我(?:的|家|们家)的?(?:那只|那条)?(?P<animal>{_ANIMAL_ZH})[^，,。]{{0,8}}?(?:去世|死|走了|没了|不在了|丢了|跑丢|病逝|离开)"
-    rf"|(?:我|我们)?(?:把)?(?:我|我们|我家)?的?(?P<animal2>{_ANIMAL_ZH})(?:已经)?(?:送人|送走|卖了|送给)"
+    rf"(?P<animal>{_ANIMAL_ZH})(?:都|也|全|全都)?[^，,。]{{0,8}}?(?:去世|死|走了|没了|不在了|丢了|跑丢|病逝|离开|老死)"
+    rf"|(?P<animal2>{_ANIMAL_ZH})(?:都|也|已经)?(?:送人|送走|卖了|送给)"
     rf"|我(?:已经|现在)?(?:不|不再|没有?)(?:再)?养(?P<animal3>{_ANIMAL_ZH})了?")
 _ZH_NO_PETS = re.compile(r"我(?:家)?(?:没有|没|不|不再)(?:养)?(?:任何)?宠物|我(?:们)?家(?:里)?(?:没有|没)(?:养)?宠物")
 
@@ -232,16 +237,20 @@ _EN_JOB_ENDED = re.compile(
     rf"|\bI\s+(?i:just\s+|recently\s+)?(?i:quit|left)\s+(?P<company2>{_COMPANY})"
     rf"|\bI\s+(?i:got|was|have been|'ve been)\s+(?i:laid off|fired|let go|made redundant)"
     rf"(?:\s+(?i:from|at|by)\s+(?P<company3>{_COMPANY}))?"
-    r"|\bI(?i:'m| am)\s+(?i:now\s+)?(?i:unemployed|between jobs|out of work|no longer working)"
+    r"|\bI(?i:'m| am)\s+(?i:now\s+)?(?i:unemployed|between jobs|out of work|no longer working|retired|jobless)"
+    r"|\bI\s+(?i:just\s+|recently\s+|finally\s+)?(?i:retired|handed in my notice|stepped down|got the sack)"
+    rf"|\bI(?i:'m| am)\s+(?i:no longer)\s+(?i:employed|working)\s+(?i:at|for|with)\s+(?P<company7>{_COMPANY})"
+    rf"|\b(?i:my contract)\s+(?i:ended|ran out|wasn't renewed|was not renewed)"
     rf"|\bI\s+(?i:no longer)\s+(?i:work)\s+(?i:at|for)\s+(?P<company4>{_COMPANY})"
     rf"|\bI(?i:'m| am)\s+(?i:no longer)\s+(?i:at|with)\s+(?P<company6>{_COMPANY})"
     rf"|\bI\s+(?i:don't|do not)\s+(?i:work)\s+(?i:at|for)\s+(?P<company5>{_COMPANY})\s+(?i:anymore|any more)"
     r"|\b(?i:my\s+company\s+(?:closed|shut down|went bust|folded))")
 _ZH_JOB_ENDED = re.compile(
-    rf"我(?:已经|刚|上个月|去年|最近|前段时间)?(?:从(?P<company>[{CJK}A-Za-z]{{2,12}}?))?(?:离职|辞职|裸辞|被裁|被辞退|失业)了?"
+    rf"(?:^|我)(?:已经|刚|上个月|去年|最近|前段时间|上周|年初|今年)?(?:从(?P<company>[{CJK}A-Za-z]{{2,12}}?))?"
+    r"(?:被公司)?(?:离职|辞职|裸辞|被裁|被辞退|被优化|被开|下岗|失业|退休|不干|裁)(?:了|(?=$|[，,。！!]))"
     rf"|我(?:已经)?(?:辞掉|丢了)了?(?:工作|那份工作)"
     rf"|我(?:已经)?不在(?P<company2>[{CJK}A-Za-z]{{2,12}}?)(?:上班|工作|干)了"
-    r"|(?:我们)?公司(?:倒闭|关门|解散)了")
+    r"|(?:我们)?公司(?:倒闭|关门|解散|破产|没了)了?|(?:工作|合同)(?:到期|没了)|(?:已经)?退休了")
 
 
 def job_retractions(ctx: Utterance) -> list[ExtractedMemory]:
@@ -263,13 +272,42 @@ def job_retractions(ctx: Utterance) -> list[ExtractedMemory]:
     return found
 
 
+# ---- languages: one not spoken, one not to be answered in ---------------------------------------------------------
+
+_LANG_EN = alternation(LANGUAGES_EN)
+_LANG_ZH = alternation(LANGUAGES_ZH)
+_EN_NOT_SPOKEN = re.compile(rf"\bI\s+(?:don't|do not|can't|cannot|no longer)\s+(?:actually\s+|really\s+|even\s+)?"
+                            rf"(?:speak|read|write)\s+(?:any\s+)?(?P<lang>{_LANG_EN})\b")
+_ZH_NOT_SPOKEN = re.compile(rf"我(?:其实|根本|完全|已经)?(?:不会|不懂|不能)(?:说|讲|听)?(?P<lang>{_LANG_ZH})")
+_EN_NOT_ANSWERED_IN = re.compile(
+    rf"\b(?:stop|quit)\s+(?:answering|replying|writing|responding|talking)\s+(?:to me\s+)?in\s+(?P<lang>{_LANG_EN})\b"
+    rf"|\b(?:don't|do not|no need to)\s+(?:need to\s+)?(?:answer|reply|write|respond)\s+(?:to me\s+)?in\s+"
+    rf"(?P<lang2>{_LANG_EN})\b", re.IGNORECASE)
+_ZH_NOT_ANSWERED_IN = re.compile(rf"(?:别|不要|不用)(?:再)?(?:用|拿)(?P<lang>{_LANG_ZH})(?:回|回复|答|跟我说|和我说|写)")
+
+
+def language_retractions(ctx: Utterance) -> list[ExtractedMemory]:
+    found: list[ExtractedMemory] = []
+    for clause in clauses(ctx):
+        if not _users_own(ctx, clause):
+            continue
+        for pattern, field, memory_type in (
+                (_ZH_NOT_ANSWERED_IN if ctx.zh else _EN_NOT_ANSWERED_IN, "preferredLanguage", MemoryType.PREFERENCE),
+                (_ZH_NOT_SPOKEN if ctx.zh else _EN_NOT_SPOKEN, "languageSkills", MemoryType.FACT)):
+            m = pattern.search(clause.text)
+            if m is not None:
+                found.append(_retraction(memory_type, field, _first_value(m), clause.text))
+                break
+    return found
+
+
 # ---- diet, likings, goals (the general pack) ---------------------------------------------------------------------
 
 _EN_DIET_ENDED = re.compile(r"\bI(?:'m| am)\s+(?:not|no longer)\s+(?:a\s+)?(?P<diet>vegetarian|vegan|pescatarian|"
                             r"keto|on keto|gluten-free)\b(?:\s+(?:anymore|any more))?"
                             r"|\bI\s+(?:stopped|quit|gave up)\s+being\s+(?:a\s+)?(?P<diet2>vegetarian|vegan)",
                             re.IGNORECASE)
-_ZH_DIET_ENDED = re.compile(r"我(?:已经|现在)?(?:不再|不)(?:吃素|吃斋)了?|我(?:已经)?开始吃肉了|我(?:已经)?不(?:再)?是素食(?:者|主义者)了?")
+_ZH_DIET_ENDED = re.compile(r"我(?:已经|现在|并|其实)?(?:不再|不)(?:吃素|吃斋)了?|我(?:已经)?开始吃肉了|我(?:已经)?不(?:再)?是素食(?:者|主义者)了?")
 _EN_LIKING_ENDED = re.compile(
     r"\bI\s+(?:don't|do not)\s+(?:drink|eat|like|play|watch|do)\s+(?P<what>[a-z][a-z ]{1,20}?)\s+(?:anymore|any more)\b"
     r"|\bI\s+(?:no longer|stopped|quit)\s+(?:drink(?:ing)?|eat(?:ing)?|lik(?:e|ing)|play(?:ing)?)\s+"
@@ -312,13 +350,29 @@ def everyday_retractions(ctx: Utterance) -> list[ExtractedMemory]:
 # statements (the exemplar reader) must not read such a clause as the statement it resembles.
 _POLARITY_CUE = re.compile(
     r"不再|已经不|不想|不打算|不用|不要|不考虑|没有了|没了|走了|去世|死了|送人|送走|卖了|放弃|算了|戒了|戒掉|退休了|离职|辞职|"
-    r"\b(?:no longer|anymore|any more|stopped|quit|retired|passed away|died|put down|gave up|given up|"
-    r"giving up|changed my mind)\b",
+    r"别再|不会|搁置|取消|结束了|"
+    r"\b(?:no longer|anymore|any more|stop|stopped|quit|retired|passed away|died|put down|gave up|given up|"
+    r"giving up|changed my mind|scratch|cancel(?:l?ed)?|forget|dont|don't actually)\b",
     re.IGNORECASE)
+
+
+# A plain negation too, for a statement read by its likeness to positive ones ("I don't have diabetes" resembles "I
+# have diabetes").
+_NEGATION = re.compile(r"\b(?:not|never|no|don't|dont|doesn't|didn't|isn't|aren't|wasn't|haven't|hasn't|won't|can't)\b"
+                       r"|n't\b|不|没|别|未|over\b|forget\b|dropp(?:ed|ing)\b|cleared up|finished|broke up|flew off",
+                       re.IGNORECASE)
 
 
 def takes_something_back(text: str) -> bool:
     return bool(_POLARITY_CUE.search(text))
+
+
+def denies_or_ends(memory: ExtractedMemory) -> bool:
+    """Whether a memory read by likeness to positive examples came from a clause that denies or ends something."""
+    said = memory.value if isinstance(memory.value, str) and memory.value else memory.content
+    # A dislike says "not" by its nature, and so may a diet ("no meat", "不吃辣").
+    return takes_something_back(f"{memory.content} {said}") or (memory.field not in ("dislike", "diet")
+                                                                  and bool(_NEGATION.search(said)))
 
 
 # ---- any other slot: what a clause would state without its ending words ----------------------------------------
@@ -327,10 +381,10 @@ def takes_something_back(text: str) -> bool:
 # negation is not among them: "I don't like coffee" is a dislike, not a liking taken back.
 _EN_ENDING = re.compile(r"\b(?:no longer|not\s+(?:anymore|any more))\b|\b(?:don't|do not|doesn't|does not)\b(?=.*\b(?:anymore|any more)\b)"
                         r"|\b(?:anymore|any more)\b", re.IGNORECASE)
-_ZH_ENDING = re.compile(r"不再|已经不|再也不|不用再?|别再|(?:不|没)(?:打算|想)(?=.*了)")
+_ZH_ENDING = re.compile(r"不再|已经不|再也不|不用再?|别再|别(?=.*了)|(?:不|没)(?:打算|想)(?=.*了)")
 _EN_ENDING_WORDS = re.compile(r"\b(?:no longer|anymore|any more|don't|do not|doesn't|does not|not)\b\s*",
                               re.IGNORECASE)
-_ZH_ENDING_WORDS = re.compile(r"不再|已经不|再也不|不用再?|别再|不(?=打算|想)|没(?=打算|想)")
+_ZH_ENDING_WORDS = re.compile(r"不再|已经不|再也不|不用再?|别再?|不(?=打算|想)|没(?=打算|想)")
 
 
 def without_ending_words(ctx: Utterance, clause: Clause) -> str | None:
@@ -344,7 +398,8 @@ def without_ending_words(ctx: Utterance, clause: Clause) -> str | None:
 # The slots a clause without its ending words may be read for, to be taken back (never a yes/no or a number, whose
 # denial is a value of its own: "我没有孩子" is hasChildren false).
 REREAD_FIELDS = frozenset({"pet", "allergy", "healthCondition", "diet", "languageSkills", "preference", "goal",
-                           "communicationChannel", "responseStyle", "preferredLanguage", "targetCategory"})
+                           "communicationChannel", "responseStyle", "preferredLanguage", "targetCategory",
+                           "currentLocation"})
 
 
 Retractions = Callable[[Utterance], list[ExtractedMemory]]
@@ -352,7 +407,7 @@ Retractions = Callable[[Utterance], list[ExtractedMemory]]
 # Each pack's retractions, by the pack's stage name (ExtractionRules.preferences).
 RETRACTION_STAGES: dict[str, tuple[Retractions, ...]] = {
     "immigration": (target_category_retractions, allergy_retractions, job_retractions),
-    "general": (allergy_retractions, pet_retractions, job_retractions, everyday_retractions),
+    "general": (allergy_retractions, pet_retractions, job_retractions, language_retractions, everyday_retractions),
 }
 
 
