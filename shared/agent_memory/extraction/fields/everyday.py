@@ -128,6 +128,7 @@ _CONDITIONS_ZH = (
     "失眠", "偏头痛", "胃病", "胃炎", "痛风", "甲亢", "甲减", "贫血", "腰椎间盘突出", "颈椎病", "乳糖不耐受",
     "鼻炎", "湿疹", "癫痫", "脂肪肝", "乙肝", "多动症", "自闭症", "腰肌劳损", "低血压", "心律不齐", "肾结石",
 )
+CONDITIONS_EN, CONDITIONS_ZH = _CONDITIONS_EN, _CONDITIONS_ZH  # the conditions a retraction may name
 _ZH_HEALTH_HIGH = {"血压": "高血压", "血糖": "高血糖", "血脂": "高血脂"}
 _ZH_HEALTH_OTHER = re.compile(
     rf"(?:^|我)(?:的)?(?P<high>血压|血糖|血脂)(?:有点|有些|偏|比较|一直|很)?高"

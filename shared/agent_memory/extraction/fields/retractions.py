@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from agent_memory.domain.models import ExtractedMemory, MemoryType
-from agent_memory.extraction.fields.everyday import ANIMALS_EN, ANIMALS_ZH
+from agent_memory.extraction.fields.everyday import ANIMALS_EN, ANIMALS_ZH, CONDITIONS_EN, CONDITIONS_ZH
 from agent_memory.extraction.fields.general import LANGUAGES_EN, LANGUAGES_ZH
 from agent_memory.extraction.fields.immigration import CATEGORY, category_code
 from agent_memory.extraction.grammar import CJK, Utterance, alternation, stated
@@ -272,6 +272,33 @@ def job_retractions(ctx: Utterance) -> list[ExtractedMemory]:
     return found
 
 
+# ---- healthCondition: denied, or cured ----------------------------------------------------------------------------
+
+_CONDITION_EN_RE = alternation(CONDITIONS_EN)
+_CONDITION_ZH_RE = alternation(CONDITIONS_ZH)
+_EN_CONDITION_GONE = re.compile(
+    rf"\bI\s+(?:don't|do not|no longer|never)\s+(?:actually\s+|really\s+)?(?:have|had|suffer from|get)\s+"
+    rf"(?P<what>{_CONDITION_EN_RE})\b"
+    rf"|\bmy\s+(?P<what2>{_CONDITION_EN_RE})\s+(?:finally\s+|now\s+|completely\s+|totally\s+)?(?:is gone|has gone|went away|cleared up|is cured|was cured|"
+    r"is in remission|is under control now|got better|is better)"
+    rf"|\bI(?:'m| am)\s+(?:cured of|over|free of)\s+(?:my\s+)?(?P<what3>{_CONDITION_EN_RE})\b",
+    re.IGNORECASE)
+_ZH_CONDITION_GONE = re.compile(
+    rf"我(?:并|其实|根本)?(?:没有|没)(?:得过?)?(?P<what>{_CONDITION_ZH_RE})"
+    rf"|(?P<what2>{_CONDITION_ZH_RE})(?:已经|早就|都)?(?:治好了|好了|痊愈了?|康复了|没了|不犯了)")
+
+
+def condition_retractions(ctx: Utterance) -> list[ExtractedMemory]:
+    found: list[ExtractedMemory] = []
+    for clause in clauses(ctx):
+        if not _users_own(ctx, clause):
+            continue
+        for m in (_ZH_CONDITION_GONE if ctx.zh else _EN_CONDITION_GONE).finditer(clause.text):
+            if not any(r.value == _first_value(m) for r in found):
+                found.append(_retraction(MemoryType.FACT, "healthCondition", _first_value(m), clause.text))
+    return found
+
+
 # ---- languages: one not spoken, one not to be answered in ---------------------------------------------------------
 
 _LANG_EN = alternation(LANGUAGES_EN)
@@ -318,10 +345,16 @@ _ZH_LIKING_ENDED = re.compile(rf"我(?:已经|现在)?(?:不再|不)(?:喜欢|�
 _EN_GOAL_DROPPED = re.compile(
     r"\bI(?:'ve)?\s+(?:given up on|gave up on|dropped|abandoned|shelved)\s+(?:the idea of\s+|my plan to\s+|my goal of\s+)?"
     r"(?P<what>[a-z][a-z ]{2,40}?)(?=\s*(?:[,.;!?]|$))"
-    r"|\bI(?:'m| am)\s+no longer\s+(?:trying|planning|going)\s+to\s+(?P<what2>[a-z][a-z ]{2,40}?)(?=\s*(?:[,.;!?]|$))",
+    r"|\bI(?:'m| am)\s+no longer\s+(?:trying|planning|going)\s+to\s+(?P<what2>[a-z][a-z ]{2,40}?)(?=\s*(?:[,.;!?]|$))"
+    r"|\b(?:forget|scrap|scratch|drop|dropping|ditch|ditching|shelve|shelving|cancel|cancelling|canceling)\s+(?:the\s+|my\s+)?"
+    r"(?:plan|idea|goal)\s+(?:to|of)\s+(?P<what3>[a-z][a-z ]{2,40}?)(?=\s*(?:[,.;!?]|$))"
+    r"|\bI(?:'m| am)\s+not\s+(?:going|gonna)\s+to\s+(?P<what4>[a-z][a-z ]{2,40}?)\s+after all\b",
     re.IGNORECASE)
-_ZH_GOAL_DROPPED = re.compile(rf"我(?:已经)?放弃(?:了)?(?P<what>[{CJK}A-Za-z]{{2,12}}?)(?:的(?:计划|目标|打算))?了?(?=$|[，,。])"
-                              rf"|我(?:已经)?不(?:再)?打算(?P<what2>[{CJK}A-Za-z]{{2,12}}?)了(?=$|[，,。])")
+_ZH_GOAL_DROPPED = re.compile(
+    rf"我(?:已经)?放弃(?:了)?(?P<what>[{CJK}A-Za-z]{{2,12}}?)(?:的(?:计划|目标|打算))?了?(?=$|[，,。])"
+    rf"|我(?:已经)?不(?:再)?打算(?P<what2>[{CJK}A-Za-z]{{2,12}}?)了(?=$|[，,。])"
+    rf"|^(?P<what3>[{CJK}A-Za-z]{{2,10}}?)(?:这事|这件事|的计划|的打算|的想法|这个计划|这个想法|计划)(?:我)?(?:先|暂时|已经|就)?"
+    r"(?:搁置|取消|放弃|算了|不想了|不打算了|作罢|不搞了|不弄了)")
 
 
 def _first_value(m: re.Match[str]) -> str:
@@ -407,7 +440,8 @@ Retractions = Callable[[Utterance], list[ExtractedMemory]]
 # Each pack's retractions, by the pack's stage name (ExtractionRules.preferences).
 RETRACTION_STAGES: dict[str, tuple[Retractions, ...]] = {
     "immigration": (target_category_retractions, allergy_retractions, job_retractions),
-    "general": (allergy_retractions, pet_retractions, job_retractions, language_retractions, everyday_retractions),
+    "general": (allergy_retractions, pet_retractions, job_retractions, condition_retractions, language_retractions,
+                everyday_retractions),
 }
 
 
