@@ -42,9 +42,11 @@ DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 EVAL_SETS = {"dev": DATA / "extraction_eval.jsonl", "holdout": DATA / "extraction_holdout.jsonl"}
 # Denials, withdrawals, endings, self-introductions and turns that must change nothing, in each pack, written before
 # the rules that read retractions (a label with "retraction": true takes its field's item back; value null: the whole
-# field). The dev sets were read while writing those rules; the holdout sets never were. general-retraction-dev2 was
-# written later by the same author as a second development set, after the held-out figures had been published once.
+# field). The dev sets were read while writing those rules; the holdout sets never were. retraction-dev2 and
+# general-retraction-dev2 were written later, the same way, as second development sets, after the held-out figures had
+# been published once.
 RETRACTION_SETS = {"retraction-dev": DATA / "extraction_retraction_dev.jsonl",
+                   "retraction-dev2": DATA / "extraction_retraction_dev2.jsonl",
                    "retraction-holdout": DATA / "extraction_retraction_holdout.jsonl"}
 GENERAL_RETRACTION_SETS = {"general-retraction-dev": DATA / "extraction_general_retraction_dev.jsonl",
                            "general-retraction-dev2": DATA / "extraction_general_retraction_dev2.jsonl",

@@ -125,20 +125,21 @@ def _memory_item(item: Mapping[str, Any]) -> dict[str, Any]:
 def save(user_id: str, *, memory_type: MemoryType, content: str, category: str | None = None,
          field: str | None = None, importance: int | None = None, keywords: Sequence[Keyword | str] | None = None,
          metadata: Mapping[str, Any] | None = None, conversation_id: str | None = None,
-         created_at: Timestamp | None = None, context: str | None = None, source: str | None = None
-         ) -> Call[SaveResponse]:
+         created_at: Timestamp | None = None, context: str | None = None, source: str | None = None,
+         retraction: bool = False) -> Call[SaveResponse]:
     """Store one memory (`POST /v1/users/{user_id}/memories`).
 
     Answers `outcome` `created` (201), `superseded` (a newer value of the memory's `field`), `duplicate`
     (200: the same content was stored already) or `merged` (200: it restates a current memory in nearly the
     same words; `memory` is that one, unchanged). Without `field`, the field the text states is inferred.
     `keywords` are strings or `{"term", "weight"}`; `created_at` (imports) needs a timezone; `context` is the
-    preceding turn, indexed for search only. Idempotent by content, so it is retried.
+    preceding turn, indexed for search only. `retraction`: the memory takes its `field` back (a denial, a
+    withdrawal, an ending). Idempotent by content, so it is retried.
     """
     body = compact(memory_type=memory_type, content=content, category=category, field=field,
                    importance=importance, keywords=_keywords(keywords),
                    metadata=dict(metadata) if metadata is not None else None, conversation_id=conversation_id,
-                   created_at=created_at, context=context, source=source)
+                   created_at=created_at, context=context, source=source, retraction=retraction or None)
     return Call("POST", f"{_user(user_id)}/memories", retry_safe=True, body=body)
 
 

@@ -49,6 +49,7 @@ class NewMemory(_NewMemoryRequired, total=False):
     metadata: dict[str, Any]
     created_at: str
     context: str
+    retraction: bool  # it takes its slot back ("I'm not allergic to peanuts"): `field` is then required
 
 
 class _LogMessageRequired(TypedDict):
@@ -128,6 +129,7 @@ class Memory(TypedDict):
     origin: Origin
     written_by: str | None
     expires_at: str | None  # when the tenant's retention policy ends it (None: kept until deleted)
+    retraction: bool  # it took its slot back (a denial, a withdrawal, an ending): no profile value
 
 
 class SaveResponse(TypedDict):
@@ -153,7 +155,11 @@ class BatchSaveResponse(TypedDict):
     results: list[BatchItemResult]
 
 
-class SavedMemory(TypedDict):
+class _SavedRetraction(TypedDict, total=False):
+    retraction: bool  # present (true) only when the memory takes its slot back
+
+
+class SavedMemory(_SavedRetraction):
     """A memory `extract` saved, in the save_info action's specified shape: `memoryType` is camelCase here only
     (`memory_type` everywhere else); `field` is the slot it fills as stored (`age`, `preference.tea`)."""
 
@@ -162,7 +168,11 @@ class SavedMemory(TypedDict):
     field: str
 
 
-class ExtractResponse(TypedDict):
+class _RetractedInfo(TypedDict, total=False):
+    retracted_info: dict[str, Any]  # present only when the turn takes fields back: field -> item(s), None = all
+
+
+class ExtractResponse(_RetractedInfo):
     """`extract` (the `SaveInfoOutput` schema): what was extracted from the turn and what was saved;
     `skipped_sentences`: the user's sentences no memory came from; `note`: set when the offline rules read the
     turn (no LLM configured on the server), saying that an LLM extractor reads more."""
@@ -691,6 +701,7 @@ class ExportedVersion(TypedDict):
     deleted_at: str | None  # a deleted version: its validity ended then
     origin: Origin  # provenance as stored; an import records its own (`import`, the importing token's subject)
     written_by: str | None
+    retraction: bool
 
 
 class ExportedMemory(TypedDict):

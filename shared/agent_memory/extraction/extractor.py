@@ -44,15 +44,14 @@ from agent_memory.extraction.fields.preferences import (
     pace_preference,
     topic_preferences,
 )
-from agent_memory.extraction.fields.retractions import (
+from agent_memory.extraction.fields.retraction_grammar import (
     REREAD_FIELDS,
-    RETRACTION_STAGES,
-    Retractions,
     clauses,
     contradicts,
     denies_or_ends,
     without_ending_words,
 )
+from agent_memory.extraction.fields.retractions import RETRACTION_STAGES, Retractions
 from agent_memory.extraction.fields.timeline import timeline
 from agent_memory.extraction.grammar import Utterance, without_questions
 from agent_memory.extraction.rule import FieldRule, single

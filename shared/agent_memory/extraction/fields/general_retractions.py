@@ -1,0 +1,118 @@
+"""The general pack's retractions beyond allergies, pets and jobs: a health condition denied or cured, a language not
+spoken or not to be answered in, a diet, a liking or a plan ended."""
+
+from __future__ import annotations
+
+import re
+
+from agent_memory.domain.models import ExtractedMemory, MemoryType
+from agent_memory.extraction.fields.everyday import CONDITIONS_EN, CONDITIONS_ZH
+from agent_memory.extraction.fields.general import LANGUAGES_EN, LANGUAGES_ZH
+from agent_memory.extraction.fields.retraction_grammar import clauses, first_value, retraction, users_own
+from agent_memory.extraction.grammar import CJK, Utterance, alternation
+
+# ---- healthCondition: denied, or cured ----------------------------------------------------------------------------
+
+_CONDITION_EN_RE = alternation(CONDITIONS_EN)
+_CONDITION_ZH_RE = alternation(CONDITIONS_ZH)
+_EN_CONDITION_GONE = re.compile(
+    rf"\bI\s+(?:don't|do not|no longer|never)\s+(?:actually\s+|really\s+)?(?:have|had|suffer from|get)\s+"
+    rf"(?P<what>{_CONDITION_EN_RE})\b"
+    rf"|\bmy\s+(?P<what2>{_CONDITION_EN_RE})\s+(?:finally\s+|now\s+|completely\s+|totally\s+)?(?:is gone|has gone|went away|cleared up|is cured|was cured|"
+    r"is in remission|is under control now|got better|is better)"
+    rf"|\bI(?:'m| am)\s+(?:cured of|over|free of)\s+(?:my\s+)?(?P<what3>{_CONDITION_EN_RE})\b",
+    re.IGNORECASE)
+_ZH_CONDITION_GONE = re.compile(
+    rf"我(?:并|其实|根本)?(?:没有|没)(?:得过?)?(?P<what>{_CONDITION_ZH_RE})"
+    rf"|(?P<what2>{_CONDITION_ZH_RE})(?:已经|早就|都)?(?:治好了|好了|痊愈了?|康复了|没了|不犯了)")
+
+
+def condition_retractions(ctx: Utterance) -> list[ExtractedMemory]:
+    found: list[ExtractedMemory] = []
+    for clause in clauses(ctx):
+        if not users_own(ctx, clause):
+            continue
+        for m in (_ZH_CONDITION_GONE if ctx.zh else _EN_CONDITION_GONE).finditer(clause.text):
+            if not any(r.value == first_value(m) for r in found):
+                found.append(retraction(MemoryType.FACT, "healthCondition", first_value(m), clause.text))
+    return found
+
+
+# ---- languages: one not spoken, one not to be answered in ---------------------------------------------------------
+
+_LANG_EN = alternation(LANGUAGES_EN)
+_LANG_ZH = alternation(LANGUAGES_ZH)
+_EN_NOT_SPOKEN = re.compile(rf"\bI\s+(?:don't|do not|can't|cannot|no longer)\s+(?:actually\s+|really\s+|even\s+)?"
+                            rf"(?:speak|read|write)\s+(?:any\s+)?(?P<lang>{_LANG_EN})\b")
+_ZH_NOT_SPOKEN = re.compile(rf"我(?:其实|根本|完全|已经)?(?:不会|不懂|不能)(?:说|讲|听)?(?P<lang>{_LANG_ZH})")
+_EN_NOT_ANSWERED_IN = re.compile(
+    rf"\b(?:stop|quit)\s+(?:answering|replying|writing|responding|talking)\s+(?:to me\s+)?in\s+(?P<lang>{_LANG_EN})\b"
+    rf"|\b(?:don't|do not|no need to)\s+(?:need to\s+)?(?:answer|reply|write|respond)\s+(?:to me\s+)?in\s+"
+    rf"(?P<lang2>{_LANG_EN})\b", re.IGNORECASE)
+_ZH_NOT_ANSWERED_IN = re.compile(rf"(?:别|不要|不用)(?:再)?(?:用|拿)(?P<lang>{_LANG_ZH})(?:回|回复|答|跟我说|和我说|写)")
+
+
+def language_retractions(ctx: Utterance) -> list[ExtractedMemory]:
+    found: list[ExtractedMemory] = []
+    for clause in clauses(ctx):
+        if not users_own(ctx, clause):
+            continue
+        for pattern, field, memory_type in (
+                (_ZH_NOT_ANSWERED_IN if ctx.zh else _EN_NOT_ANSWERED_IN, "preferredLanguage", MemoryType.PREFERENCE),
+                (_ZH_NOT_SPOKEN if ctx.zh else _EN_NOT_SPOKEN, "languageSkills", MemoryType.FACT)):
+            m = pattern.search(clause.text)
+            if m is not None:
+                found.append(retraction(memory_type, field, first_value(m), clause.text))
+                break
+    return found
+
+
+# ---- diet, likings, goals (the general pack) ---------------------------------------------------------------------
+
+_EN_DIET_ENDED = re.compile(r"\bI(?:'m| am)\s+(?:not|no longer)\s+(?:a\s+)?(?P<diet>vegetarian|vegan|pescatarian|"
+                            r"keto|on keto|gluten-free)\b(?:\s+(?:anymore|any more))?"
+                            r"|\bI\s+(?:stopped|quit|gave up)\s+being\s+(?:a\s+)?(?P<diet2>vegetarian|vegan)",
+                            re.IGNORECASE)
+_ZH_DIET_ENDED = re.compile(r"我(?:已经|现在|并|其实)?(?:不再|不)(?:吃素|吃斋)了?|我(?:已经)?开始吃肉了|我(?:已经)?不(?:再)?是素食(?:者|主义者)了?")
+_EN_LIKING_ENDED = re.compile(
+    r"\bI\s+(?:don't|do not)\s+(?:drink|eat|like|play|watch|do)\s+(?P<what>[a-z][a-z ]{1,20}?)\s+(?:anymore|any more)\b"
+    r"|\bI\s+(?:no longer|stopped|quit)\s+(?:drink(?:ing)?|eat(?:ing)?|lik(?:e|ing)|play(?:ing)?)\s+"
+    r"(?P<what2>[a-z][a-z ]{1,20}?)(?=\s*(?:[,.;!?]|$|\band\b))",
+    re.IGNORECASE)
+_ZH_LIKING_ENDED = re.compile(rf"我(?:已经|现在)?(?:不再|不)(?:喜欢|爱)?(?:喝|吃|玩|看)?(?P<what>[{CJK}]{{1,4}}?)了"
+                              rf"(?=$|[，,。])|我(?:已经)?戒(?:了|掉了)?(?P<what2>[{CJK}]{{1,4}})")
+_EN_GOAL_DROPPED = re.compile(
+    r"\bI(?:'ve)?\s+(?:given up on|gave up on|dropped|abandoned|shelved)\s+(?:the idea of\s+|my plan to\s+|my goal of\s+)?"
+    r"(?P<what>[a-z][a-z ]{2,40}?)(?=\s*(?:[,.;!?]|$))"
+    r"|\bI(?:'m| am)\s+no longer\s+(?:trying|planning|going)\s+to\s+(?P<what2>[a-z][a-z ]{2,40}?)(?=\s*(?:[,.;!?]|$))"
+    r"|\b(?:forget|scrap|scratch|drop|dropping|ditch|ditching|shelve|shelving|cancel|cancelling|canceling)\s+(?:the\s+|my\s+)?"
+    r"(?:plan|idea|goal)\s+(?:to|of)\s+(?P<what3>[a-z][a-z ]{2,40}?)(?=\s*(?:[,.;!?]|$))"
+    r"|\bI(?:'m| am)\s+not\s+(?:going|gonna)\s+to\s+(?P<what4>[a-z][a-z ]{2,40}?)\s+after all\b",
+    re.IGNORECASE)
+_ZH_GOAL_DROPPED = re.compile(
+    rf"我(?:已经)?放弃(?:了)?(?P<what>[{CJK}A-Za-z]{{2,12}}?)(?:的(?:计划|目标|打算))?了?(?=$|[，,。])"
+    rf"|我(?:已经)?不(?:再)?打算(?P<what2>[{CJK}A-Za-z]{{2,12}}?)了(?=$|[，,。])"
+    rf"|^(?P<what3>[{CJK}A-Za-z]{{2,10}}?)(?:这事|这件事|的计划|的打算|的想法|这个计划|这个想法|计划)(?:我)?(?:先|暂时|已经|就)?"
+    r"(?:搁置|取消|放弃|算了|不想了|不打算了|作罢|不搞了|不弄了)")
+
+
+def everyday_retractions(ctx: Utterance) -> list[ExtractedMemory]:
+    found: list[ExtractedMemory] = []
+    for clause in clauses(ctx):
+        if not users_own(ctx, clause):
+            continue
+        if (_ZH_DIET_ENDED if ctx.zh else _EN_DIET_ENDED).search(clause.text):
+            found.append(retraction(MemoryType.PREFERENCE, "diet", None, clause.text))
+            continue
+        goal = (_ZH_GOAL_DROPPED if ctx.zh else _EN_GOAL_DROPPED).search(clause.text)
+        if goal is not None:
+            found.append(retraction(MemoryType.INTENT, "goal", first_value(goal), clause.text))
+            continue
+        liking = (_ZH_LIKING_ENDED if ctx.zh else _EN_LIKING_ENDED).search(clause.text)
+        if liking is not None and first_value(liking) not in ("", "了", "喜欢"):
+            found.append(retraction(MemoryType.PREFERENCE, "preference", first_value(liking), clause.text))
+    return found
+
+
+# A denial, a withdrawal or an ending anywhere in a clause: what reads clauses by their likeness to labelled positive
+# statements (the exemplar reader) must not read such a clause as the statement it resembles.
