@@ -112,7 +112,7 @@ def converted(item: Mapping[str, Any], now: datetime) -> ExportedVersion:
         "metadata": {"mem0": kept}, "context": None, "created_at": _iso(created), "updated_at": _iso(updated),
         "valid_from": _iso(created), "superseded_at": None, "superseded_by": None, "supersedes": None,
         "version": 1, "access_count": 0, "last_accessed_at": None, "deleted_at": None, "origin": "import",
-        "written_by": None,
+        "written_by": None, "retraction": False,
     }
 
 

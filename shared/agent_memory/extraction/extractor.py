@@ -148,6 +148,19 @@ def _single_spaced(text: str) -> str:
     return _WHITESPACE_RUN.sub(lambda run: "\n" if "\n" in run.group(0) else " ", text)
 
 
+def _still_wanted(dropped: list[ExtractedMemory], taken_back: list[ExtractedMemory]) -> list[ExtractedMemory]:
+    """The other schemes a dropped interest named (`also_interested_in`) that the turn does not take back:
+    "科技人才入境计划我不碰了，改申请高才通" keeps TTPS."""
+    found = []
+    for memory in dropped:
+        for code in memory.metadata.get("also_interested_in", []):
+            if not any(r.field == memory.field and r.value in (code, None) for r in taken_back):
+                said = f"对{code}感兴趣" if is_cjk_text(memory.content) else f"Interested in {code}"
+                found.append(memory.model_copy(update={"value": code, "category": code, "metadata": {},
+                                                       "content": said}))
+    return found
+
+
 class OfflineExtractor:
     """Deterministic regex/dictionary extractor: the MemoryExtractor used without an LLM, with a pack's rules
     (by default the immigration pack's).
@@ -244,6 +257,7 @@ class OfflineExtractor:
         # anymore" is no allergy); a fact the denial itself carries ("我没有孩子": hasChildren false) stays, and so
         # does what a switch turns to ("from GEP to QMAS": QMAS).
         kept = [m for m in memories if not any(contradicts(r, m) for r in taken_back)]
+        kept += _still_wanted([m for m in memories if m not in kept], taken_back)
         kept += [m for m in read if not m.retraction
                  and not any(k.field == m.field and k.value == m.value for k in kept)]
         # Retractions first: a slot taken back and given a new value in one turn ("不用发邮件了，改成微信") ends

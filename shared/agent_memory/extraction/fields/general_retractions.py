@@ -75,11 +75,14 @@ _EN_DIET_ENDED = re.compile(r"\bI(?:'m| am)\s+(?:not|no longer)\s+(?:a\s+)?(?P<d
                             re.IGNORECASE)
 _ZH_DIET_ENDED = re.compile(r"我(?:已经|现在|并|其实)?(?:不再|不)(?:吃素|吃斋)了?|我(?:已经)?开始吃肉了|我(?:已经)?不(?:再)?是素食(?:者|主义者)了?")
 _EN_LIKING_ENDED = re.compile(
-    r"\bI\s+(?:don't|do not)\s+(?:drink|eat|like|play|watch|do)\s+(?P<what>[a-z][a-z ]{1,20}?)\s+(?:anymore|any more)\b"
+    r"\bI(?:'m| am)\s+(?:kinda\s+|kind of\s+|so\s+|totally\s+|pretty much\s+)?over\s+(?P<what3>[a-z][a-z ]{1,20}?)"
+    r"(?=\s*(?:[,.;!?]|$|\b(?:tbh|now|already)\b))"
+    r"|\bI\s+(?:don't|do not)\s+(?:drink|eat|like|play|watch|do)\s+(?P<what>[a-z][a-z ]{1,20}?)\s+(?:anymore|any more)\b"
     r"|\bI\s+(?:no longer|stopped|quit)\s+(?:drink(?:ing)?|eat(?:ing)?|lik(?:e|ing)|play(?:ing)?)\s+"
     r"(?P<what2>[a-z][a-z ]{1,20}?)(?=\s*(?:[,.;!?]|$|\band\b))",
     re.IGNORECASE)
-_ZH_LIKING_ENDED = re.compile(rf"我(?:已经|现在)?(?:不再|不)(?:喜欢|爱)?(?:喝|吃|玩|看)?(?P<what>[{CJK}]{{1,4}}?)了"
+_ZH_LIKING_ENDED = re.compile(rf"我(?:现在)?没(?:那么|以前那么)喜欢(?P<what3>[{CJK}]{{1,4}}?)了"
+                              rf"|我(?:已经|现在)?(?:不再|不)(?:喜欢|爱)?(?:喝|吃|玩|看)?(?P<what>[{CJK}]{{1,4}}?)了"
                               rf"(?=$|[，,。])|我(?:已经)?戒(?:了|掉了)?(?P<what2>[{CJK}]{{1,4}})")
 _EN_GOAL_DROPPED = re.compile(
     r"\bI(?:'ve)?\s+(?:given up on|gave up on|dropped|abandoned|shelved)\s+(?:the idea of\s+|my plan to\s+|my goal of\s+)?"

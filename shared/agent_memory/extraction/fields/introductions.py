@@ -16,13 +16,14 @@ from agent_memory.extraction.numbers import parse_number
 _GREETING = r"(?:^|\b(?:Hi|Hello|Hey|Hiya|Good\s+(?:morning|afternoon|evening))(?:\s+(?:there|all|everyone))?\s*[,!.]?\s+)"
 _EN_INTRO = re.compile(
     _GREETING + r"(?:I'm|I am|[Mm]y name is|[Mm]y name's|[Nn]ame's|[Tt]his is)\s+"
-    r"(?P<name>[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+){0,2})(?=\s*(?:[,.!;]|$|\band\b))")
+    r"(?P<name>[A-Z][^\W\d_]+(?:[-'][A-Z]?[^\W\d_]+)*(?:\s+[A-Z][^\W\d_]+(?:[-'][A-Z]?[^\W\d_]+)*){0,2})"
+    r"(?=\s*(?:[,.!;]|$|\band\b))")
 # Right after the name: ", 35," / ", a 29-year-old ..." / ". I'm 40".
 _EN_AGE_AFTER = re.compile(r"^\s*[,.]?\s*(?:and\s+)?(?:I'm\s+|I am\s+)?(?P<age>[1-9]\d)\b(?!\s*(?:%|k\b|kg|cm|years?\s+of))"
                            r"|^[^.!?]{0,40}?\ban?\s+(?P<age2>[1-9]\d)[- ]year[- ]old\b")
 _EN_JOB_AFTER = re.compile(
     rf"\b(?i:an?|as\s+an?)\s+(?:[1-9]\d[- ]year[- ]old\s+)?"
-    rf"(?P<title>(?i:(?:[A-Za-z-]+\s+){{0,3}}?(?:{EN_JOB_WORDS.pattern})))"
+    rf"(?P<title>(?i:(?:[A-Za-z-]+\s+){{0,3}}?(?:{EN_JOB_WORDS.pattern})(?:\s+(?:{EN_JOB_WORDS.pattern}))*))"
     r"(?:\s+(?i:at|with|for)\s+(?P<company>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,2}))?")
 _NOT_NAMES = frozenset({*(demonym for _, _, demonym in COUNTRIES.values()), "Fine", "Good", "Great", "Okay", "Sorry",
                         "Here", "Back", "Ready", "Done", "Sure", "Single", "Married", "Divorced", "Retired", "New",

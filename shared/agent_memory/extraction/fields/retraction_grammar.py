@@ -44,12 +44,12 @@ _OTHERS = re.compile(r"(?:我的?)?(?:朋友|同事|同学|老婆|老公|妻子|
                      re.IGNORECASE)
 
 
-def users_own(ctx: Utterance, clause: Clause, at: int = 0) -> bool:
-    """The user's own statement (up to `at` in the clause nobody else comes in), not a condition, nor two
-    negations."""
-    lead = clause.text[:at] if at else clause.text
+def users_own(ctx: Utterance, clause: Clause, at: int | None = None) -> bool:
+    """The user's own statement (nobody else comes in before `at` in the clause, or anywhere in it without one;
+    "两只猫都送给表姐了" names the cousin after what it says of the cats), not a condition, nor two negations."""
+    lead = clause.text if at is None else clause.text[:at]
     return not _CONDITION.search(clause.text) and not _DOUBLE_NEGATION.search(clause.text) \
-        and not _OTHERS.search(lead) and stated(ctx, clause.start + at, negation=False, future=False)
+        and not _OTHERS.search(lead) and stated(ctx, clause.start + (at or 0), negation=False, future=False)
 
 
 def retraction(memory_type: MemoryType, field: str, value: str | None, content: str,

@@ -26,7 +26,7 @@ from agent_memory.extraction.grammar import CJK, Utterance, alternation
 _WITHDRAW_ZH = re.compile(r"不考虑|不打算|放弃|不申请|不走|不办|不弄|不搞|不折腾|不报|不申了|不感兴趣|没兴趣|没有兴趣|算了|作罢|"
                           r"不想(?:申请|走|办|弄|搞|报)|不再(?:考虑|申请|走|办)|先不(?:考虑|申请|走|办|弄)?|暂时?不(?:考虑|申请|走|办)|"
                           r"搁置|打消|撤回|撤销|取消了?|改主意|不适合我|没戏|pass掉|不选|排除|划掉|不碰|不用再(?:帮我)?看|不搞了|"
-                          r"不走了|放一放|先放")
+                          r"不走了|放一放|先放|作废")
 _WITHDRAW_EN = re.compile(
     r"\b(?:no longer|not)\s+(?:really\s+|even\s+)?(?:interested|considering|going for|going with|applying|pursuing|"
     r"planning|doing|bothering with)"
@@ -35,7 +35,8 @@ _WITHDRAW_EN = re.compile(
     r"out of the (?:picture|question)|off the table|won't be applying|not doing|(?:put|putting) (?:it |that )?on hold|"
     r"on hold|shelv(?:e|ed|ing)|withdr(?:ew|awn|awing|aw)|cancel(?:l?ed|l?ing)?|pull(?:ed|ing)? out|"
     r"(?:I'll|I will|gonna|going to) pass on|skip(?:ping)?|isn't for me|is not for me|not worth it|no go|"
-    r"count me out|off the list|off my list|lost interest|scratch|isn't happening|not happening)\b",
+    r"count me out|off the list|off my list|lost interest|scratch|isn't happening|not happening|forget the|"
+    r"out the window|scrapped|void)\b",
     re.IGNORECASE)
 # "从高才通改走优才", "switching from TTPS to QMAS": the first scheme is withdrawn.
 _SWITCH_FROM = re.compile(r"从|由|\bfrom\b", re.IGNORECASE)
@@ -109,7 +110,8 @@ _EN_NOT_ALLERGIC = re.compile(
     rf"|\bI\s+(?:used to be|was)\s+allergic\s+to\s+{_ALLERGEN_EN.replace('what', 'what3')}\s*,?\s*(?:but|and)\s+"
     r"(?:I'm\s+|I am\s+)?(?:not\s+(?:anymore|any more)|no longer|I'm not now|not now|I grew out of it|I outgrew it)"
     rf"|\bI(?:'ve)?\s+(?:outgrew|outgrown|grew out of)\s+my\s+{_ALLERGEN_EN.replace('what', 'what4')}\s+allergy\b"
-    rf"|\bmy\s+{_ALLERGEN_EN.replace('what', 'what5')}\s+allergy\s+(?:is\s+gone|went away|has gone|is over)",
+    rf"|\bmy\s+{_ALLERGEN_EN.replace('what', 'what5')}\s+allergy\s+(?:is\s+gone|went away|has gone|is over)"
+    rf"|\b(?:scratch|forget|remove|delete|drop)\s+(?:the|my|that)\s+{_ALLERGEN_EN.replace('what', 'what6')}\s+allergy\b",
     re.IGNORECASE)
 _EN_NO_ALLERGIES = re.compile(r"\bI\s+(?:don't|do not)\s+have\s+(?:any\s+)?(?:food\s+)?allergies\b"
                               r"|\bI(?:'m| am)\s+not\s+allergic\s+to\s+anything\b|\bno\s+allergies\b", re.IGNORECASE)
@@ -156,7 +158,7 @@ _ANIMAL_ZH = alternation(ANIMALS_ZH)
 _EN_PET_GONE = re.compile(
     rf"\b(?:my|our)\s+(?:(?:old|sweet|little|beloved|dear|last)\s+)?(?P<animal>{_ANIMAL_EN})\b[^,.;!?]{{0,30}}?"
     r"\b(?:passed away|passed|died|is gone|was put down|was put to sleep|had to be put down|ran away|"
-    r"went missing|is no longer with us|crossed the rainbow bridge)"
+    r"went missing|is no longer with us|crossed the rainbow bridge|flew off|flew away|ran off|escaped|got out)"
     rf"|\b(?:I|we)\s+(?:had to\s+)?(?:put|gave|give|sold|rehomed|re-homed|lost)\s+(?:away\s+|up\s+|down\s+)?"
     rf"(?:my|our)\s+(?:[a-z]+\s+)?(?P<animal2>{_ANIMAL_EN})\b"
     rf"|\bI\s+(?:don't|do not|no longer)\s+(?:have|own)\s+(?:a|an|my|the|any)\s+(?P<animal3>{_ANIMAL_EN})\b"
@@ -175,12 +177,12 @@ def pet_retractions(ctx: Utterance) -> list[ExtractedMemory]:
     found: list[ExtractedMemory] = []
     animals = ANIMALS_ZH if ctx.zh else ANIMALS_EN
     for clause in clauses(ctx):
-        if not users_own(ctx, clause):
-            continue
-        if (_ZH_NO_PETS if ctx.zh else _EN_NO_PETS).search(clause.text):
+        if (_ZH_NO_PETS if ctx.zh else _EN_NO_PETS).search(clause.text) and users_own(ctx, clause):
             found.append(retraction(MemoryType.FACT, "pet", None, clause.text))
             continue
         for m in (_ZH_PET_GONE if ctx.zh else _EN_PET_GONE).finditer(clause.text):
+            if not users_own(ctx, clause, m.start()):
+                continue
             said = next(v for v in m.groupdict().values() if v)
             value = animals.get(said.lower() if not ctx.zh else said, said)
             if not any(r.value == value for r in found):
@@ -205,7 +207,10 @@ _EN_JOB_ENDED = re.compile(
     rf"|\bI\s+(?i:no longer)\s+(?i:work)\s+(?i:at|for)\s+(?P<company4>{_COMPANY})"
     rf"|\bI(?i:'m| am)\s+(?i:no longer)\s+(?i:at|with)\s+(?P<company6>{_COMPANY})"
     rf"|\bI\s+(?i:don't|do not)\s+(?i:work)\s+(?i:at|for)\s+(?P<company5>{_COMPANY})\s+(?i:anymore|any more)"
-    r"|\b(?i:my\s+company\s+(?:closed|shut down|went bust|folded))")
+    r"|\b(?i:my\s+company\s+(?:closed|shut down|went bust|folded))"
+    rf"|^\s*(?i:just\s+|recently\s+)?(?i:quit|left)\s+(?P<company10>{_COMPANY})"
+    r"|^\s*(?i:got|been)\s+(?i:laid off|fired|let go|made redundant)(?:\s+(?i:from)\s+(?i:my\s+)?(?P<title>[a-z]+(?:\s+[a-z]+)?)"
+    rf"\s+(?i:job|position|role))?(?:\s+(?i:at|from|by)\s+(?P<company11>{_COMPANY}))?")
 _ZH_JOB_ENDED = re.compile(
     rf"(?:^|我)(?:[{CJK}]{{0,6}}?)(?:从(?P<company>[{CJK}A-Za-z]{{2,12}}?))?"
     r"(?:被公司)?(?:离职|辞职|裸辞|被裁|被辞退|被优化|被开|下岗|失业|退休|不干|裁)(?:了|(?=$|[，,。！!]))"
@@ -231,7 +236,8 @@ def job_retractions(ctx: Utterance) -> list[ExtractedMemory]:
         if m is None:
             continue
         company = next((v for k, v in m.groupdict().items() if k.startswith("company") and v), None)
-        found.append(retraction(MemoryType.FACT, "currentJobTitle", None, clause.text))
+        title = m.groupdict().get("title")
+        found.append(retraction(MemoryType.FACT, "currentJobTitle", title.strip() if title else None, clause.text))
         # Its own words: a second memory of the same text would be the first one's duplicate.
         name = company.strip() if company else None
         found.append(retraction(MemoryType.FACT, "currentCompany", name, ctx.say(
