@@ -44,9 +44,11 @@ EVAL_SETS = {"dev": DATA / "extraction_eval.jsonl", "holdout": DATA / "extractio
 # the rules that read retractions (a label with "retraction": true takes its field's item back; value null: the whole
 # field). The dev sets were read while writing those rules; the holdout sets never were. retraction-dev2 and
 # general-retraction-dev2 were written later, the same way, as second development sets, after the held-out figures had
-# been published once.
+# been published once; retraction-dev3 is everyday consultancy talk that must take nothing back (cancelled quotas,
+# skipped tests, files on hold) beside a few real retractions.
 RETRACTION_SETS = {"retraction-dev": DATA / "extraction_retraction_dev.jsonl",
                    "retraction-dev2": DATA / "extraction_retraction_dev2.jsonl",
+                   "retraction-dev3": DATA / "extraction_retraction_dev3.jsonl",
                    "retraction-holdout": DATA / "extraction_retraction_holdout.jsonl"}
 GENERAL_RETRACTION_SETS = {"general-retraction-dev": DATA / "extraction_general_retraction_dev.jsonl",
                            "general-retraction-dev2": DATA / "extraction_general_retraction_dev2.jsonl",

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from agent_memory.domain.models import ExtractedMemory, MemoryType
 from agent_memory.extraction.grammar import Utterance, stated
 
-_CONDITION = re.compile(r"\b(?:if|unless|whether|suppose|supposing|in case|what if)\b|如果|假如|要是|假设|万一|是否",
-                        re.IGNORECASE)
+_CONDITION = re.compile(r"\b(?:if|unless|whether|suppose|supposing|in case|what if|I heard|heard that|apparently|"
+                        r"is it true|rumou?r)\b|如果|假如|要是|假设|万一|是否|听说|据说|传言|是真的吗",
+                        re.IGNORECASE)  # conditions and hearsay
 # A clause: the rules below read one at a time (a withdrawal and its replacement are two: "不考虑高才通，改走优才").
 _CLAUSE = re.compile(r"[;。；!！\n]|[,，](?!\d{3})|\.(?=\s|$)|\b(?:but|and then|so now|whereas)\b|但是|不过|可是",
                      re.IGNORECASE)

@@ -26,7 +26,7 @@ from agent_memory.extraction.grammar import CJK, Utterance, alternation
 _WITHDRAW_ZH = re.compile(r"不考虑|不打算|放弃|不申请|不走|不办|不弄|不搞|不折腾|不报|不申了|不感兴趣|没兴趣|没有兴趣|算了|作罢|"
                           r"不想(?:申请|走|办|弄|搞|报)|不再(?:考虑|申请|走|办)|先不(?:考虑|申请|走|办|弄)?|暂时?不(?:考虑|申请|走|办)|"
                           r"搁置|打消|撤回|撤销|取消了?|改主意|不适合我|没戏|pass掉|不选|排除|划掉|不碰|不用再(?:帮我)?看|不搞了|"
-                          r"不走了|放一放|先放|作废")
+                          r"不走了|放一放|先放|作废|撤了")
 _WITHDRAW_EN = re.compile(
     r"\b(?:no longer|not)\s+(?:really\s+|even\s+)?(?:interested|considering|going for|going with|applying|pursuing|"
     r"planning|doing|bothering with)"
@@ -47,6 +47,7 @@ _MOVE_WITHDRAWN = re.compile(
     r"(?:不想|不打算|不准备|不考虑|放弃|不)(?:再)?(?:去|移民|来)?(?:香港|港)(?:了|发展)?|(?:不|放弃)移民了?|"
     r"移民(?:香港)?的事(?:情)?(?:就)?(?:不搞了|算了|不弄了|放弃了|不考虑了)|"
     r"\b(?:Hong Kong|HK)\s+(?:isn't|is not)\s+happening\b|"
+    r"\b(?:don't|do not|no longer)\s+want\s+to\s+(?:move|go|relocate|emigrate)\s+to\s+(?:Hong Kong|HK)\b|"
     r"\b(?:not|no longer|won't be|decided not to|aren't|am not)\s+(?:going to\s+|planning to\s+|want(?:ing)? to\s+)?"
     r"(?:mov(?:e|ing)|relocat(?:e|ing)|emigrat(?:e|ing)|immigrat(?:e|ing))\s+to\s+(?:Hong Kong|HK)"
     r"|\b(?:gave up|giving up|given up|dropped|drop)\s+(?:on\s+)?(?:the\s+)?(?:idea of\s+)?"
@@ -55,11 +56,19 @@ _MOVE_WITHDRAWN = re.compile(
     re.IGNORECASE)
 
 
+# A withdrawal word itself denied: the scheme is kept.
+_NEGATED_WITHDRAWAL = re.compile(r"(?:不会|不能|不想|不|没有?|别)\s*$|\b(?:not|never|won't|wouldn't|don't|am not|'m not)\s+"
+                                 r"(?:\w+\s+)?$", re.IGNORECASE)
+
+
 def _withdrawn_schemes(text: str, schemes: list[re.Match[str]]) -> list[re.Match[str]]:
     """The schemes a clause takes back: those a withdrawal word reaches (before a switch word: "not TTPS, switching
     to QMAS"), else the one a switch leaves ("从高才通改走优才", "switching from GEP to QMAS", "QMAS instead of TTPS")."""
     switch = _SWITCH_TO.search(text)
-    if _WITHDRAW_EN.search(text) or _WITHDRAW_ZH.search(text):
+    withdrawal = _WITHDRAW_EN.search(text) or _WITHDRAW_ZH.search(text)
+    if withdrawal is not None:
+        if _NEGATED_WITHDRAWAL.search(text[max(0, withdrawal.start() - 12):withdrawal.start()]):
+            return []  # "我不会放弃优才", "I'm not giving up on TTPS": held on to, not withdrawn
         return [m for m in schemes if switch is None or m.end() <= switch.start()] or schemes
     if len(schemes) < 2:
         return []
@@ -213,7 +222,7 @@ _EN_JOB_ENDED = re.compile(
     rf"\s+(?i:job|position|role))?(?:\s+(?i:at|from|by)\s+(?P<company11>{_COMPANY}))?")
 _ZH_JOB_ENDED = re.compile(
     rf"(?:^|我)(?:[{CJK}]{{0,6}}?)(?:从(?P<company>[{CJK}A-Za-z]{{2,12}}?))?"
-    r"(?:被公司)?(?:离职|辞职|裸辞|被裁|被辞退|被优化|被开|下岗|失业|退休|不干|裁)(?:了|(?=$|[，,。！!]))"
+    r"(?:被公司)?(?:离职|辞职|裸辞|被裁员|被裁|被辞退|被优化|被开|下岗|失业|退休|不干|裁员|裁)(?:了|(?=$|[，,。！!]))"
     rf"|(?:^|我)(?:[{CJK}]{{0,6}}?)被(?P<company3>[{CJK}A-Za-z]{{2,12}}?)(?:裁员|裁|辞退|开除|优化)了"
     rf"|跟(?P<company4>[{CJK}A-Za-z]{{2,12}}?)的合同(?:到期|结束)了"
     rf"|我(?:已经)?(?:辞掉|丢了)了?(?:工作|那份工作)"
