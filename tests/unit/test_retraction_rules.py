@@ -94,9 +94,11 @@ def test_a_one_sentence_turn_that_gave_a_memory_never_lists_its_sentence(message
 @pytest.mark.parametrize(("message", "kept"), [("我不会放弃优才的，只是想顺便了解一下专才", "QMAS"),
                                                ("I'm not giving up on TTPS, I just want a backup plan.", "TTPS")])
 def test_a_withdrawal_word_itself_denied_withdraws_nothing(message, kept):
-    assert not {found for found in read("immigration", message) if found[2]}
+    found = read("immigration", message)
+    assert not {memory for memory in found if memory[2]}
 
 
-@pytest.mark.parametrize("message", ["听说投资移民取消了一部分资产类别", "I heard they cancelled TTPS for some applicants"])
+@pytest.mark.parametrize("message", ["听说投资移民取消了一部分资产类别",
+                                     "I heard they cancelled TTPS for some applicants"])
 def test_hearsay_takes_nothing_back(message):
     assert not {found for found in read("immigration", message) if found[2]}
