@@ -102,3 +102,13 @@ def test_a_withdrawal_word_itself_denied_withdraws_nothing(message, kept):
                                      "I heard they cancelled TTPS for some applicants"])
 def test_hearsay_takes_nothing_back(message):
     assert not {found for found in read("immigration", message) if found[2]}
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("西班牙语我不学了，太难坚持", ("goal", "学西班牙语", True)),
+    ("I stopped learning Spanish a few months ago.", ("goal", "learn Spanish", True)),
+    ("Stop sending reminders by text, I'd prefer email from now on.", ("communicationChannel", "text", True)),
+    ("Stop using bullet points with me.", ("responseStyle", "bullet points", True)),
+])
+def test_a_practice_or_a_way_of_being_served_stopped_is_taken_back(message, expected):
+    assert expected in read("general", message)

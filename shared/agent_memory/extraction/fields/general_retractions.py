@@ -8,7 +8,7 @@ import re
 from agent_memory.domain.models import ExtractedMemory, MemoryType
 from agent_memory.extraction.fields.everyday import CONDITIONS_EN, CONDITIONS_ZH
 from agent_memory.extraction.fields.general import LANGUAGES_EN, LANGUAGES_ZH
-from agent_memory.extraction.fields.retraction_grammar import clauses, first_value, retraction, users_own
+from agent_memory.extraction.fields.retraction_grammar import Clause, clauses, first_value, retraction, users_own
 from agent_memory.extraction.grammar import CJK, Utterance, alternation
 
 # ---- healthCondition: denied, or cured ----------------------------------------------------------------------------
@@ -99,10 +99,58 @@ _ZH_GOAL_DROPPED = re.compile(
     r"(?:搁置|取消|放弃|算了|不想了|不打算了|作罢|不搞了|不弄了)")
 
 
+# A practice stopped is a plan dropped: "I stopped learning Spanish" (goal "learn Spanish"), "西班牙语我不学了".
+_EN_PRACTICE = {"learning": "learn", "studying": "study", "practicing": "practice", "practising": "practise",
+                "playing": "play", "running": "run", "training for": "train for", "getting": "get", "doing": "do",
+                "taking": "take", "going": "go", "saving for": "save for", "trying to": "try to"}
+_EN_PRACTICE_STOPPED = re.compile(
+    rf"\b(?:I\s+(?:stopped|quit|gave up|have given up|'ve given up)|changed my mind about)\s+"
+    rf"(?P<verb>{'|'.join(_EN_PRACTICE)})\s+(?P<what>[A-Za-z][A-Za-z ]{{1,30}}?)(?=\s*(?:[,.;!?]|$|\b(?:a few|last|months?|weeks?|years?|ago)\b))",
+    re.IGNORECASE)
+_ZH_PRACTICE_STOPPED = re.compile(rf"^(?P<what>[{CJK}A-Za-z]{{2,8}}?)我(?:已经|现在)?不(?:再)?(?P<verb>学|练|弹|跑|考|做|玩)了")
+_ZH_PLAN_CALLED_OFF = re.compile(rf"本来(?:打算|想|计划|准备)(?:[^，,。]{{0,4}}?(?:年底|明年|下个月|今年|暑假|周末))?"
+                                 rf"(?P<what>[{CJK}A-Za-z]{{2,12}}?)[，,]\s*(?:现在|后来|结果)?(?:都)?(?:取消|算了|不去了|放弃|泡汤)")
+# A way of being served stopped: "stop sending reminders by text", "stop using bullet points".
+_EN_SERVED_STOPPED = re.compile(
+    r"\b(?:stop|quit|no more)\s+(?:sending|texting|emailing|messaging|calling|contacting)\s+(?:me\s+)?(?:\w+\s+)?"
+    r"(?:by|via|on|over|through)\s+(?P<channel>text|texts|SMS|email|e-mail|WhatsApp|phone|Slack|WeChat|Telegram)\b"
+    r"|\b(?:stop|quit|no more)\s+(?:using\s+)?(?P<style>bullet points|emojis|jargon|long answers|long replies|"
+    r"tables|headings|formal (?:language|replies))\b",
+    re.IGNORECASE)
+
+
+def _stopped(ctx: Utterance, text: str) -> ExtractedMemory | None:
+    """A practice, a plan or a way of being served the clause (or, for a plan called off, its sentence) ends."""
+    if ctx.zh:
+        m = _ZH_PRACTICE_STOPPED.search(text)
+        if m is not None:
+            return retraction(MemoryType.INTENT, "goal", f"{m['verb']}{m['what']}", text)
+        m = _ZH_PLAN_CALLED_OFF.search(text)
+        return retraction(MemoryType.INTENT, "goal", m["what"], text) if m is not None else None
+    m = _EN_PRACTICE_STOPPED.search(text)
+    if m is not None:
+        return retraction(MemoryType.INTENT, "goal", f"{_EN_PRACTICE[m['verb'].lower()]} {m['what'].strip()}", text)
+    m = _EN_SERVED_STOPPED.search(text)
+    if m is not None and m["channel"]:
+        return retraction(MemoryType.PREFERENCE, "communicationChannel", m["channel"], text)
+    if m is not None:
+        return retraction(MemoryType.PREFERENCE, "responseStyle", m["style"], text)
+    return None
+
+
 def everyday_retractions(ctx: Utterance) -> list[ExtractedMemory]:
     found: list[ExtractedMemory] = []
+    whole = Clause(ctx.text, 0)
+    sentence_wide = _stopped(ctx, ctx.text) if ctx.zh and _ZH_PLAN_CALLED_OFF.search(ctx.text) \
+        and users_own(ctx, whole) else None
+    if sentence_wide is not None:
+        found.append(sentence_wide)
     for clause in clauses(ctx):
         if not users_own(ctx, clause):
+            continue
+        ended = None if sentence_wide is not None else _stopped(ctx, clause.text)
+        if ended is not None:
+            found.append(ended)
             continue
         if (_ZH_DIET_ENDED if ctx.zh else _EN_DIET_ENDED).search(clause.text):
             found.append(retraction(MemoryType.PREFERENCE, "diet", None, clause.text))
