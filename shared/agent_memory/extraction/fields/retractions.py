@@ -18,7 +18,7 @@ from agent_memory.extraction.fields.general_retractions import (
     language_retractions,
 )
 from agent_memory.extraction.fields.immigration import CATEGORY, category_code
-from agent_memory.extraction.fields.retraction_grammar import Clause, clauses, retraction, users_own
+from agent_memory.extraction.fields.retraction_grammar import Clause, clauses, first_value, retraction, users_own
 from agent_memory.extraction.grammar import CJK, Utterance, alternation
 
 # ---- targetCategory: a scheme withdrawn, or the move itself ------------------------------------------------------
@@ -143,7 +143,7 @@ def allergy_retractions(ctx: Utterance) -> list[ExtractedMemory]:
             found.append(retraction(MemoryType.FACT, "allergy", None, clause.text))
             continue
         for m in (_ZH_NOT_ALLERGIC if ctx.zh else _EN_NOT_ALLERGIC).finditer(clause.text):
-            value = next((v for v in m.groupdict().values() if v), "").strip()
+            value = first_value(m)
             if value and value.lower() not in ("anything", "any", "it"):
                 found.append(retraction(MemoryType.FACT, "allergy", value, clause.text))
     return found
@@ -192,7 +192,7 @@ def pet_retractions(ctx: Utterance) -> list[ExtractedMemory]:
         for m in (_ZH_PET_GONE if ctx.zh else _EN_PET_GONE).finditer(clause.text):
             if not users_own(ctx, clause, m.start()):
                 continue
-            said = next(v for v in m.groupdict().values() if v)
+            said = first_value(m)
             value = animals.get(said.lower() if not ctx.zh else said, said)
             if not any(r.value == value for r in found):
                 found.append(retraction(MemoryType.FACT, "pet", value, clause.text))
