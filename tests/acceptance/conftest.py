@@ -17,7 +17,7 @@ import copy
 import itertools
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 from typing import Any
 
@@ -33,7 +33,7 @@ from local.template import create_tables
 from tests.fakes import api_calls
 from tests.integration.conftest import ApiResponse, LambdaApi, deployed_environment, reset_containers
 
-_TRANSACTIONS = threading.Lock()
+_TRANSACTIONS = threading.RLock()
 
 
 class AcceptanceApi(LambdaApi):
@@ -161,4 +161,16 @@ def _one_table_copy_per_transaction(monkeypatch: pytest.MonkeyPatch) -> Iterator
                 moto_dynamodb.copy = copy
 
     monkeypatch.setattr(moto_dynamodb.DynamoDBBackend, "transact_write_items", transact_write_items)
+    # The backup iterates the table's items: a single write from another thread (the index's snapshot writer)
+    # in the middle of it fails the copy with "dictionary changed size during iteration". DynamoDB serializes
+    # these; moto does not, so the writes take the transactions' lock.
+    for name in ("put_item", "update_item", "delete_item"):
+        monkeypatch.setattr(moto_dynamodb.DynamoDBBackend, name, _serialized(getattr(moto_dynamodb.DynamoDBBackend, name)))
     yield
+
+
+def _serialized(write: Callable[..., Any]) -> Callable[..., Any]:
+    def serialized(*args: Any, **kwargs: Any) -> Any:
+        with _TRANSACTIONS:
+            return write(*args, **kwargs)
+    return serialized
