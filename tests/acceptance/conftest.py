@@ -13,27 +13,21 @@ each of its tests then runs once per pack, as a tenant of that pack; a test of s
 
 from __future__ import annotations
 
-import copy
 import itertools
 import json
-import threading
-from collections.abc import Callable, Iterator
-from types import SimpleNamespace
+from collections.abc import Iterator
 from typing import Any
 
 import boto3
 import numpy as np
 import pytest
 from moto import mock_aws
-from moto.dynamodb import models as moto_dynamodb
 
 from agent_memory.adapters.embeddings.local import LocalE5Embedder, OpenMpThreads
 from local.runtime import LocalFunctions, create_local_resources, table_names
 from local.template import create_tables
 from tests.fakes import api_calls
 from tests.integration.conftest import ApiResponse, LambdaApi, deployed_environment, reset_containers
-
-_TRANSACTIONS = threading.RLock()
 
 
 class AcceptanceApi(LambdaApi):
@@ -135,42 +129,3 @@ def api(lambda_env: Any, aws_stack: tuple[Any, Any, dict[str, str], LocalFunctio
     return AcceptanceApi(aws_stack[3], tenant=f"acme-{next(_TENANTS)}")
 
 
-@pytest.fixture(autouse=True)
-def _one_table_copy_per_transaction(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """moto backs up the whole table once for every item of a TransactWriteItems call (a save is one
-    transaction of several items); the backups are identical, taken before anything is written, and only
-    restored if the transaction fails. One backup per table and call keeps that rollback and makes the
-    suite several times faster."""
-    original = moto_dynamodb.DynamoDBBackend.transact_write_items
-
-    def transact_write_items(self: Any, transact_items: list[dict[str, Any]]) -> None:
-        backups: dict[int, Any] = {}
-
-        def deepcopy(value: Any, memo: Any = None) -> Any:
-            if isinstance(value, moto_dynamodb.Table):
-                if id(value) not in backups:
-                    backups[id(value)] = copy.deepcopy(value, memo)
-                return backups[id(value)]
-            return copy.deepcopy(value, memo)
-
-        with _TRANSACTIONS:
-            moto_dynamodb.copy = SimpleNamespace(deepcopy=deepcopy)  # type: ignore[assignment]
-            try:
-                original(self, transact_items)
-            finally:
-                moto_dynamodb.copy = copy
-
-    monkeypatch.setattr(moto_dynamodb.DynamoDBBackend, "transact_write_items", transact_write_items)
-    # The backup iterates the table's items: a single write from another thread (the index's snapshot writer)
-    # in the middle of it fails the copy with "dictionary changed size during iteration". DynamoDB serializes
-    # these; moto does not, so the writes take the transactions' lock.
-    for name in ("put_item", "update_item", "delete_item"):
-        monkeypatch.setattr(moto_dynamodb.DynamoDBBackend, name, _serialized(getattr(moto_dynamodb.DynamoDBBackend, name)))
-    yield
-
-
-def _serialized(write: Callable[..., Any]) -> Callable[..., Any]:
-    def serialized(*args: Any, **kwargs: Any) -> Any:
-        with _TRANSACTIONS:
-            return write(*args, **kwargs)
-    return serialized
