@@ -49,9 +49,11 @@ EVAL_SETS = {"dev": DATA / "extraction_eval.jsonl", "holdout": DATA / "extractio
 RETRACTION_SETS = {"retraction-dev": DATA / "extraction_retraction_dev.jsonl",
                    "retraction-dev2": DATA / "extraction_retraction_dev2.jsonl",
                    "retraction-dev3": DATA / "extraction_retraction_dev3.jsonl",
+                   "retraction-dev4": DATA / "extraction_retraction_dev4.jsonl",
                    "retraction-holdout": DATA / "extraction_retraction_holdout.jsonl"}
 GENERAL_RETRACTION_SETS = {"general-retraction-dev": DATA / "extraction_general_retraction_dev.jsonl",
                            "general-retraction-dev2": DATA / "extraction_general_retraction_dev2.jsonl",
+                           "general-retraction-dev3": DATA / "extraction_general_retraction_dev3.jsonl",
                            "general-retraction-holdout": DATA / "extraction_general_retraction_holdout.jsonl"}
 # The general personal-assistant pack (MEMORY_PACK=general): everyday statements of a general assistant's user,
 # English and Chinese, over the pack's fields (list fields labelled by the field name without the slot suffix,

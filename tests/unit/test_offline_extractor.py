@@ -16,7 +16,9 @@ INTENT_FIELDS = {"targetCategory", "immigrationTimeline", "investmentAmount"}
 
 
 def extract(user_message: str, **turn: Any) -> dict[str, ExtractedMemory]:
-    memories = OfflineExtractor().extract(ConversationTurn(user_message=user_message, **turn))
+    """The positive memories by field (what a turn takes back is tested in test_retraction_rules.py)."""
+    memories = [m for m in OfflineExtractor().extract(ConversationTurn(user_message=user_message, **turn))
+                if not m.retraction]
     fields = [memory.field for memory in memories]
     assert len(fields) == len(set(fields)), f"one memory per field, got {fields}"
     return {memory.field: memory for memory in memories if memory.field}

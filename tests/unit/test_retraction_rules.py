@@ -41,10 +41,44 @@ def read(pack: str, message: str) -> set[tuple[str | None, object, bool]]:
     ("general", "I don't have any pets", {("pet", None, True)}),
     ("general", "我没有养宠物", {("pet", None, True)}),
     ("general", "I quit my job at Google", {("currentJobTitle", None, True), ("currentCompany", "Google", True)}),
-    ("general", "I'm not vegetarian anymore", {("diet", None, True)}),
+    ("general", "I'm not vegetarian anymore", {("diet", "vegetarian", True)}),
 ])
 def test_a_denial_withdrawal_or_ending_is_a_retraction_never_its_opposite(pack, message, expected):
     assert read(pack, message) == expected
+
+
+def taken_back(pack: str, message: str) -> set[tuple[str | None, object]]:
+    return {(field, value) for field, value, retraction in read(pack, message) if retraction}
+
+
+@pytest.mark.parametrize(("pack", "message", "expected"), [
+    # A withdrawal word the scheme lists did not know, or in the clause beside the scheme.
+    ("immigration", "优才就放掉吧，分数不够", {("targetCategory", "QMAS")}),
+    ("immigration", "算了，投资移民门槛太高", {("targetCategory", "CIES")}),
+    ("immigration", "I'm letting TTPS go, the income bar is too high", {("targetCategory", "TTPS")}),
+    ("immigration", "Take QMAS out of the plan, let's focus on GEP", {("targetCategory", "QMAS")}),
+    ("immigration", "年底前过去不太现实了，明年再说", {("immigrationTimeline", "年底前")}),
+    # A plan or a liking let go of, read by the rules that read it stated.
+    ("general", "I've given up on learning the violin", {("goal", "learn the violin")}),
+    ("general", "我对滑雪没兴趣了", {("preference", "滑雪")}),
+    # A place or an employer the user is taken for.
+    ("general", "I've never lived in Seattle", {("currentLocation", "Seattle")}),
+    ("general", "我不是在阿里上班", {("currentCompany", "阿里")}),
+    ("general", "No more texts please, email me instead", {("communicationChannel", "text")}),
+    ("general", "生酮饮食我已经停了", {("diet", "生酮饮食")}),
+])
+def test_a_withdrawal_is_read_however_it_is_phrased(pack, message, expected):
+    assert taken_back(pack, message) == expected
+
+
+@pytest.mark.parametrize(("pack", "message"), [
+    ("immigration", "I nearly gave up on GEP, but I'm sticking with it"),
+    ("immigration", "A friend of mine dropped QMAS last year"),
+    ("immigration", "我不会放弃高才通的"),
+    ("general", "我暂时不考虑辞职"),
+])
+def test_a_withdrawal_nearly_made_or_somebody_elses_takes_nothing_back(pack, message):
+    assert not taken_back(pack, message)
 
 
 @pytest.mark.parametrize(("pack", "message"), [

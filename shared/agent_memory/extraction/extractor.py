@@ -44,6 +44,7 @@ from agent_memory.extraction.fields.preferences import (
     pace_preference,
     topic_preferences,
 )
+from agent_memory.extraction.fields.restatements import restatements
 from agent_memory.extraction.fields.retraction_grammar import (
     REREAD_FIELDS,
     clauses,
@@ -200,22 +201,29 @@ class OfflineExtractor:
                          if not denies_or_ends(m)]
         return self._with_sentences(text, memories)
 
-    def _ended_slots(self, ctx: Utterance, retracted: set[str | None]) -> list[ExtractedMemory]:
+    def _ended_slots(self, ctx: Utterance, taken_back: list[ExtractedMemory]) -> list[ExtractedMemory]:
         """The slots a clause ends that no retraction rule read: what the pack's rules read of the clause without
-        its ending words ("I don't have asthma anymore" -> healthCondition asthma), each taken back."""
+        its ending words ("I don't have asthma anymore" -> healthCondition asthma), or of the plain statement of
+        what it lets go of ("I've given up on learning piano" -> "I want to learn piano": goal), each taken back."""
         found: list[ExtractedMemory] = []
+        retracted = {r.field for r in taken_back}
         for clause in clauses(ctx):
             stated = without_ending_words(ctx, clause)
-            if not stated:
-                continue
-            said = Utterance(text=stated, zh=ctx.zh)
-            positives = _field_memories(said, self._rules)
-            positives += self._preferences(said, positives)
-            found += [ExtractedMemory(memory_type=m.memory_type, field=m.field, category=m.category,
-                                      value=m.value.removesuffix("了") if isinstance(m.value, str) else m.value,
-                                      content=clause.text.strip(" ，,。."), retraction=True)
-                      for m in positives if m.field in REREAD_FIELDS and m.field not in retracted
-                      and m.value not in (None, "", True, False)]
+            content = clause.text.strip(" ，,。.")
+            if stated is None and any(content in r.content or r.content in content for r in taken_back):
+                continue  # a retraction rule read what this clause lets go of
+            for restated in ([stated] if stated else restatements(ctx, clause)):
+                said = Utterance(text=restated, zh=ctx.zh)
+                positives = _field_memories(said, self._rules)
+                positives += self._preferences(said, positives)
+                ended = [ExtractedMemory(memory_type=m.memory_type, field=m.field, category=m.category,
+                                         value=m.value.removesuffix("了") if isinstance(m.value, str) else m.value,
+                                         content=content, retraction=True)
+                         for m in positives if m.field in REREAD_FIELDS and m.field not in retracted
+                         and m.value not in (None, "", True, False)]
+                if ended:  # the first plain statement the rules read names the slot
+                    found += ended
+                    break
         return found
 
     def _with_sentences(self, text: str, memories: list[ExtractedMemory]) -> list[ExtractedMemory]:
@@ -250,8 +258,11 @@ class OfflineExtractor:
                      if m.field in self._fields and m.field not in fields_read]
         if turn is not None:
             memories += _answers(turn, ctx, {m.field or "" for m in memories}, self._rules)
-        read = [r for stage in self._retractions for r in stage(ctx)]
-        read += self._ended_slots(ctx, {r.field for r in read if r.retraction})
+        read: list[ExtractedMemory] = []
+        for r in (r for stage in self._retractions for r in stage(ctx)):
+            if not any(k.retraction and r.retraction and k.field == r.field and k.value == r.value for k in read):
+                read.append(r)  # two rules may read one ending ("I don't work at Meta anymore")
+        read += self._ended_slots(ctx, [r for r in read if r.retraction])
         taken_back = [r for r in read if r.retraction]
         # What the turn takes back is never also stored as stated ("I used to be allergic to peanuts but not
         # anymore" is no allergy); a fact the denial itself carries ("我没有孩子": hasChildren false) stays, and so

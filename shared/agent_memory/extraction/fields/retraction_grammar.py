@@ -41,8 +41,16 @@ _DOUBLE_NEGATION = re.compile(r"不是不|并不是不|不是说[^，,。]*不|�
 # Somebody else said or did it: "我同事说他老婆不想去香港", "my friend isn't allergic".
 _OTHERS = re.compile(r"(?:我的?)?(?:朋友|同事|同学|老婆|老公|妻子|丈夫|太太|孩子|儿子|女儿|父母|爸|妈|哥|姐|弟|妹|邻居|客户)"
                      r"|(?<!其)他|她|\b(?:my|our)\s+(?:friend|colleague|wife|husband|partner|son|daughter|kid|"
-                     r"mother|father|mum|mom|dad|brother|sister|neighbou?r|boss|cousin)s?\b|\b(?:he|she|they)\b",
+                     r"mother|father|mum|mom|dad|brother|sister|neighbou?r|boss|cousin)s?\b|\b(?:he|she|they)\b"
+                     r"|\b(?:a|one)\s+(?:friend|colleague|coworker|co-worker|relative|neighbou?r|classmate)\b|\bof mine\b",
                      re.IGNORECASE)
+
+
+# A withdrawal word itself denied, doubted or nearly said: what it names is kept ("我不会放弃优才", "要不要放弃",
+# "I nearly gave up on QMAS", "no way I'm dropping TTPS").
+HELD_ON_TO = re.compile(r"(?:不会|不能|不想|不|没有?|别|要不要|谁说|是否|差点|差一点|险些)[^，,。]{0,3}$"
+                                 r"|\b(?:not|never|won't|wouldn't|don't|am not|'m not|no way|nearly|almost|whether)\s+"
+                                 r"(?:\S+\s+)?(?:\S+\s+)?$", re.IGNORECASE)
 
 
 def users_own(ctx: Utterance, clause: Clause, at: int | None = None) -> bool:

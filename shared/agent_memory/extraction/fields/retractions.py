@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from agent_memory.domain.models import ExtractedMemory, MemoryType
+from agent_memory.extraction.fields.denials import place_denials
 from agent_memory.extraction.fields.everyday import ANIMALS_EN, ANIMALS_ZH
 from agent_memory.extraction.fields.general_retractions import (
     condition_retractions,
@@ -18,7 +19,14 @@ from agent_memory.extraction.fields.general_retractions import (
     language_retractions,
 )
 from agent_memory.extraction.fields.immigration import CATEGORY, category_code
-from agent_memory.extraction.fields.retraction_grammar import Clause, clauses, first_value, retraction, users_own
+from agent_memory.extraction.fields.retraction_grammar import (
+    HELD_ON_TO,
+    Clause,
+    clauses,
+    first_value,
+    retraction,
+    users_own,
+)
 from agent_memory.extraction.grammar import CJK, Utterance, alternation
 
 # ---- targetCategory: a scheme withdrawn, or the move itself ------------------------------------------------------
@@ -26,7 +34,8 @@ from agent_memory.extraction.grammar import CJK, Utterance, alternation
 _WITHDRAW_ZH = re.compile(r"不考虑|不打算|放弃|不申请|不走|不办|不弄|不搞|不折腾|不报|不申了|不感兴趣|没兴趣|没有兴趣|算了|作罢|"
                           r"不想(?:申请|走|办|弄|搞|报)|不再(?:考虑|申请|走|办)|先不(?:考虑|申请|走|办|弄)?|暂时?不(?:考虑|申请|走|办)|"
                           r"搁置|打消|撤回|撤销|取消了?|改主意|不适合我|没戏|pass掉|不选|排除|划掉|不碰|不用再(?:帮我)?看|不搞了|"
-                          r"不走了|放一放|先放|作废|撤了")
+                          r"不走了|放一放|先放|作废|撤了|放掉|撤掉|放下|搁下|退出|不想再等|不等了|不去了|不现实|够不上|没必要|"
+                          r"不值得|不申|别再(?:给我)?(?:发|看|推|查)")
 _WITHDRAW_EN = re.compile(
     r"\b(?:no longer|not)\s+(?:really\s+|even\s+)?(?:interested|considering|going for|going with|applying|pursuing|"
     r"planning|doing|bothering with)"
@@ -36,13 +45,18 @@ _WITHDRAW_EN = re.compile(
     r"on hold|shelv(?:e|ed|ing)|withdr(?:ew|awn|awing|aw)|cancel(?:l?ed|l?ing)?|pull(?:ed|ing)? out|"
     r"(?:I'll|I will|gonna|going to) pass on|skip(?:ping)?|isn't for me|is not for me|not worth it|no go|"
     r"count me out|off the list|off my list|lost interest|scratch|isn't happening|not happening|forget the|"
-    r"out the window|scrapped|void)\b",
+    r"out the window|scrapped|void|let(?:ting)?\s+(?:it|that|this|\w+)(?:\s+one)?\s+go|(?:won't|will not|not) be going ahead|"
+    r"not going ahead|(?:take|taking|took) \w+ out of|is out|are out|isn't realistic|is not realistic|"
+    r"not realistic|no longer realistic|don't bother|do not bother|no point|not worth|call(?:ing|ed)? off|"
+    r"(?:isn't|is not|won't|will not) (?:going to )?work(?: out)?|doesn't work for me|don't add up|doesn't add up|"
+    r"not (?:going|gonna) (?:to )?(?:apply|go for|do|pursue)|won't (?:apply|go for|pursue|do))\b",
     re.IGNORECASE)
 # "从高才通改走优才", "switching from TTPS to QMAS": the first scheme is withdrawn.
 _SWITCH_FROM = re.compile(r"从|由|\bfrom\b", re.IGNORECASE)
 _SWITCH_FROM_TO = re.compile(r"\b(?:switch\w*|chang\w*|mov\w*|go\w*)\s+from\b", re.IGNORECASE)
 _SWITCH_TO = re.compile(r"改(?:走|成|为|申请|办)|换成|换到|转(?:走|向|成|为|到)|\b(?:will|'ll)\s+(?:try|go for|apply for)\b|\b(?:switch\w*|mov\w+|chang\w+|go\w*)\s+"
-                        r"(?:over\s+)?to\b|\binstead\b", re.IGNORECASE)
+                        r"(?:over\s+)?to\b|\binstead\b|\b(?:let's|let us|I'll|I will|we'll)\s+(?:focus on|do|go with|try)\b"
+                        r"|\bfocus(?:ing)? on\b", re.IGNORECASE)
 _MOVE_WITHDRAWN = re.compile(
     r"(?:不想|不打算|不准备|不考虑|放弃|不)(?:再)?(?:去|移民|来)?(?:香港|港)(?:了|发展)?|(?:不|放弃)移民了?|"
     r"移民(?:香港)?的事(?:情)?(?:就)?(?:不搞了|算了|不弄了|放弃了|不考虑了)|"
@@ -52,13 +66,13 @@ _MOVE_WITHDRAWN = re.compile(
     r"(?:mov(?:e|ing)|relocat(?:e|ing)|emigrat(?:e|ing)|immigrat(?:e|ing))\s+to\s+(?:Hong Kong|HK)"
     r"|\b(?:gave up|giving up|given up|dropped|drop)\s+(?:on\s+)?(?:the\s+)?(?:idea of\s+)?"
     r"(?:moving|relocating|emigrating|immigrating)\s+to\s+(?:Hong Kong|HK)"
-    r"|\bHong Kong is (?:off|no longer)\b",
+    r"|\bHong Kong is (?:off|no longer)\b|\bcall(?:ing|ed)? off\s+(?:the\s+|our\s+|my\s+)?(?:Hong Kong|HK)\b"
+    r"|\b(?:Hong Kong|HK)\s+(?:has\s+)?lost\s+(?:its|all)\s+(?:appeal|charm)"
+    r"|(?:香港|港)(?:这事儿?|的事(?:情)?|这边)?(?:我们|我)?(?:决定|还是|就)?不(?:去|过去|搬)了|对(?:去|移民|搬去)?(?:香港|港)"
+    r"(?:已经|现在|早就)?(?:没什么|没有?|不再?)(?:太)?(?:兴趣|感兴趣)",
     re.IGNORECASE)
 
 
-# A withdrawal word itself denied: the scheme is kept.
-_NEGATED_WITHDRAWAL = re.compile(r"(?:不会|不能|不想|不|没有?|别)\s*$|\b(?:not|never|won't|wouldn't|don't|am not|'m not)\s+"
-                                 r"(?:\w+\s+)?$", re.IGNORECASE)
 
 
 def _withdrawn_schemes(text: str, schemes: list[re.Match[str]]) -> list[re.Match[str]]:
@@ -67,7 +81,7 @@ def _withdrawn_schemes(text: str, schemes: list[re.Match[str]]) -> list[re.Match
     switch = _SWITCH_TO.search(text)
     withdrawal = _WITHDRAW_EN.search(text) or _WITHDRAW_ZH.search(text)
     if withdrawal is not None:
-        if _NEGATED_WITHDRAWAL.search(text[max(0, withdrawal.start() - 12):withdrawal.start()]):
+        if HELD_ON_TO.search(text[max(0, withdrawal.start() - 12):withdrawal.start()]):
             return []  # "我不会放弃优才", "I'm not giving up on TTPS": held on to, not withdrawn
         return [m for m in schemes if switch is None or m.end() <= switch.start()] or schemes
     if len(schemes) < 2:
@@ -82,28 +96,56 @@ def _withdrawn_schemes(text: str, schemes: list[re.Match[str]]) -> list[re.Match
     return []
 
 
+# What a clause does with a scheme it names: wants it, applies, switches to it ("直接帮我看高才通", "focus on IANG").
+_KEEPS = re.compile(r"申请|走|想|打算|准备|看|办|继续|改|转|换|\b(?:apply|applying|go for|going for|want|focus|try|switch|"
+                    r"move|stick|instead|keep|still)\b", re.IGNORECASE)
+
+
+def _withdrawal_word(text: str) -> bool:
+    withdrawal = _WITHDRAW_EN.search(text) or _WITHDRAW_ZH.search(text)
+    return withdrawal is not None and not HELD_ON_TO.search(text[max(0, withdrawal.start() - 12):
+                                                                           withdrawal.start()])
+
+
+def _withdrawn_by_a_neighbour(before: str, text: str, after: str, schemes: list[re.Match[str]]
+                              ) -> list[re.Match[str]]:
+    """The schemes of a clause that only names them, withdrawn by the clause after it ("优才排队太久了，我不想再等") or
+    before it ("还是算了吧，高才通门槛太高"), when that clause names no scheme of its own."""
+    if _KEEPS.search(text):
+        return []
+    for neighbour in (after, before):
+        if neighbour and not CATEGORY.search(neighbour) and not _MOVE_WITHDRAWN.search(neighbour) \
+                and _withdrawal_word(neighbour) and not _SWITCH_TO.search(neighbour):
+            return schemes[-1:] if neighbour is after else schemes[:1]
+    return []
+
+
 def target_category_retractions(ctx: Utterance) -> list[ExtractedMemory]:
     found: list[ExtractedMemory] = []
 
     def named(code: str) -> bool:
         return any(r.value == code for r in found)
 
-    for clause in clauses(ctx):
-        if not users_own(ctx, clause):
-            continue
+    said = [c for c in clauses(ctx) if users_own(ctx, c)]
+    for i, clause in enumerate(said):
         schemes = list(CATEGORY.finditer(clause.text))
         if not schemes:
             if _MOVE_WITHDRAWN.search(clause.text):
                 found.append(retraction(MemoryType.INTENT, "targetCategory", None, clause.text))
             continue
-        withdrawn = _withdrawn_schemes(clause.text, schemes)
+        withdrawn = _withdrawn_schemes(clause.text, schemes) \
+            or _withdrawn_by_a_neighbour(said[i - 1].text if i else "", clause.text, said[i + 1].text
+                                         if i + 1 < len(said) else "", schemes)
         for m in withdrawn:
             if not named(code := category_code(m)):
                 found.append(retraction(MemoryType.INTENT, "targetCategory", code, clause.text, category=code))
-        # The scheme switched to is the new interest ("switching from GEP to QMAS").
-        for m in schemes if withdrawn else []:
+        # The scheme switched to is the new interest ("switching from GEP to QMAS"), in this clause or the next
+        # ("优才我不等了，干脆转投资移民").
+        switch = _SWITCH_TO.search(clause.text) if found and not withdrawn else None
+        for m in schemes if withdrawn or switch else []:
             phrase = m.group(0).strip()
-            if m not in withdrawn and m.start() > withdrawn[-1].end() and not named(code := category_code(m)):
+            after = withdrawn[-1].end() if withdrawn else switch.end() if switch else 0
+            if m not in withdrawn and m.start() >= after and not named(code := category_code(m)):
                 found.append(ExtractedMemory(memory_type=MemoryType.INTENT, field="targetCategory", value=code,
                                              category=code, content=ctx.say(f"对{phrase}感兴趣", f"Interested in {phrase}")))
     return found
@@ -231,7 +273,7 @@ _ZH_JOB_ENDED = re.compile(
 
 
 # An ending still to come ends nothing yet: "下个月就要离职了", "I'm going to quit next month".
-_NOT_YET = re.compile(r"就要|将要|快要|马上要|要(?=离职|辞职|退休)|准备|打算|计划|下个月|下周|明年|"
+_NOT_YET = re.compile(r"就要|将要|快要|马上要|要(?=离职|辞职|退休)|准备|打算|计划|下个月|下周|明年|不考虑|不会|不想|没想过|"
                       r"\b(?:will|going to|gonna|about to|plan(?:ning)? to|thinking (?:of|about)|next (?:month|week|year))\b",
                       re.IGNORECASE)
 
@@ -256,11 +298,44 @@ def job_retractions(ctx: Utterance) -> list[ExtractedMemory]:
     return found
 
 
+# ---- immigrationTimeline: a planned time called off ---------------------------------------------------------------
+
+_ZH_WHEN = (r"(?P<time>(?:明年|今年|后年)?(?:[一二三四五六七八九十\d]{1,2}月(?:份|底|初)?|春节|国庆|暑假|寒假|元旦|中秋|圣诞(?:节)?|年底|"
+            r"年初|年中|上半年|下半年|春天|夏天|秋天|冬天)(?:前|后|之前|之后|以前)?|(?:明年|今年|后年))")
+_ZH_TIMELINE_OFF = re.compile(rf"{_ZH_WHEN}[^，,。]{{0,8}}?(?:取消|不太?现实|来不及|推迟|作废|延后|往后推|赶不上|不行了|泡汤|黄了)"
+                              rf"|(?:原本|本来|之前说的?|原定|原来)(?:打算|想|计划|准备|定的?)?{_ZH_WHEN.replace('time', 'time2')}")
+_ZH_CALLED_OFF = re.compile(r"取消|不太?现实|来不及|推迟|作废|延后|往后推|赶不上|不行了|泡汤|黄了|改(?:成|到|为)|以后再说")
+_EN_WHEN = (r"(?P<time>(?:(?:before|by|after|around|in)\s+)?(?:the\s+)?(?:end of\s+|early\s+|late\s+)?(?:next\s+|this\s+)?"
+            r"(?:Christmas|Easter|Chinese New Year|summer|spring|autumn|fall|winter|year|January|February|March|April|May|"
+            r"June|July|August|September|October|November|December|Q[1-4](?:\s+next year)?|20\d\d))")
+_EN_TIMELINE_OFF = re.compile(
+    rf"{_EN_WHEN}\b[^.;!?]{{0,40}}?\b(?:isn't going to work|won't work|is not going to work|was (?:way |far )?too ambitious|"
+    r"is off|is out|isn't happening|won't happen|not realistic|isn't realistic|is unrealistic)"
+    rf"|\b(?:aiming|planning|meant|supposed|hoping)\s+to\s+(?:move|apply|go|relocate|submit)\s+"
+    rf"{_EN_WHEN.replace('time', 'time2')}\b",
+    re.IGNORECASE)
+_EN_CALLED_OFF = re.compile(r"\b(?:off|postpone\w*|push\w* (?:it )?back|delay\w*|not realistic|too ambitious|won't work|"
+                            r"isn't going to work|out the window|scrap\w*|cancel\w*|instead)\b", re.IGNORECASE)
+
+
+def timeline_retractions(ctx: Utterance) -> list[ExtractedMemory]:
+    """A planned time called off ("暑假前搬过去不太现实了", "we were aiming to apply before summer, but that's off"): the
+    time is taken back, whether or not a new one is given."""
+    whole = Clause(ctx.text, 0)
+    if not users_own(ctx, whole) or not (_ZH_CALLED_OFF if ctx.zh else _EN_CALLED_OFF).search(ctx.text):
+        return []
+    m = (_ZH_TIMELINE_OFF if ctx.zh else _EN_TIMELINE_OFF).search(ctx.text)
+    if m is None:
+        return []
+    return [retraction(MemoryType.INTENT, "immigrationTimeline", first_value(m), ctx.text)]
+
+
 Retractions = Callable[[Utterance], list[ExtractedMemory]]
 
 # Each pack's retractions, by the pack's stage name (ExtractionRules.preferences).
 RETRACTION_STAGES: dict[str, tuple[Retractions, ...]] = {
-    "immigration": (target_category_retractions, allergy_retractions, job_retractions),
+    "immigration": (target_category_retractions, allergy_retractions, job_retractions, timeline_retractions,
+                    place_denials),
     "general": (allergy_retractions, pet_retractions, job_retractions, condition_retractions, language_retractions,
-                everyday_retractions),
+                everyday_retractions, place_denials),
 }
