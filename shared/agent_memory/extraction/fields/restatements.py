@@ -30,14 +30,14 @@ _EN_CALLED_OFF = re.compile(
     r"out of the question)\b",
     re.IGNORECASE)
 _ZH_THING = rf"[{CJK}A-Za-z]{{2,12}}?"
+_ZH_INTEREST_LOST = re.compile(rf"对(?P<what>{_ZH_THING})(?:已经|早就|现在)?(?:没|不)(?:有|再|太)?(?:什么|啥)?(?:兴趣|感兴趣)了?")
 _ZH_LET_GO = (
     re.compile(rf"(?:放弃|不再考虑|不考虑|打消)(?:了)?(?P<what>{_ZH_THING})(?:的(?:计划|目标|打算|想法|念头))?(?:了)?(?=$|[，,。])"),
     re.compile(rf"^(?:我)?(?P<what>{_ZH_THING})(?:这事|这件事|的计划|的打算|的想法|的念头|这个计划|这个想法|这个目标|的目标|计划)?(?:我)?"
                r"(?:就|先|还是|也|已经|暂时|都)*(?:算了|搁置了?|搁一搁|放一放|先放放|取消了|泡汤了|黄了|作罢|不想了|"
                r"不打算了|不搞了|不弄了|不做了|拉倒|撤了|撤掉了|打消了)"),
+    _ZH_INTEREST_LOST,
 )
-_ZH_INTEREST_LOST = re.compile(rf"对(?P<what>{_ZH_THING})(?:已经|早就|现在)?(?:没|不)(?:有|再|太)?(?:什么|啥)?(?:兴趣|感兴趣)了?")
-_ZH_LET_GO = (*_ZH_LET_GO, _ZH_INTEREST_LOST)
 # What is no plan nor liking of the user's: a report ("中介说…被搁置"), a job (an ending the career rules read).
 _ZH_NOT_A_THING = re.compile(r"说|被|公司|单位|工作|辞职|离职|退休")
 _EN_NOT_A_THING = re.compile(r"(?:my\s+|the\s+)?(?:job|work|position|role|post|company)\b", re.IGNORECASE)
@@ -51,11 +51,11 @@ def restatements(ctx: Utterance, clause: Clause) -> list[str]:
         return []
     if ctx.zh:
         # An interest lost is a liking first ("对露营没兴趣了"); anything else let go, a plan first.
-        found = [(_ZH_LEAD.sub("", m["what"]), pattern is _ZH_INTEREST_LOST) for pattern in _ZH_LET_GO
-                 for m in pattern.finditer(clause.text)
-                 if not HELD_ON_TO.search(clause.text[max(0, m.start() - 12):m.start()])]
-        return [said for what, liking in found if len(what) >= 2 and not _ZH_NOT_A_THING.search(what)
-                for said in ((f"我喜欢{what}", f"我想{what}") if liking else (f"我想{what}", f"我喜欢{what}"))]
+        let_go = [(_ZH_LEAD.sub("", m["what"]), pattern is _ZH_INTEREST_LOST) for pattern in _ZH_LET_GO
+                  for m in pattern.finditer(clause.text)
+                  if not HELD_ON_TO.search(clause.text[max(0, m.start() - 12):m.start()])]
+        return [said for thing, liking in let_go if len(thing) >= 2 and not _ZH_NOT_A_THING.search(thing)
+                for said in ((f"我喜欢{thing}", f"我想{thing}") if liking else (f"我想{thing}", f"我喜欢{thing}"))]
     found = [m["what"] for pattern in (_EN_LET_GO, _EN_CALLED_OFF) for m in pattern.finditer(clause.text)
              if not HELD_ON_TO.search(clause.text[max(0, m.start() - 16):m.start()])
              and not _EN_NOT_A_THING.match(m["what"])]
