@@ -7,10 +7,13 @@ from functools import cache
 
 import pytest
 
+from agent_memory.domain.models import MemoryType
 from agent_memory.domain.packs import pack_named
 from agent_memory.domain.skipped_sentences import skipped_sentences
 from agent_memory.extraction import OfflineExtractor
+from agent_memory.extraction.exemplars import Exemplar, ExemplarReader, ReaderSettings
 from agent_memory.ports import ConversationTurn
+from tests.fakes.embedders import HashingEmbedder
 
 
 @cache
@@ -146,3 +149,27 @@ def test_hearsay_takes_nothing_back(message):
 ])
 def test_a_practice_or_a_way_of_being_served_stopped_is_taken_back(message, expected):
     assert expected in read("general", message)
+
+
+def reader_extractor() -> OfflineExtractor:
+    """The general pack's rules with an exemplar reader that knows one liking (bag-of-words vectors)."""
+    chosen = pack_named("general")
+    reader = ExemplarReader(HashingEmbedder(dimension=512), [
+        Exemplar(text="horror movies are my favourite thing", field="preference", memory_type=MemoryType.PREFERENCE,
+                 value="horror movies"),
+        Exemplar(text="what time is it", field="none")], ReaderSettings(neighbours=1, min_similarity=0.3))
+    return OfflineExtractor(chosen.extraction, reader=reader, list_fields=chosen.list_fields)
+
+
+def test_a_clause_read_by_its_likeness_to_a_liking_that_lets_it_go_takes_the_liking_back():
+    said = reader_extractor().extract(ConversationTurn(user_message="horror movies are no longer my thing"))
+
+    assert [(m.field, m.retraction) for m in said] == [("preference", True)]
+
+
+@pytest.mark.parametrize("message", ["I'm not giving up on horror movies, they are my thing",
+                                     "once I stop watching horror movies I will sleep better"])
+def test_a_clause_like_a_liking_that_holds_on_to_it_or_lets_it_go_later_takes_nothing_back(message):
+    said = reader_extractor().extract(ConversationTurn(user_message=message))
+
+    assert not [m for m in said if m.retraction]

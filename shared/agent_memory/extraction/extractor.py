@@ -50,6 +50,7 @@ from agent_memory.extraction.fields.retraction_grammar import (
     clauses,
     contradicts,
     denies_or_ends,
+    lets_go,
     without_ending_words,
 )
 from agent_memory.extraction.fields.retractions import RETRACTION_STAGES, Retractions
@@ -195,10 +196,14 @@ class OfflineExtractor:
         memories = self._by_rules(turn, text, zh=is_cjk_text(turn.user_message))
         if self._reader is not None:
             # Read by likeness to positive examples, blind to polarity: never a clause that denies or ends.
-            memories += [m for m in self._reader.read(text, memories,
-                                                      lambda clause: self._read_by_rules(clause, memories),
-                                                      list_fields=self._list_fields, leave_out=leave_out)
-                         if not denies_or_ends(m)]
+            alike = self._reader.read(text, memories, lambda clause: self._read_by_rules(clause, memories),
+                                      list_fields=self._list_fields, leave_out=leave_out)
+            memories += [m for m in alike if not denies_or_ends(m)]
+            # A clause like a statement of a slot that lets it go ("horror movies just stress me out now, I don't
+            # care for them anymore") takes that slot's item back.
+            memories += [m.model_copy(update={"retraction": True}) for m in alike
+                         if denies_or_ends(m) and m.field in REREAD_FIELDS and lets_go(m.content)
+                         and not any(k.retraction and k.field == m.field for k in memories)]
         return self._with_sentences(text, memories)
 
     def _ended_slots(self, ctx: Utterance, taken_back: list[ExtractedMemory]) -> list[ExtractedMemory]:

@@ -90,6 +90,17 @@ def takes_something_back(text: str) -> bool:
     return bool(_POLARITY_CUE.search(text))
 
 
+_NOT_YET_OR_IF = re.compile(r"\b(?:once|when|whenever|after|before|until|if|unless)\b|等到?|以后|之后|如果|要是", re.IGNORECASE)
+
+
+def lets_go(text: str) -> bool:
+    """Whether a clause lets something go now: a word of ending or withdrawal, not denied, nearly said, or still to
+    come ("猫我是不会送走的", "I'm not giving up on Spanish", "once I stop working")."""
+    cue = _POLARITY_CUE.search(text)
+    return cue is not None and not HELD_ON_TO.search(text[max(0, cue.start() - 16):cue.start()]) \
+        and not _NOT_YET_OR_IF.search(text[:cue.start()])
+
+
 def denies_or_ends(memory: ExtractedMemory) -> bool:
     """Whether a memory read by likeness to positive examples came from a clause that denies or ends something."""
     said = memory.value if isinstance(memory.value, str) and memory.value else memory.content
