@@ -88,12 +88,13 @@ def test_given_a_plain_delete_then_the_history_stays_until_a_purge_removes_it(ap
     assert again.status == 404
 
 
-def test_given_a_purge_flag_that_is_no_boolean_or_an_unknown_parameter_then_422_names_it(api, lambda_env):
+def test_given_a_purge_flag_other_than_true_or_false_or_an_unknown_parameter_then_422_names_it(api, lambda_env):
     user = f"u-{uuid.uuid4().hex[:8]}"
     saved = save(api, user, "FACT", "Keeps a parrot called Kiwi")["memory"]
     path = f"/v1/users/{user}/memories/{saved['memory_key']}"
 
-    for query, field in (("purge=perhaps", "purge"), ("hard=true", "hard")):
+    for query, field in (("purge=perhaps", "purge"), ("purge=1", "purge"), ("purge=yes", "purge"),
+                         ("purge=TRUE", "purge"), ("purge=", "purge"), ("hard=true", "hard")):
         refused = api.call("DELETE", path, query=query)
         assert refused.status == 422, refused.body
         assert [d["field"] for d in refused.body["error"]["details"]] == [field]

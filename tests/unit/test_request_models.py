@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
-from agent_memory.api.save import BatchRequest, CreateMemoryRequest, ExtractRequest
+from agent_memory.api.load import ListMemoriesQuery
+from agent_memory.api.portability import ExportQuery
+from agent_memory.api.save import BatchRequest, CreateMemoryRequest, DeleteMemoryQuery, ExtractRequest
+from agent_memory.api.synonyms import SynonymQuery
+from agent_memory.api.tools import ToolsQuery
 from agent_memory.domain.models import MemoryType
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_requests_accept_snake_and_camel_case():
@@ -35,3 +43,23 @@ def test_batch_limit():
     assert len(BatchRequest.model_validate({"memories": [item] * 100}).memories) == 100
     with pytest.raises(ValidationError):
         BatchRequest.model_validate({"memories": [item] * 101})
+
+
+QUERY_MODELS = [DeleteMemoryQuery, ExportQuery, ListMemoriesQuery, SynonymQuery, ToolsQuery]
+
+
+def test_every_query_model_is_listed_here():
+    """What parse_query reads: a new query model joins QUERY_MODELS, so its flags are checked below."""
+    read = set(re.findall(r"parse_query\(app, (\w+)\)", "\n".join(
+        path.read_text() for path in (REPO / "functions").rglob("*.py"))))
+    assert read == {model.__name__ for model in QUERY_MODELS}
+
+
+@pytest.mark.parametrize("model", QUERY_MODELS)
+def test_a_flag_in_a_query_string_is_true_or_false_and_nothing_else(model):
+    for name, field in model.model_fields.items():
+        if field.annotation is bool:
+            for word in ("1", "yes", "TRUE", "on", ""):
+                with pytest.raises(ValidationError, match="must be true or false"):
+                    model.model_validate({name: word})
+            assert model.model_validate({name: "true"}).model_dump()[name] is True

@@ -35,7 +35,7 @@ from agent_memory.domain.models import (
     require_utc,
 )
 from agent_memory.domain.packs.immigration import IMMIGRATION
-from agent_memory.domain.requests import RequestModel, max_utf8_bytes
+from agent_memory.domain.requests import QueryFlag, RequestModel, max_utf8_bytes
 from agent_memory.ports import ConversationTurn
 
 if TYPE_CHECKING:
@@ -152,7 +152,7 @@ class BatchSaveResponse(BaseModel):
         )
 
 class DeleteMemoryQuery(RequestModel):
-    purge: bool = Field(default=False, description=(
+    purge: QueryFlag = Field(default=False, description=(
         "false (default): the memory leaves everything current and stays in its field's history, marked deleted, "
         "so an as_of read before the delete still knows it. true: the memory and every version of its field "
         "(deleted ones too) are removed for good, with the saved search indexes and cached contexts that held "

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import types
 from collections.abc import Callable
-from typing import Any, Union, get_args, get_origin
+from typing import Annotated, Any, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationInfo, field_validator
 from pydantic.alias_generators import to_camel
 
 
@@ -93,3 +93,17 @@ def max_utf8_bytes(limit: int) -> Callable[[Any], Any]:
         return value
 
     return check
+
+
+def _true_or_false(value: Any) -> Any:
+    """A flag in a query string is the word true or false, nothing else: "1", "yes" or "TRUE" is refused rather than
+    read as true (a flag may purge for good)."""
+    if isinstance(value, bool):
+        return value
+    if value in ("true", "false"):
+        return value == "true"
+    raise ValueError("must be true or false")
+
+
+# A boolean query parameter.
+QueryFlag = Annotated[bool, BeforeValidator(_true_or_false)]
