@@ -20,7 +20,7 @@ export RUN_STARTED_AT
 step = awk -v t0="$(RUN_STARTED_AT)" -v now="$$(date +%s.%N | sed 's/\.N$$//')" -v what="$(1)" \
   'BEGIN { printf "[%5.1fs] %s\n", now - t0, what }'
 
-.PHONY: help install prerequisites dynamodb-local opensearch-node opensearch run reset rollup invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval bench-inject bench-log bench-asof bench-local bench-extract bench-peers bench-opensearch reindex clean fuzz mcp export import
+.PHONY: help install prerequisites dynamodb-local opensearch-node opensearch run reset rollup invoke test test-unit test-integration test-e2e lint typecheck validate build bench bench-retrieval bench-inject bench-log bench-embed-cost bench-asof bench-local bench-extract bench-peers bench-opensearch reindex clean fuzz mcp export import
 
 help:
 	@echo "make run      serve the API on http://127.0.0.1:$(PORT) (DynamoDB Local, data in .data/; offline LLM; PORT= overrides)"
@@ -43,6 +43,7 @@ help:
 	@echo "make bench-extract     extraction precision/recall per type and field on the labelled turns (benchmarks/results/extraction.json)"
 	@echo "make bench-duplicates  the near-duplicate thresholds by 5-fold cross-validation on labelled pairs (benchmarks/results/near_duplicates.json)"
 	@echo "make bench-log         conversation log write and search latency (benchmarks/results/log_write.json)"
+	@echo "make bench-embed-cost  embedding CPU by text length against the request budget (benchmarks/results/embedding_cost.json)"
 	@echo "make bench-asof        as-of search beside current search, 1,000 memories x 3 versions, one run (benchmarks/results/asof.json)"
 	@echo "make bench-loop        the agent loop over HTTP: save, then inject and search, against warm; 1,000 and 10,000 memories (benchmarks/results/agent_loop.json)"
 	@echo "make bench-local       \`make run\` over HTTP: import, whole-stack RSS, search (START=1 starts one; benchmarks/results/local_stack.json)"
@@ -238,6 +239,9 @@ bench-duplicates: $(VENV)/.installed
 	$(PY) -m benchmarks.near_duplicates
 
 # The conversation log (L1): write latency of 1 and 10 messages, search over 1,000.
+bench-embed-cost: $(VENV)/.installed
+	$(PY) -m benchmarks.embedding_cost
+
 bench-log: $(VENV)/.installed $(DDB_LOCAL)/.installed
 	$(PY) -m benchmarks.log_write $(if $(BACKEND),--backend $(BACKEND))
 

@@ -59,7 +59,7 @@ class LocalParts:
         except ValueError:
             return status, headers, payload
         merged = Health.of(tables=report.tables, embedder=report.embedder, queues=self.queues(),
-                           workers=self.workers())
+                           workers=self.workers(), search=report.search, pack=report.pack)
         headers = {k: v for k, v in headers.items() if k.lower() != "retry-after"}
         if merged.status != "ok":
             headers["Retry-After"] = RETRY_AFTER

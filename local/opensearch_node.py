@@ -84,6 +84,10 @@ class OpenSearchNode:
     def pid(self) -> int | None:
         return self._process.pid if self._process is not None else None
 
+    def exit_code(self) -> int | None:
+        """The exit code of a node that has exited (on its own, or killed); None while it runs or before a start."""
+        return self._process.poll() if self._process is not None else None
+
     @property
     def log_path(self) -> Path:
         return self.data_dir / "node.log"

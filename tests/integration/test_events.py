@@ -177,6 +177,38 @@ def test_given_an_access_record_with_a_forged_id_then_only_it_fails_and_nothing_
     assert result == {"batchItemFailures": [{"itemIdentifier": "forged-1"}]}
 
 
+def test_given_a_batch_of_reads_then_each_memory_is_updated_once_by_how_many_reads_counted_it(api, monkeypatch):
+    from agent_memory.adapters.dynamodb import access
+
+    saved = [api.call("POST", "/v1/users/u-reads/memories", {"memory_type": "FACT", "content": text}).body
+             for text in ("Lives in Porto", "Keeps a parrot")]
+    porto, parrot = (m["memory"]["memory_key"] for m in saved)
+    updates: list[str] = []
+    original = access.record_access
+
+    def counting(client, table, user, memory_keys, accessed_at):
+        updates.extend(sorted(set(memory_keys)))
+        return original(client, table, user, memory_keys, accessed_at)
+
+    monkeypatch.setattr(access, "record_access", counting)
+    monkeypatch.setattr("agent_memory.adapters.dynamodb.store.record_access", counting)
+    reads = [([porto, parrot], "2026-11-30T10:00:00+00:00"), ([porto], "2026-11-30T10:05:00+00:00"),
+             ([porto], "2026-11-30T10:01:00+00:00")]
+    records = [{"messageId": f"m-{i}", "receiptHandle": "r", "attributes": {}, "messageAttributes": {},
+                "md5OfBody": "x", "eventSource": "aws:sqs", "awsRegion": "us-east-1",
+                "eventSourceARN": "arn:aws:sqs:us-east-1:000000000000:AccessStatsQueue",
+                "body": json.dumps({"tenant_id": "acme", "user_id": "u-reads", "memory_keys": keys,
+                                    "accessed_at": at})} for i, (keys, at) in enumerate(reads)]
+
+    assert api.functions.invoke("AccessStatsFunction", {"Records": records}) == {"batchItemFailures": []}
+
+    assert sorted(updates) == sorted([porto, parrot])  # one update per memory for the whole batch
+    exported = api.call("GET", "/v1/users/u-reads/export").body["memories"]
+    detail = {v["memory_key"]: v for m in exported for v in m["versions"]}
+    assert (detail[porto]["access_count"], detail[parrot]["access_count"]) == (3, 1)
+    assert detail[porto]["last_accessed_at"].startswith("2026-11-30T10:05:00")
+
+
 def test_stream_event_through_the_indexer(api, monkeypatch):
     """The indexer's OpenSearch is an in-memory index here; the handler, its batch processing and the records'
     reading are the deployed ones."""

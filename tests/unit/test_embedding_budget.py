@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.domain.embedding_budget import PASSAGE_TOKEN_CAP, check_embedding_budget, embedding_costs
+from agent_memory.domain.embedding_budget import (
+    ATTENTION_TOKENS,
+    PASSAGE_TOKEN_CAP,
+    check_embedding_budget,
+    embedding_costs,
+)
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
+from agent_memory.domain.tokens import estimate_tokens
 from agent_memory.errors import PayloadTooLarge
 from agent_memory.services.save import SaveService
 from tests.fakes.store import InMemoryMemoryStore
@@ -13,15 +19,18 @@ from tests.fakes.store import InMemoryMemoryStore
 USER = ScopeRef(tenant_id="t", user_id="u")
 
 
-def test_each_text_costs_its_estimated_tokens_up_to_what_the_embedder_reads():
-    short, chinese, long = embedding_costs(["Likes tea", "用户32岁，在杭州做前端开发", "word " * 2000])
+def test_each_text_costs_its_estimated_tokens_more_for_long_ones_up_to_what_the_embedder_reads():
+    middle_text = "word " * 200
+    short, chinese, middle, long = embedding_costs(["Likes tea", "用户32岁，在杭州做前端开发", middle_text,
+                                                    "word " * 2000])
 
     assert 0 < short < 10 and 10 < chinese < 40
-    assert long == PASSAGE_TOKEN_CAP
+    assert long == PASSAGE_TOKEN_CAP + PASSAGE_TOKEN_CAP ** 2 // ATTENTION_TOKENS  # read up to the cap, no more
+    assert long / PASSAGE_TOKEN_CAP > 1.5 > middle / estimate_tokens(middle_text) > 1.2  # longer: dearer per token
 
 
 def test_over_the_budget_the_refusal_names_the_field_the_limit_and_each_items_cost():
-    texts = ["word " * 400] * 3  # ~400 tokens each
+    texts = ["word " * 300] * 3  # ~400 tokens, ~590 units each
 
     check_embedding_budget(texts, 2000, field="memories")  # fits
     check_embedding_budget(texts * 10, 0, field="memories")  # 0: no limit
@@ -54,7 +63,7 @@ class _CountingEmbedder:
 
 def test_a_batch_over_the_budget_embeds_nothing_and_writes_nothing():
     store, embedder = InMemoryMemoryStore(), _CountingEmbedder()
-    save = SaveService(store=store, extractor=lambda: None, embedder=lambda: embedder, max_embedded_tokens=1000)
+    save = SaveService(store=store, extractor=lambda: None, embedder=lambda: embedder, max_embedded_tokens=1200)
     batch = [NewMemory(memory_type=MemoryType.FACT, content=f"fact {i}: " + "word " * 200) for i in range(5)]
 
     with pytest.raises(PayloadTooLarge):

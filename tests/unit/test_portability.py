@@ -153,7 +153,8 @@ def test_given_a_page_sent_twice_then_the_second_time_stores_nothing(stores):
 
     again = stores.service.import_page(target, sent(page), now=NOW)
 
-    assert first.written.memories == 4 and again.written.memories == 0 and again.skipped.memories == 4
+    assert first.written.memory_versions == 4 and again.written.memory_versions == 0
+    assert again.skipped.memory_versions == 4 and again.skipped.memories == first.written.memories
     assert (again.written.log, again.written.hot_memory, again.written.files, again.written.synonyms) == (0, 0, 0, 0)
     assert stores.client.scan(TableName=TABLE)["Count"] == items
     assert stores.memories.user_version(target) == version
@@ -291,12 +292,10 @@ def test_given_the_table_pushing_back_then_the_import_answers_throttled_and_writ
 
 
 def test_given_a_page_too_large_for_one_transaction_then_it_is_refused_before_anything_is_read(stores):
-    text = "x" * 60_000
-    memories = [{"versions": [{"memory_key": f"mem_01kd00000000000000000{i:05d}", "memory_type": "FACT",
-                               "content": f"{i} {text}", "context": text, "importance": 50,
-                               "created_at": "2026-01-05T10:00:00Z", "updated_at": "2026-01-05T10:00:00Z",
-                               "valid_from": "2026-01-05T10:00:00Z"}]} for i in range(30)]
-    page = ImportPage.model_validate({"format": "agent-memory-export", "version": 1, "memories": memories})
+    text = "x" * 32_000  # a logged message's limit
+    log = [{"message_id": f"m-{i}", "conversation_id": "c-1", "role": "user", "content": f"{i} {text}",
+            "created_at": "2026-01-05T10:00:00Z", "expires_at": "2026-02-05T10:00:00Z"} for i in range(98)]
+    page = ImportPage.model_validate({"format": "agent-memory-export", "version": 1, "log": log})
 
     with pytest.raises(PayloadTooLarge) as raised:
         stores.service.import_page(SOURCE, page, now=NOW)

@@ -80,13 +80,15 @@ def test_every_item_of_a_scope_belongs_to_a_store_and_an_unknown_kind_to_other()
         "extraction_markers", "hot_memory", "reports", "memory_files", "other"]
 
 
-def test_a_tombstone_drops_work_queued_at_or_before_the_erasure_and_keeps_what_came_after():
-    tombstone = Tombstone(tenant_id="t", user_id="u", erased_at=NOW, erasure_id="era_x",
-                          expires_at=tombstone_expiry(NOW, 30))
+def test_a_tombstone_drops_work_queued_before_or_during_the_erasure_and_keeps_what_came_after():
+    running = Tombstone(tenant_id="t", user_id="u", erased_at=NOW, erasure_id="era_x",
+                        expires_at=tombstone_expiry(NOW, 30))
+    done = running.model_copy(update={"completed_at": NOW + timedelta(seconds=2)})
 
-    assert tombstone.drops(NOW - timedelta(seconds=1)) and tombstone.drops(NOW)
-    assert not tombstone.drops(NOW + timedelta(milliseconds=1))
-    assert tombstone.drops(None)  # queued by code that wrote no time: older than erasure itself
+    assert running.drops(NOW - timedelta(seconds=1)) and running.drops(NOW + timedelta(hours=1))  # still erasing
+    assert done.drops(NOW + timedelta(seconds=1)) and done.drops(NOW + timedelta(seconds=2))  # queued meanwhile
+    assert not done.drops(NOW + timedelta(seconds=2, milliseconds=1))  # the scope's new life
+    assert running.drops(None) and done.drops(None)  # queued by code that wrote no time: older than erasure itself
 
 
 def test_a_tombstone_always_outlives_what_a_queue_can_hold():

@@ -632,15 +632,26 @@ class EmbedderHealth(TypedDict):
     error: str | None
 
 
+class SearchHealth(TypedDict):
+    """The search tier: `serverless` (nothing apart to probe) or `opensearch` (the index's alias, probed)."""
+
+    tier: Literal["serverless", "opensearch"]
+    status: PartStatus
+    latency_ms: float | None
+    error: str | None
+
+
 class Health(TypedDict):
     """`health`: `status` `unavailable` when any part is `down`. `queues` and `workers` are the local stack's;
-    null deployed, where SQS and Lambda run them."""
+    null deployed, where SQS and Lambda run them. `pack`: the deployment's domain pack."""
 
     status: Literal["ok", "unavailable"]
     tables: dict[str, TableHealth]
     queues: dict[str, QueueHealth] | None
     workers: WorkersHealth | None
     embedder: EmbedderHealth
+    search: SearchHealth
+    pack: str | None
 
 
 class StoreErasure(TypedDict):
@@ -763,7 +774,19 @@ class ExportedScope(TypedDict):
     id: str
 
 
-class ExportPage(TypedDict):
+class LeftOut(TypedDict):
+    """A record the export could not write as an import takes it (a value stored too deep before the limit)."""
+
+    section: Literal["memories", "log", "hot_memory", "reports", "files"]
+    key: str
+    reason: str
+
+
+class _LeftOut(TypedDict, total=False):
+    left_out: list[LeftOut]  # only when the export left a record out
+
+
+class ExportPage(_LeftOut):
     """`export_page`: one page of the export format (docs/export-format.md); `import_page` takes it as it is."""
 
     format: Literal["agent-memory-export"]
@@ -781,7 +804,10 @@ class ExportPage(TypedDict):
 
 
 class ImportedCounts(TypedDict):
+    """`memories`: records, as an export page lists them; `memory_versions`: their versions."""
+
     memories: int
+    memory_versions: int
     log: int
     hot_memory: int
     reports: int

@@ -15,9 +15,11 @@ import queue
 import threading
 from typing import Any
 
+from aws_lambda_powertools.metrics import MetricUnit
+
 from agent_memory.adapters.sqs_batches import MAX_ENTRIES, send_batch
 from agent_memory.domain.models import ScopeRef, utcnow
-from agent_memory.observability import logger
+from agent_memory.observability import logger, metrics
 
 
 class SqsAccessRecorder:
@@ -27,14 +29,18 @@ class SqsAccessRecorder:
         self._pending: queue.Queue[str] = queue.Queue(maxsize=max_pending)
         self._sender: threading.Thread | None = None
         self._start_lock = threading.Lock()
+        self.dropped = 0  # reads whose statistics were dropped, since this container started
 
     def __call__(self, user: ScopeRef, memory_keys: list[str]) -> None:
         body = {"tenant_id": user.tenant_id, "user_id": user.user_id, "memory_keys": memory_keys,
                 "accessed_at": utcnow().isoformat()}
         try:
             self._pending.put_nowait(json.dumps(body))
-        except queue.Full:  # statistics must never slow or fail a search
-            logger.warning("access statistics dropped: the sender is behind")
+        except queue.Full:  # statistics must never slow or fail a search: counted and said, never silent
+            self.dropped += 1
+            metrics.add_metric(name="AccessStatsDropped", unit=MetricUnit.Count, value=1)
+            logger.warning("access statistics dropped: the sender is behind", dropped_so_far=self.dropped,
+                           memory_keys=len(memory_keys))
             return
         self._ensure_sender()
 
@@ -58,13 +64,17 @@ class SqsAccessRecorder:
     def _send_forever(self) -> None:
         while True:
             batch = [self._pending.get()]
-            while len(batch) < MAX_ENTRIES:
+            while len(batch) < MAX_ENTRIES * COALESCE_BATCHES:
                 try:
                     batch.append(self._pending.get_nowait())
                 except queue.Empty:
                     break
             try:
-                failed = send_batch(self._client, self._queue_url, list(enumerate(batch)))
+                failed = []
+                merged = coalesced(batch)
+                for start in range(0, len(merged), MAX_ENTRIES):
+                    failed += send_batch(self._client, self._queue_url,
+                                         list(enumerate(merged[start:start + MAX_ENTRIES])))
                 if failed:
                     logger.warning("could not enqueue some access statistics", extra={"failed": len(failed)})
             except Exception:  # statistics must never fail a search
@@ -72,3 +82,20 @@ class SqsAccessRecorder:
             finally:
                 for _ in batch:
                     self._pending.task_done()
+
+
+# How many SQS batches' worth of pending reads one round takes (merged per user, they are fewer messages).
+COALESCE_BATCHES = 5
+
+
+def coalesced(bodies: list[str]) -> list[str]:
+    """Pending reads merged per user: one message naming every memory read (as often as read), at the latest
+    read's time, so a sender behind a burst catches up instead of dropping."""
+    by_user: dict[tuple[str, str], dict[str, Any]] = {}
+    for text in bodies:
+        body = json.loads(text)
+        key = (body["tenant_id"], body["user_id"])
+        merged = by_user.setdefault(key, {**body, "memory_keys": []})
+        merged["memory_keys"] += body["memory_keys"]
+        merged["accessed_at"] = max(merged["accessed_at"], body["accessed_at"])
+    return [json.dumps(body) for body in by_user.values()]

@@ -11,7 +11,7 @@ import math
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from agent_memory.domain.caller_state import AgentExecutionRecord, ConsultingState, DeviceInfo
 from agent_memory.domain.context_budget import ReserveRule
@@ -21,7 +21,7 @@ from agent_memory.domain.current_message import user_texts
 from agent_memory.domain.injection import ContextRequest, ExperienceItem, Injection, KnowledgeItem, TokenUsage
 from agent_memory.domain.keys import Id
 from agent_memory.domain.layers import Intent
-from agent_memory.domain.models import ScopeRef
+from agent_memory.domain.models import ScopeRef, require_utc
 from agent_memory.domain.requests import RequestModel
 
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ class InjectionRequest(RequestModel):
     # Caller-supplied knowledge and experiences; without them, a configured retriever is asked.
     relevant_knowledge: Annotated[list[KnowledgeItem], Field(max_length=MAX_CALLER_ITEMS)] | None = None
     similar_experiences: Annotated[list[ExperienceItem], Field(max_length=MAX_CALLER_ITEMS)] | None = None
-    conversation_started_at: datetime | None = None
+    conversation_started_at: Annotated[datetime | None, AfterValidator(require_utc)] = None
     # A project whose hot memory is injected besides the user's, and the intent of the current message
     # (question-like intents bring the weekly reports and the conversation log).
     project_id: Id | None = None
@@ -112,8 +112,6 @@ class InjectionRequest(RequestModel):
             # The history ends with the user's turn: that turn's text is the current message every block reads
             # (the memories it recalls, the intent's SOPs), not an empty one.
             self.current_user_message = _text_of(last.content)
-        if self.conversation_started_at is not None and self.conversation_started_at.tzinfo is None:
-            raise ValueError("conversation_started_at: must include a timezone, e.g. 2026-02-05T10:00:00Z")
         return self
 
     def to_context_request(self) -> ContextRequest:

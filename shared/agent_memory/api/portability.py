@@ -26,9 +26,11 @@ class ExportQuery(RequestModel):
 
 
 class ImportedCounts(BaseModel):
-    """Per section: memory versions, log messages, hot-memory entries, reports, memory-tool entries, synonyms."""
+    """Per section: memories (records, as an export page lists them) and their versions, log messages, hot-memory
+    entries, reports, memory-tool entries, synonyms."""
 
     memories: int = 0
+    memory_versions: int = 0
     log: int = 0
     hot_memory: int = 0
     reports: int = 0
@@ -37,7 +39,8 @@ class ImportedCounts(BaseModel):
 
     @classmethod
     def of(cls, counts: ImportCounts) -> ImportedCounts:
-        return cls(memories=counts.memories, log=counts.log, hot_memory=counts.hot_memory, reports=counts.reports,
+        return cls(memories=counts.memories, memory_versions=counts.memory_versions, log=counts.log,
+                   hot_memory=counts.hot_memory, reports=counts.reports,
                    files=counts.files, synonyms=counts.synonyms)
 
 

@@ -8,13 +8,13 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, StringConstraints
 
 from agent_memory.domain.keys import FIELD_PATTERN
+from agent_memory.domain.requests import MAX_CONTENT_BYTES as MAX_CONTENT_BYTES
+from agent_memory.domain.requests import MAX_MESSAGE_BYTES as MAX_MESSAGE_BYTES
 from agent_memory.domain.requests import max_utf8_bytes
 
 MAX_BODY_BYTES = 256 * 1024
 # Inject carries whole conversations: up to Lambda's 6 MB synchronous payload, less the envelope.
 MAX_INJECT_BODY_BYTES = 5 * 1024 * 1024
-MAX_CONTENT_BYTES = 8 * 1024
-MAX_MESSAGE_BYTES = 32 * 1024
 MAX_BATCH_ITEMS = 100
 MAX_METADATA_BYTES = 4 * 1024
 

@@ -48,4 +48,11 @@ def health_service(settings: Settings, dynamodb_client: object | None, embedder:
         built, current = embedder.peek()
         return embedder_health(settings, current, built=built)
 
-    return HealthService(tables={"MemoryTable": probe} if probe is not None else {}, embedder=embedder_state)
+    search = None
+    if settings.search_tier == "opensearch":
+        from agent_memory.adapters.opensearch.index import make_client
+        from agent_memory.adapters.opensearch.probe import OpenSearchProbe
+
+        search = OpenSearchProbe(BuiltOnce(lambda: make_client(settings)), settings.opensearch_index)
+    return HealthService(tables={"MemoryTable": probe} if probe is not None else {}, embedder=embedder_state,
+                         search=search, pack=settings.memory_pack)

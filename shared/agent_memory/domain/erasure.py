@@ -103,18 +103,21 @@ class ErasureReceipt(BaseModel):
 
 
 class Tombstone(BaseModel):
-    """Beside an erased scope: work queued at or before `erased_at` is dropped."""
+    """Beside an erased scope: work queued before the erasure completed (`completed_at`; while it runs, any) is
+    dropped."""
 
     tenant_id: str
     user_id: str
     erased_at: datetime
     erasure_id: str
     expires_at: datetime
+    completed_at: datetime | None = None
 
     def drops(self, queued_at: datetime | None) -> bool:
-        """Whether work queued at `queued_at` was queued before the erasure (a message that says no time was
-        queued by code older than erasure itself, hence before it)."""
-        return queued_at is None or queued_at <= self.erased_at
+        """Whether work queued at `queued_at` was acknowledged before or during the erasure: what it would write
+        would bring back what the erasure removes (a message that says no time was queued by code older than
+        erasure itself, hence before it)."""
+        return queued_at is None or self.completed_at is None or queued_at <= self.completed_at
 
 
 def tombstone_expiry(erased_at: datetime, days: int) -> datetime:

@@ -39,6 +39,15 @@ class EmbedderHealth(BaseModel):
     error: str | None = None
 
 
+class SearchHealth(BaseModel):
+    tier: Literal["serverless", "opensearch"] = Field(description=(
+        "serverless: search inside the function over the user's memories (nothing to probe); opensearch: the "
+        "index, probed"))
+    status: PartStatus
+    latency_ms: float | None = Field(default=None, description="the probe's round trip (opensearch only)")
+    error: str | None = Field(default=None, description="why the search tier is down")
+
+
 class Health(BaseModel):
     status: Literal["ok", "unavailable"] = Field(description="unavailable (503) when any part is down")
     tables: dict[str, TableHealth] = Field(description="each table the API reads, by its template name")
@@ -47,12 +56,16 @@ class Health(BaseModel):
     workers: WorkersHealth | None = Field(
         description="the local stack's workers; null deployed, where Lambda runs them")
     embedder: EmbedderHealth
+    search: SearchHealth = Field(default_factory=lambda: SearchHealth(tier="serverless", status="ok"))
+    pack: str | None = Field(default=None, description="the deployment's domain pack (MEMORY_PACK)")
 
     @classmethod
     def of(cls, *, tables: dict[str, TableHealth], embedder: EmbedderHealth,
-           queues: dict[str, QueueHealth] | None = None, workers: WorkersHealth | None = None) -> Health:
-        parts: list[TableHealth | QueueHealth | WorkersHealth | EmbedderHealth] = [
-            *tables.values(), *(queues or {}).values(), embedder, *([workers] if workers else [])]
+           queues: dict[str, QueueHealth] | None = None, workers: WorkersHealth | None = None,
+           search: SearchHealth | None = None, pack: str | None = None) -> Health:
+        search = search or SearchHealth(tier="serverless", status="ok")
+        parts: list[TableHealth | QueueHealth | WorkersHealth | EmbedderHealth | SearchHealth] = [
+            *tables.values(), *(queues or {}).values(), embedder, search, *([workers] if workers else [])]
         down = any(part.status == "down" for part in parts)
         return cls(status="unavailable" if down else "ok", tables=tables, queues=queues, workers=workers,
-                   embedder=embedder)
+                   embedder=embedder, search=search, pack=pack)

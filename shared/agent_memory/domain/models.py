@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -341,16 +341,27 @@ def is_cjk_text(text: str, threshold: float = 0.2) -> bool:
     return cjk / len(letters) >= threshold
 
 
+# The instants the API accepts. What is computed from an accepted instant stays representable: a week's Mondays
+# around it, a time cue's years before it ("去年", "three years ago"), a TTL in epoch seconds (never negative).
+EARLIEST_INSTANT = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST_INSTANT = datetime(9000, 1, 1, tzinfo=UTC)
+_SUPPORTED = "must be between 1970-01-01T00:00:00Z and 9000-01-01T00:00:00Z"
+
+
 def require_utc(value: datetime | None) -> datetime | None:
-    """Timestamps must say their timezone; they are kept in UTC so they sort as text too."""
+    """Timestamps must say their timezone, and lie in the supported range; they are kept in UTC so they sort as
+    text too."""
     if value is None:
         return None
     if value.tzinfo is None:
         raise ValueError("must include a timezone, e.g. 2026-02-05T10:00:00Z")
     try:
-        return value.astimezone(UTC)
+        utc = value.astimezone(UTC)
     except OverflowError as error:  # 0001-01-01T00:00:00+01:00 is before the first representable instant
-        raise ValueError("is out of the representable range of dates") from error
+        raise ValueError(_SUPPORTED) from error
+    if not EARLIEST_INSTANT <= utc < LATEST_INSTANT:
+        raise ValueError(_SUPPORTED)
+    return utc
 
 
 # How far ahead of this clock a caller's clock may run before its timestamp counts as the future.
@@ -375,17 +386,33 @@ AsOf = Annotated[datetime, BeforeValidator(_timestamp_text), AfterValidator(requ
                  AfterValidator(not_in_the_future)]
 
 
+def require_supported_day(value: date) -> date:
+    """A calendar day in the supported range (a week's Mondays around it stay representable)."""
+    if not EARLIEST_INSTANT.date() <= value < LATEST_INSTANT.date():
+        raise ValueError("must be between 1970-01-01 and 9000-01-01")
+    return value
+
+
+# A calendar day the API accepts (a report's week).
+SupportedDay = Annotated[date, AfterValidator(require_supported_day)]
+
+
 def _ordered_range(value: tuple[datetime, datetime]) -> tuple[datetime, datetime]:
     start, end = value
     if start.tzinfo is None or end.tzinfo is None:
         raise ValueError("both ends need a timezone, e.g. 2026-02-05T00:00:00Z")
-    utc_start, utc_end = require_utc(start), require_utc(end)
-    if utc_start is None or utc_end is None or utc_start > utc_end:
+    try:
+        utc_start, utc_end = start.astimezone(UTC), end.astimezone(UTC)
+    except OverflowError as error:  # 0001-01-01T00:00:00+01:00 is before the first representable instant
+        raise ValueError("is out of the representable range of dates") from error
+    if utc_start > utc_end:
         raise ValueError("start is after end")
-    return utc_start, utc_end
+    # Nothing is stored outside the supported range: a filter from year 1 to 9999 is "all time".
+    return (min(max(utc_start, EARLIEST_INSTANT), LATEST_INSTANT),
+            min(max(utc_end, EARLIEST_INSTANT), LATEST_INSTANT))
 
 
-# A [start, end] filter, both ends with a timezone, in order, in UTC (an end outside the representable
-# dates, as 0001-01-01T00:00:00+01:00 is, is refused).
+# A [start, end] filter, both ends with a timezone, in order, in UTC, each moved into the supported range (an end
+# outside the representable dates, as 0001-01-01T00:00:00+01:00 is, is refused).
 TimeRange = Annotated[tuple[datetime, datetime], AfterValidator(_ordered_range)]
 

@@ -15,7 +15,7 @@ import base64
 import binascii
 import json
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import datetime
 from typing import Annotated, Any, Final, Literal
 
 from pydantic import (
@@ -47,10 +47,11 @@ from agent_memory.domain.models import (
     MemoryType,
     Origin,
     StoredOrigin,
+    SupportedDay,
     not_in_the_future,
     require_utc,
 )
-from agent_memory.domain.requests import RequestModel, max_utf8_bytes
+from agent_memory.domain.requests import MAX_CONTENT_BYTES, MAX_MESSAGE_BYTES, RequestModel, max_utf8_bytes
 from agent_memory.errors import InvalidInput
 
 EXPORT_FORMAT: Final = "agent-memory-export"
@@ -69,8 +70,10 @@ PAGE_MAX_EMBEDDED_TOKENS = 8_000
 
 Timestamp = Annotated[datetime, AfterValidator(require_utc), AfterValidator(not_in_the_future)]
 MemoryKey = Annotated[str, StringConstraints(pattern=MEMORY_KEY_PATTERN)]
-Text = Annotated[str, StringConstraints(min_length=1), AfterValidator(max_utf8_bytes(64 * 1024))]
-AnyText = Annotated[str, AfterValidator(max_utf8_bytes(64 * 1024))]
+# A memory's content and context, and a logged message, as a save and a log append take them.
+Content = Annotated[str, StringConstraints(min_length=1), AfterValidator(max_utf8_bytes(MAX_CONTENT_BYTES))]
+Context = Annotated[str, AfterValidator(max_utf8_bytes(MAX_CONTENT_BYTES))]
+MessageText = Annotated[str, AfterValidator(max_utf8_bytes(MAX_MESSAGE_BYTES))]
 Label = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 
 
@@ -79,7 +82,7 @@ class ExportedVersion(RequestModel):
 
     memory_key: MemoryKey
     memory_type: MemoryType
-    content: Text
+    content: Content
     category: Label | None = None
     field: MemoryFieldName = None
     importance: int = Field(ge=0, le=100)
@@ -87,7 +90,7 @@ class ExportedVersion(RequestModel):
     source: Label = "api"
     conversation_id: Label | None = None
     metadata: Annotated[dict[str, Any], AfterValidator(max_utf8_bytes(16 * 1024))] = Field(default_factory=dict)
-    context: AnyText | None = None
+    context: Context | None = None
     created_at: Timestamp
     updated_at: Timestamp
     valid_from: Timestamp
@@ -111,6 +114,9 @@ class ExportedVersion(RequestModel):
             raise ValueError("superseded_at: a version superseded_by another has its superseded_at")
         if self.superseded_at is not None and self.superseded_by is None and self.deleted_at is None:
             raise ValueError("superseded_at: a version retired by no successor must have been deleted (deleted_at)")
+        # A deleted version ends its chain: its validity ended when it was deleted, and nothing succeeds it.
+        if self.deleted_at is not None and (self.superseded_at is None or self.superseded_by is not None):
+            raise ValueError("deleted_at: a deleted version ends its chain (superseded_at set, no superseded_by)")
         return self
 
     @property
@@ -141,7 +147,7 @@ class ExportedLogMessage(RequestModel):
     message_id: Id
     conversation_id: Id
     role: Literal["user", "assistant"]
-    content: AnyText
+    content: MessageText
     intent: Label | None = None
     author_id: Id | None = None
     created_at: Timestamp
@@ -159,8 +165,8 @@ class ExportedHotEntry(RequestModel):
 
 
 class ExportedReport(RequestModel):
-    week_start: date
-    week_end: date
+    week_start: SupportedDay
+    week_end: SupportedDay
     summary: Annotated[str, StringConstraints(max_length=500)]
     key_events: list[Annotated[str, StringConstraints(max_length=2000)]] = Field(default_factory=list, max_length=50)
     metrics: Annotated[dict[str, Any], AfterValidator(max_utf8_bytes(16 * 1024))] = Field(default_factory=dict)
@@ -215,8 +221,18 @@ class ExportedScope(BaseModel):
     id: str
 
 
+class LeftOut(RequestModel):
+    """A record the export could not write out as an import takes it (a hot-memory value stored deeper than the
+    nesting limit, before there was one)."""
+
+    section: Literal["memories", "log", "hot_memory", "reports", "files"]
+    key: Annotated[str, StringConstraints(max_length=1024)]
+    reason: Annotated[str, StringConstraints(max_length=500)]
+
+
 class ImportPage(RequestModel):
-    """A page as an import takes it: an export page (its `next_cursor` and source fields are ignored)."""
+    """A page as an import takes it: an export page (its `next_cursor`, `left_out` and source fields are
+    ignored)."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [{
         "format": EXPORT_FORMAT, "version": EXPORT_FORMAT_VERSION,
@@ -242,6 +258,8 @@ class ImportPage(RequestModel):
     reports: list[ExportedReport] = Field(default_factory=list, max_length=IMPORT_MAX_WRITES)
     files: list[ExportedFile] = Field(default_factory=list, max_length=IMPORT_MAX_WRITES)
     synonyms: list[ExportedSynonym] = Field(default_factory=list, max_length=IMPORT_MAX_WRITES)
+    left_out: list[LeftOut] = Field(default_factory=list, max_length=IMPORT_MAX_WRITES,
+                                    exclude_if=lambda records: not records)
     next_cursor: str | None = None
 
     @model_validator(mode="after")

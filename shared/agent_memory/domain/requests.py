@@ -12,7 +12,7 @@ import types
 from collections.abc import Callable
 from typing import Annotated, Any, Union, get_args, get_origin
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationInfo, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationInfo, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 
@@ -21,6 +21,11 @@ def _takes_a_number(annotation: Any) -> bool:
     options = get_args(annotation) if get_origin(annotation) in (Union, types.UnionType) else (annotation,)
     return bool not in options and any(option in (int, float) for option in options)
 
+
+# How much text a memory's content (its context too) and a logged message hold, in UTF-8 bytes: a save, an
+# extraction and an import alike, so a user's export always imports back.
+MAX_CONTENT_BYTES = 8 * 1024
+MAX_MESSAGE_BYTES = 32 * 1024
 
 # How many arrays and objects a request field's JSON may nest, counted from the field. Deeper values
 # were stored and then could not be written back out (pydantic's serializer stops near 255 levels).
@@ -54,11 +59,32 @@ def max_json_depth(value: Any) -> Any:
     return value
 
 
+def _holds_models(annotation: Any) -> bool:
+    """Whether a field's type holds models (a page's list of records): their own fields are counted, each from
+    itself, so a value nests as deep inside an import page as in the save it restores."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return True
+    return any(_holds_models(arg) for arg in get_args(annotation))
+
+
 class _Shallow(BaseModel):
     @field_validator("*", mode="before")
     @classmethod
-    def _not_too_deep(cls, value: Any) -> Any:
+    def _not_too_deep(cls, value: Any, info: ValidationInfo) -> Any:
+        field = cls.model_fields.get(info.field_name or "")
+        if field is not None and _holds_models(field.annotation):
+            return value
         return max_json_depth(value)
+
+    @model_validator(mode="after")
+    def _extras_not_too_deep(self) -> Any:
+        """A field the model does not name (a caller's own, where extras are allowed) has the same limit."""
+        for name, value in (self.model_extra or {}).items():
+            try:
+                max_json_depth(value)
+            except ValueError as error:
+                raise ValueError(f"{name}: {error}") from None
+        return self
 
 
 class _Numbers(_Shallow):

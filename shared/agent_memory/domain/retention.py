@@ -48,6 +48,9 @@ class RetentionPolicy:
         days = self.memory_days.get(memory_type)
         return created_at + timedelta(days=days) if days else None
 
+    def log_expires_at(self, created_at: datetime) -> datetime:
+        return created_at + timedelta(days=self.log_days)
+
     def kept(self, memory: Memory, now: datetime) -> bool:
         """Whether the memory is still kept at `now`: by this policy and by the expiry stamped on it at save."""
         by_policy = self.expires_at(memory.memory_type, memory.created_at)

@@ -1,13 +1,14 @@
 """Verified erasure of a scope (DELETE /v1/users/{id}, /v1/projects/{id}) and the tombstone check of the workers.
 
 An erasure:
-1. writes the scope's tombstone (from then on, work queued before it is dropped by the workers) and a receipt
-   saying it is in progress;
+1. writes the scope's tombstone (from then on, work queued before the erasure completes is dropped by the workers)
+   and a receipt saying it is in progress;
 2. sweeps the table (every item of the scope's partitions and its rollup markers) and the search index (the
    OpenSearch tier's documents; this container's cached index of the scope);
 3. looks again in every store (the final check); what a write racing the erasure put back is swept by another
    pass, up to `max_passes`;
-4. records the receipt: per store what was found, removed and still found, and whether the check found nothing.
+4. marks the tombstone complete (work queued from then on is the scope's new life) and records the receipt: per
+   store what was found, removed and still found, and whether the check found nothing.
 
 A scope too large to sweep within `budget_seconds` answers an in-progress receipt: sending the erasure again
 continues it (same receipt). An erasure asked for again once complete erases what was written since.
@@ -80,6 +81,10 @@ class ErasureService:
                                           "verified": not +left})
         logger.info("scope erased", erasure_id=done.erasure_id, verified=done.verified, passes=done.passes,
                     removed=sum(s.removed for s in checked))
+        # Work queued until now was acknowledged before or during the erasure: the workers drop it.
+        self._table.put_tombstone(Tombstone(
+            tenant_id=scope.tenant_id, user_id=scope.user_id, erased_at=receipt.requested_at,
+            erasure_id=receipt.erasure_id, expires_at=receipt.tombstone_expires_at, completed_at=done.completed_at))
         return self._record(done)
 
     def receipt(self, tenant_id: str, erasure_id: str) -> ErasureReceipt | None:

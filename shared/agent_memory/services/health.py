@@ -7,19 +7,24 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 
-from agent_memory.domain.health import EmbedderHealth, Health, TableHealth
+from agent_memory.domain.health import EmbedderHealth, Health, SearchHealth, TableHealth
 from agent_memory.errors import AgentMemoryError
 from agent_memory.ports import TableProbe
 
 
 class HealthService:
-    def __init__(self, *, tables: Mapping[str, TableProbe], embedder: Callable[[], EmbedderHealth]) -> None:
+    def __init__(self, *, tables: Mapping[str, TableProbe], embedder: Callable[[], EmbedderHealth],
+                 search: Callable[[], SearchHealth] | None = None, pack: str | None = None) -> None:
+        """`search`: the search tier's probe (None: the serverless tier, which has nothing to probe)."""
         self._tables = dict(tables)
         self._embedder = embedder
+        self._search = search
+        self._pack = pack
 
     def check(self) -> Health:
         return Health.of(tables={name: _table(probe) for name, probe in self._tables.items()},
-                         embedder=self._embedder())
+                         embedder=self._embedder(), search=self._search() if self._search else None,
+                         pack=self._pack)
 
 
 def _table(probe: TableProbe) -> TableHealth:

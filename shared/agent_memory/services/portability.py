@@ -45,6 +45,7 @@ from agent_memory.domain.portable import (
     ExportPage,
     ImportBatch,
     ImportPage,
+    LeftOut,
     embedded_texts,
     embedded_tokens,
     memory_writes,
@@ -53,15 +54,18 @@ from agent_memory.domain.portable import (
     record_bytes,
     report_text,
 )
+from agent_memory.domain.requests import MAX_JSON_DEPTH, json_depth
 from agent_memory.domain.retention import RetentionPolicy
 from agent_memory.domain.vectors import encode_vector
 from agent_memory.errors import Conflict, InvalidInput, PayloadTooLarge
+from agent_memory.observability import logger
 from agent_memory.ports import Embedder, ScopeArchive, SynonymStore
 
 
 @dataclass
 class ImportCounts:
-    memories: int = 0  # versions
+    memories: int = 0  # records (version chains), as an export page lists them
+    memory_versions: int = 0
     log: int = 0
     hot_memory: int = 0
     reports: int = 0
@@ -120,6 +124,8 @@ class PortabilityService:
                 if isinstance(record, ExportedMemory):
                     if tenant_synonyms is None:
                         tenant_synonyms = self._synonyms.pairs(scope.tenant_id)
+                    if skip >= len(record.versions):  # a cursor this API wrote stops inside the chain
+                        raise InvalidInput("cursor: not a cursor this API returned", details=[{"field": "cursor"}])
                     if skip:
                         record = ExportedMemory(versions=record.versions[skip:])
                     taken = self._add_memory(page, record, budget, tenant_synonyms)
@@ -129,6 +135,9 @@ class PortabilityService:
                         page.next_cursor = resume.encode()
                         return page
                     skip = 0
+                elif isinstance(record, LeftOut):
+                    page.left_out.append(record)
+                    logger.warning("export left a record out", section=record.section, reason=record.reason)
                 elif not budget.take(1, record_bytes(record), embedded_tokens(record)):
                     page.next_cursor = ExportCursor(section=section, after=after).encode()
                     return page
@@ -167,7 +176,11 @@ class PortabilityService:
                     yield sort_key, ExportedLogMessage.model_validate(entry.model_dump(exclude={"embedding",
                                                                                                "embedding_model"}))
             elif isinstance(entry, HotMemoryEntry):
-                yield sort_key, ExportedHotEntry.model_validate(entry.model_dump())
+                if json_depth(entry.value, stop_above=MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
+                    yield sort_key, LeftOut(section="hot_memory", key=f"{entry.type.value}/{entry.key}", reason=(
+                        f"the value nests deeper than {MAX_JSON_DEPTH} levels of arrays and objects, the limit"))
+                else:
+                    yield sort_key, ExportedHotEntry.model_validate(entry.model_dump())
             elif isinstance(entry, WeeklyReport):
                 yield sort_key, ExportedReport.model_validate(entry.model_dump(exclude={"embedding",
                                                                                        "embedding_model"}))
@@ -259,7 +272,7 @@ class PortabilityService:
             if existing is None:
                 new.append((where, memory))
             elif _same_memory(existing, memory):
-                result.skipped.memories += 1
+                result.skipped.memory_versions += 1
             else:
                 raise Conflict(f"{where}.memory_key: {version.memory_key} is stored in this scope with other "
                                "content", details=[{"field": f"{where}.memory_key", "type": "conflict"}])
@@ -277,13 +290,21 @@ class PortabilityService:
                                    "(delete it, or import into another scope)",
                                    details=[{"field": f"{where}.{what}", "type": "conflict"}])
             batch.memories.append(memory)
-            result.written.memories += 1
+            result.written.memory_versions += 1
+        # A record counts as written when any of its versions is, else as skipped.
+        written = {where.split(".versions.")[0] for where, _ in new}
+        result.written.memories += len(written)
+        result.skipped.memories += len(page.memories) - len(written)
 
     def _plan_entries(self, archive: ScopeArchive, scope: ScopeRef, page: ImportPage, batch: ImportBatch,
                       result: Imported, now: datetime) -> None:
         """Log messages (unexpired), hot-memory entries, reports and memory-tool entries the scope lacks. A file or
         directory needs its directories, in this page or stored; a path stored as the other kind is a conflict."""
         log = [LogMessage.model_validate(m.model_dump()) for m in page.log]
+        policy = self._retention(scope.tenant_id) if self._retention else None
+        if policy is not None:  # kept no longer than this tenant keeps its log, whatever the source kept
+            log = [m.model_copy(update={"expires_at": min(m.expires_at, policy.log_expires_at(m.created_at))})
+                   for m in log]
         hot = [HotMemoryEntry.model_validate(e.model_dump()) for e in page.hot_memory]
         reports = [WeeklyReport.model_validate(r.model_dump()) for r in page.reports]
         files: list[MemoryFile | MemoryDirectory] = [

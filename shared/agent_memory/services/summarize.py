@@ -6,9 +6,9 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from agent_memory.domain.models import Memory, ScopeRef
+from agent_memory.domain.models import Memory, ScopeRef, utcnow
 from agent_memory.domain.packs import DomainPack
 from agent_memory.domain.profile import (
     DEFAULT_PROFILE_SCHEMA,
@@ -50,8 +50,10 @@ class SummarizeService:
         self._packs = packs
         self._narrate = narrate
         self._max_users = max_users
-        # (the schema's pack, the user, the instant or None for now) -> (the user's version tag, summary)
-        self._cache: OrderedDict[tuple[str, ScopeRef, datetime | None], tuple[str, ProfileSummary]] = OrderedDict()
+        # (the schema's pack, the user, the instant or None for now) -> (the user's version tag, the first expiry
+        # of a memory it was built from, summary)
+        self._cache: OrderedDict[tuple[str, ScopeRef, datetime | None],
+                                 tuple[str, datetime | None, ProfileSummary]] = OrderedDict()
         self._lock = threading.Lock()
 
     def summarize(self, user: ScopeRef, *, as_of: datetime | None = None) -> ProfileSummary:
@@ -62,14 +64,19 @@ class SummarizeService:
         version = self._store.versions(user).tag
         with self._lock:
             cached = self._cache.get(key)
-            if cached and cached[0] == version:
-                return cached[1]
+            # A memory that expires changes no version: the profile built from it is stale from that moment.
+            if cached and cached[0] == version and (cached[1] is None or utcnow() < cached[1]):
+                return cached[2]
         memories = self._current(user) if as_of is None else memories_as_of(self._memories_at, user, as_of)
         profile = build_profile(memories, pack.profile if pack else self._schema)
         # A provider of the writer: the LLM SDK is imported only when a narrative is actually needed.
         output = ProfileSummary(profile=profile, narrative=self._narrate()(profile))
+        # Less a second: an expiry is stamped rounded up to the second, and reads leave the memory out from its
+        # exact moment (its created_at and the retention's days).
+        first_expiry = min((m.expires_at - timedelta(seconds=1) for m in memories if m.expires_at is not None),
+                           default=None)
         with self._lock:
-            self._cache[key] = (version, output)
+            self._cache[key] = (version, first_expiry, output)
             while len(self._cache) > self._max_users:
                 self._cache.popitem(last=False)
         return output

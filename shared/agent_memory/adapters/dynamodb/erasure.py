@@ -63,7 +63,10 @@ def _log_weeks(sort_key: str) -> list[date]:
         moment = datetime.fromisoformat(sort_key.split("#")[1].rstrip("Z")).replace(tzinfo=UTC)
     except (IndexError, ValueError):
         return []
-    return _mondays(moment.date() - timedelta(days=8), moment.date() + timedelta(days=8))
+    day, around = moment.date(), timedelta(days=8)
+    # A message stored before dates were bounded may sit at the calendar's edge (0001-01-03).
+    return _mondays(day - around if day > date.min + around else date.min,
+                    day + around if day < date.max - around else date.max)
 
 
 class DynamoScopeEraser:
@@ -136,7 +139,8 @@ class DynamoScopeEraser:
     def put_tombstone(self, tombstone: Tombstone) -> None:
         self._put({"pk": f"T#{tombstone.tenant_id}#{TOMBSTONES}", "sk": f"U#{tombstone.user_id}",
                    "kind": "tombstone", "erased_at": tombstone.erased_at.isoformat(),
-                   "erasure_id": tombstone.erasure_id, "expires_at": _epoch(tombstone.expires_at)})
+                   "erasure_id": tombstone.erasure_id, "expires_at": _epoch(tombstone.expires_at),
+                   **({"completed_at": tombstone.completed_at.isoformat()} if tombstone.completed_at else {})})
 
     def tombstone(self, scope: ScopeRef) -> Tombstone | None:
         """The scope's unexpired tombstone, if it was ever erased."""
@@ -145,7 +149,9 @@ class DynamoScopeEraser:
             return None
         return Tombstone(tenant_id=scope.tenant_id, user_id=scope.user_id, erasure_id=item["erasure_id"],
                          erased_at=datetime.fromisoformat(item["erased_at"]),
-                         expires_at=datetime.fromtimestamp(int(item["expires_at"]), UTC))
+                         expires_at=datetime.fromtimestamp(int(item["expires_at"]), UTC),
+                         completed_at=datetime.fromisoformat(item["completed_at"]) if item.get("completed_at")
+                         else None)
 
     def put_receipt(self, receipt: ErasureReceipt, expires_at: datetime) -> None:
         self._put({"pk": f"T#{receipt.tenant_id}#{RECEIPTS}", "sk": receipt.erasure_id, "kind": "erasure_receipt",

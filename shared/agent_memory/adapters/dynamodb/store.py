@@ -29,6 +29,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from agent_memory.adapters.dynamodb.access import record_access
 from agent_memory.adapters.dynamodb.batch import partition_key_pages, read_all, write_all
 from agent_memory.adapters.dynamodb.changes import (
     CHANGE_PREFIX,
@@ -43,7 +44,6 @@ from agent_memory.adapters.dynamodb.changes import (
 from agent_memory.adapters.dynamodb.cursors import decode_cursor, encode_cursor
 from agent_memory.adapters.dynamodb.items import (
     BUSY,
-    CONDITION_FAILED,
     TRANSACTION_CANCELLED,
     bump_version,
     domain_errors,
@@ -294,33 +294,7 @@ class DynamoMemoryStore:
             write_all(self._client, self._table, [{"DeleteRequest": {"Key": key}} for key in keys])
 
     def record_access(self, user: ScopeRef, memory_keys: list[str], accessed_at: datetime) -> None:
-        """Bump access statistics. Not a content change: the content version stays, so caches of memories
-        are not rebuilt by reads; the access version moves, so they can refresh just the statistics. A
-        memory deleted meanwhile is skipped."""
-        recorded = 0
-        for memory_key in memory_keys:
-            try:
-                self._client.update_item(
-                    TableName=self._table,
-                    Key=to_item({"pk": partition_key(user), "sk": f"MEM#{memory_key}"}),
-                    UpdateExpression="ADD access_count :one SET last_accessed_at = :at",
-                    ConditionExpression="attribute_exists(pk)",
-                    ExpressionAttributeValues=to_item({":one": 1, ":at": accessed_at.isoformat()}),
-                )
-                recorded += 1
-            except ClientError as error:
-                if error_code(error) != CONDITION_FAILED:
-                    raise_domain_error(error)
-        if recorded:
-            try:
-                # Only a counter that is there: an erasure in between leaves nothing for statistics to bring back.
-                self._client.update_item(
-                    TableName=self._table, Key=to_item({"pk": partition_key(user), "sk": "META"}),
-                    UpdateExpression="ADD access_version :n", ConditionExpression="attribute_exists(pk)",
-                    ExpressionAttributeValues=to_item({":n": recorded}))
-            except ClientError as error:
-                if error_code(error) != CONDITION_FAILED:
-                    raise_domain_error(error)
+        record_access(self._client, self._table, user, memory_keys, accessed_at)
 
     def access_stats(self, user: ScopeRef) -> dict[str, AccessStats]:
         params: dict[str, Any] = {

@@ -51,7 +51,10 @@ class BlockCache:
         self.lookups = 0
         self.hits = 0
 
-    def get_or_build(self, key: str, ttl_seconds: float, build: Callable[[], str]) -> str:
+    def get_or_build(self, key: str, ttl_seconds: float, build: Callable[[], str], *,
+                     valid_until: Callable[[str], float | None] | None = None) -> str:
+        """`valid_until`: when the built content goes stale before its TTL (epoch seconds; None: never): a memory
+        it shows expires then, which no version counter records."""
         key += self._suffix
         self.lookups += 1
         entry = self._cache.get(self._user, key, now=self._now)
@@ -59,8 +62,9 @@ class BlockCache:
             self.hits += 1
             return entry.content
         content = build()
-        self._cache.put(self._user, key, CachedContext(content=content, created_at=self._now,
-                                                       expires_at=self._now + ttl_seconds))
+        stale = valid_until(content) if valid_until is not None else None
+        self._cache.put(self._user, key, CachedContext(content=content, created_at=self._now, expires_at=min(
+            self._now + ttl_seconds, stale if stale is not None else float("inf"))))
         return content
 
     @property

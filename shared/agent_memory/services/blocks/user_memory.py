@@ -95,11 +95,13 @@ class UserMemorySource:
         also with the message. An agent loop's repeated calls within one user turn hit both."""
         version = self._store.versions(ctx.user).tag
         top = json.loads(cache.get_or_build(f"{self.type}#top#v{version}#{ctx.locale}#{self._top_key}",
-                                            self.ttl_seconds, lambda: json.dumps(self._top(ctx))))
+                                            self.ttl_seconds, lambda: json.dumps(self._top(ctx)),
+                                            valid_until=_first_expiry))
         query = ctx.request.current_user_message.strip()
         relevant = json.loads(cache.get_or_build(
             f"{self.type}#rel#v{version}#{ctx.locale}#{ctx.message_hash()}#{self._relevant_key}", self.ttl_seconds,
-            lambda: json.dumps(self._relevant(ctx, query, top)))) if query and self._relevant_n else {}
+            lambda: json.dumps({**self._relevant(ctx, query, top), "first_expiry": top.get("first_expiry")}),
+            valid_until=_first_expiry)) if query and self._relevant_n else {}
         lines = list(dict.fromkeys([*(line for _, line in top["earned"]), *relevant.get("lines", [])]))
         covered = set(relevant.get("covered", []))
         for key, line in top["fallback"]:  # top slots relevance left empty keep the importance order
@@ -126,7 +128,10 @@ class UserMemorySource:
                 "fallback": [[m.memory_key, self._line(m, ctx)] for m in split.fallback],
                 # As one text, a line break between two (each text's counts kept: a new version counts its new
                 # memories only).
-                "stored_tokens": estimate_joined_tokens([m.content for m in memories])}
+                "stored_tokens": estimate_joined_tokens([m.content for m in memories]),
+                # The parts are stale when the first of the user's memories expires (epoch seconds; less one: an
+                # expiry is stamped rounded up to the second).
+                "first_expiry": min((m.expires_at.timestamp() - 1 for m in memories if m.expires_at), default=None)}
 
     def _relevant(self, ctx: FetchContext, query: str, top: dict[str, Any]) -> dict[str, list[str]]:
         """The relevant memories' lines, and the top slots' fallbacks they near-duplicate (`covered`: not shown
@@ -154,6 +159,11 @@ class UserMemorySource:
         fallback = [selectable(memories[key], 0.0, 0) for key, _ in top["fallback"] if key in memories]
         covered = [c.key for c in fallback if any(near_duplicate(c, pick, self._duplicates) for pick in picks)]
         return {"lines": [lines[c.key] for c in picks], "covered": covered}
+
+
+def _first_expiry(part: str) -> float | None:
+    value = json.loads(part).get("first_expiry")
+    return float(value) if value is not None else None
 
 
 def _digest(*parts: object) -> str:
