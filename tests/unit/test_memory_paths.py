@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
+import confusables
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -140,9 +141,12 @@ LOOKALIKES = [
     "\u2571", "\u27cd", "\u2f03", "\u31d3", "\u4e3f", "\u0338", "\uff3c", "\u2216", "\uff61", "\u2027", "\u2219",
     "\u22c5", "\u2e31", "\u30fb", "\uff65", "\u0589", "\u06d4", "\u0701", "\u0702", "\u2025",
 ]
+# Every confusable of '/', '\\' and '.' in Unicode's confusables data (the `confusables` package's copy).
+UNICODE_CONFUSABLES = sorted({char for target in "/\\." for char in confusables.confusable_characters(target)
+                              if len(char) == 1 and char != target})
 
 
-@pytest.mark.parametrize("char", LOOKALIKES, ids=lambda char: f"U+{ord(char):04X}")
+@pytest.mark.parametrize("char", sorted({*LOOKALIKES, *UNICODE_CONFUSABLES}), ids=lambda char: f"U+{ord(char):04X}")
 @pytest.mark.parametrize("spelling", ["/memories/{c}{c}/etc", "/memories/a{c}b.md", "/memories/{c}",
                                       "/memories/notes{c}md", "/memories/{c}{c}{c}"])
 def test_a_look_alike_of_a_slash_or_dot_is_refused_where_it_reads_as_one(char, spelling):
@@ -167,6 +171,7 @@ def test_a_traversal_percent_encoded_three_times_or_more_is_refused(raw):
 
 @pytest.mark.parametrize("raw", ["/memories/客户/约翰·史密斯.md", "/memories/ノート.md",
                                  "/memories/メモ/ジョン・スミス.md", "/memories/テノール.md", "/memories/丿部.md",
-                                 "/memories/100%25.md"])
+                                 "/memories/100%25.md", "/memories/丶部.md", "/memories/تقرير ٢٠٢٤.md",
+                                 "/memories/گزارش ۱۴۰۳.md"])
 def test_a_middle_dot_or_slash_like_letter_inside_a_word_of_its_script_is_kept(raw):
     assert memory_path(raw) == raw

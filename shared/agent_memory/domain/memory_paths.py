@@ -10,7 +10,8 @@ for the model) when it could name anything else, or name one thing in two ways:
 * a backslash, a control, format or invisible character (NUL, newline, right-to-left override, zero-width
   space, no-break space, Hangul filler), or a look-alike of ``/``, ``\\`` or ``.`` (full-width ``．．／``,
   division slash ``∕``, fraction slash ``⁄``, rising diagonal ``⟋``, one-dot leader ``․``, ideographic full
-  stop ``。``), also percent-encoded: shown to a person, the path would read as another one. The middle dots
+  stop ``。``, and every other confusable of the three in Unicode's confusables data: ``᜵``, ``ꓸ``), also
+  percent-encoded: shown to a person, the path would read as another one. The middle dots
   ``·`` and ``・`` and the slash-like letters ``ノ`` and ``丿`` are refused too, except within a word of
   their own scripts (``约翰·史密斯``, ``ノート``), where they read as what they are;
 * a segment made only of dots, with leading or trailing whitespace, ending in a dot, starting with ``~``
@@ -49,12 +50,20 @@ _LOOKALIKES = frozenset(
     "\uff0f\u2215\u2044\u29f8\u2571\u27cb\u2f03\u31d3\u0337\u0338"  # slashes
     "\uff3c\ufe68\u2216\u29f5\u29f9\u27cd"  # backslashes
     "\uff0e\u2024\u2025\ufe52\u3002\uff61\u2027\u2219\u22c5\u2e31\u0589\u06d4\u0701\u0702\uff65"  # dots
+    # Unicode's confusables (confusables.txt) of '/', '\\' and '.' besides those above.
+    "\u1735\u2041\u2cc6\u2cc7\u3033\U0001d23a"
+    "\u2f02\u31d4\U0001d20f\U0001d23b"
+    "\ua4f8\ua60e\U00010a50\U0001d16d"
 )
-# Look-alikes that are also a script's own middle dot or letter: accepted only next to letters of an East Asian
-# script, on both sides for a dot (约翰·史密斯), on one side for a letter (ノート); alone or among Latin letters they
-# read as '.' or '/'.
-_WORD_ONLY_NEIGHBOURS = {"\u00b7": 2, "\u30fb": 2, "\u30ce": 1, "\u4e3f": 1}
+# Look-alikes that are also a script's own middle dot, letter or digit: accepted only next to letters (or
+# digits) of their own script, on both sides for a dot (约翰·史密斯), on one side for a letter (ノート, 丶) or a digit
+# (٢٠٢٤); alone or among Latin letters they read as '.', '/' or '\\'.
 _EAST_ASIAN_NAMES = ("CJK", "HIRAGANA", "KATAKANA", "HANGUL")
+_ARABIC_NAMES = ("ARABIC", "EXTENDED ARABIC")
+_WORD_ONLY_NEIGHBOURS: dict[str, tuple[int, tuple[str, ...]]] = {
+    "\u00b7": (2, _EAST_ASIAN_NAMES), "\u30fb": (2, _EAST_ASIAN_NAMES), "\u30ce": (1, _EAST_ASIAN_NAMES),
+    "\u4e3f": (1, _EAST_ASIAN_NAMES), "\u4e36": (1, _EAST_ASIAN_NAMES),
+    "\u0660": (1, _ARABIC_NAMES), "\u06f0": (1, _ARABIC_NAMES)}
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _DEVICE_NAMES = frozenset(
     {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"}
@@ -154,14 +163,16 @@ def _check_characters(text: str, raw: str, *, encoded: bool) -> None:
 
 
 def _within_a_word(text: str, index: int) -> bool:
-    """Whether the dot or letter at `index` has as many East Asian letters beside it as it needs."""
+    """Whether the dot, letter or digit at `index` has as many letters (or digits) of its script beside it as it
+    needs."""
+    needed, scripts = _WORD_ONLY_NEIGHBOURS[text[index]]
     beside = [text[i] for i in (index - 1, index + 1) if 0 <= i < len(text)]
-    return sum(map(_east_asian_letter, beside)) >= _WORD_ONLY_NEIGHBOURS[text[index]]
+    return sum(_of_script(char, scripts) for char in beside) >= needed
 
 
-def _east_asian_letter(char: str) -> bool:
-    return (unicodedata.category(char).startswith("L") and char not in _WORD_ONLY_NEIGHBOURS
-            and unicodedata.name(char, "").startswith(_EAST_ASIAN_NAMES))
+def _of_script(char: str, scripts: tuple[str, ...]) -> bool:
+    return (unicodedata.category(char)[0] in "LN" and char not in _WORD_ONLY_NEIGHBOURS
+            and unicodedata.name(char, "").startswith(scripts))
 
 
 def _segments(raw: str) -> list[str]:
