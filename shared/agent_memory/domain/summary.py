@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from agent_memory.domain.context import neutralize
 from agent_memory.domain.conversation import Message, human_text
 from agent_memory.domain.text import CJK_IDEOGRAPHS, sentences
 
@@ -22,7 +23,10 @@ SUMMARY_ACK_EN = "Understood, I have the earlier discussion in mind. Let's conti
 
 
 def summary_messages(summary: str, *, cjk: bool) -> list[Message]:
-    """The user/assistant pair that stands in for the summarized turns."""
+    """The user/assistant pair that stands in for the summarized turns. The summary is of the conversation's own
+    text (the user's, tools' results): neutralized like every other untrusted text put in context, so no tag of
+    it opens or closes anything and no rule of it imitates the header or footer."""
+    summary = neutralize(summary)
     if cjk:
         return [
             {"role": "user", "content": f"{SUMMARY_HEADER_ZH}\n{summary}\n{SUMMARY_FOOTER_ZH}"},
