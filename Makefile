@@ -47,7 +47,7 @@ help:
 	@echo "make bench-asof        as-of search beside current search, 1,000 memories x 3 versions, one run (benchmarks/results/asof.json)"
 	@echo "make bench-loop        the agent loop over HTTP: save, then inject and search, against warm; 1,000 and 10,000 memories (benchmarks/results/agent_loop.json)"
 	@echo "make bench-local       \`make run\` over HTTP: import, whole-stack RSS, search (START=1 starts one; benchmarks/results/local_stack.json)"
-	@echo "make soak              a bounded mixed load on a stack of its own for SOAK_MINUTES (60): RSS flat, no 5xx, writes read back, queues drained (benchmarks/results/soak.json, docs/soak.png)"
+	@echo "make soak              a bounded mixed load on a stack of its own for SOAK_MINUTES (60): RSS flat, no 5xx, writes read back, queues drained (benchmarks/results/soak.json, docs/soak.png); PROFILE=lifecycle adds exports, imports, erasures, purges, as-of reads"
 	@echo "make bench-http        retrieval and inject over HTTP, four ways of saving turns, fresh and long-standing (MODES=plain CONVERSATIONS=1 URL=...; benchmarks/results/http_retrieval.json)"
 	@echo "make bench-opensearch  the OpenSearch tier beside the serverless tier at scale (SIZES=1000,10000; benchmarks/results/opensearch_scale.json, docs/opensearch_scale.png)"
 	@echo "make bench-peers       mem0 OSS beside us on LoCoMo dev: hit@k, p50/p95, ours / mem0 (own venv .venv-peers; benchmarks/results/peers.json)"
@@ -282,7 +282,7 @@ bench-http: $(VENV)/.installed
 .PHONY: soak
 soak: $(VENV)/.installed
 	@$(MAKE) --no-print-directory prerequisites dynamodb-local
-	$(PY) -m benchmarks.soak $(if $(SOAK_MINUTES),--minutes $(SOAK_MINUTES)) $(if $(CLIENTS),--clients $(CLIENTS))
+	$(PY) -m benchmarks.soak $(if $(SOAK_MINUTES),--minutes $(SOAK_MINUTES)) $(if $(CLIENTS),--clients $(CLIENTS)) $(if $(PROFILE),--profile $(PROFILE))
 
 # mem0 OSS (infer=False, our e5 embedder, its embedded qdrant) beside us on the same LoCoMo dev questions, same
 # machine, same run; its own venv, installed from pinned requirements. A few minutes per side

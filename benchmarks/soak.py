@@ -10,6 +10,15 @@ thread the only writer of its users, so every user's last acknowledged state is 
   hot memory  PUT of one of five keys (the value counts up), GET of the whole hot memory
   memory tool create of one of five files, then str_replace of its revision line, view
 
+With --profile lifecycle (make soak PROFILE=lifecycle) the same load also runs the data-lifecycle routes:
+
+  export      every page of the user's export, imported into a copy of the user (each page 200, the copy's
+              import counts the export's records)
+  erase       DELETE of the user (verified, or continued until it is): everything acknowledged before reads
+              404 or nothing afterwards, and the user starts again from a fresh seed
+  purge       DELETE ?purge=true of one memory: it reads 404 from then on
+  as of       a search as of an instant a little before now
+
 The load is bounded: every user is first filled to MEMORY_CAP memories (batches of SEED_BATCH), then keeps at
 most that many (past it, the oldest saved is deleted, which is one more write path), five hot-memory keys, five
 memory files, conversations of at most LOG_PER_CONVERSATION messages; only the log grows with time (as it does
@@ -100,6 +109,11 @@ MIX: dict[str, int] = {
     "hot_get": 3,
     "memory_tool": 4,
 }
+
+
+# The data-lifecycle routes, added to MIX by --profile lifecycle (an erasure re-seeds the user: rare).
+LIFECYCLE_MIX: dict[str, int] = {"export_import": 2, "erase": 1, "purge": 2, "search_as_of": 4}
+PROFILES = {"default": MIX, "lifecycle": {**MIX, **LIFECYCLE_MIX}}
 
 
 # --- pure helpers ----------------------------------------------------------------------------------
@@ -212,6 +226,8 @@ class UserState:
     hot: dict[str, int] = field(default_factory=dict)  # key -> last value
     files: dict[str, int] = field(default_factory=dict)  # path -> last revision
     previous_text: str = ""
+    erased_log: list[str] = field(default_factory=list)  # conversations an erasure removed
+    copies: int = 0  # export copies imported
 
 
 @dataclass
@@ -251,8 +267,10 @@ class Loader(threading.Thread):
         queries: Sequence[str],
         tally: Tally,
         deadline: float,
+        mix: dict[str, int] | None = None,
     ) -> None:
         super().__init__(name=f"soak-client-{index}", daemon=True)
+        self.mix = mix or MIX
         self.client = SoakClient(url, tenant)
         self.users = [UserState(f"soak-{index}-{n}") for n in range(USERS_PER_CLIENT)]
         self.texts, self.queries, self.tally, self.deadline = texts, queries, tally, deadline
@@ -261,7 +279,7 @@ class Loader(threading.Thread):
         self.failure: str | None = None
 
     def run(self) -> None:
-        ops, weights = list(MIX), list(MIX.values())
+        ops, weights = list(self.mix), list(self.mix.values())
         try:
             for user in self.users:  # every user at the cap from the start: the data stops growing in the warm-up
                 self.seed(user)
@@ -417,6 +435,66 @@ class Loader(threading.Thread):
     def hot_get(self, user: UserState) -> None:
         self._call("hot_get", "GET", f"/v1/users/{user.user_id}/hot-memory")
 
+    def export_import(self, user: UserState) -> None:
+        """Every page of the user's export, imported into a copy of the user: the copy counts the records."""
+        pages, cursor = [], ""
+        while True:
+            answer = self._call("export", "GET", f"/v1/users/{user.user_id}/export"
+                                + (f"?cursor={cursor}" if cursor else ""))
+            if answer.status != 200:
+                return
+            pages.append(answer.body)
+            if not (cursor := answer.body.get("next_cursor")):
+                break
+        user.copies += 1
+        copy = f"{user.user_id}-copy-{user.copies}"
+        imported = 0
+        for page in pages:
+            answer = self._call("import", "POST", f"/v1/users/{copy}/import", page)
+            if answer.status != 200:
+                self.failure = self.failure or f"import of {copy}: {answer.status} {str(answer.body)[:200]}"
+                return
+            imported += answer.body["imported"]["memories"]
+        exported = sum(len(page.get("memories", [])) for page in pages)
+        if imported != exported:
+            self.failure = self.failure or f"{copy}: imported {imported} memories of {exported} exported"
+
+    def erase(self, user: UserState) -> None:
+        """The user erased (continued while in progress): what was acknowledged reads as gone, then a new seed."""
+        for _ in range(10):
+            answer = self._call("erase", "DELETE", f"/v1/users/{user.user_id}")
+            if answer.status == 200:
+                break
+            if answer.status != 202:
+                return
+        else:
+            return
+        if not answer.body.get("verified"):
+            self.failure = self.failure or f"erasure of {user.user_id} not verified: {str(answer.body)[:300]}"
+        user.deleted += list(user.memories)
+        user.memories.clear()
+        user.erased_log += list(user.log)
+        user.log.clear()
+        user.log_times.clear()
+        user.conversation, user.conversation_messages = "", 0
+        user.hot.clear()
+        user.files.clear()
+        self.seed(user)
+
+    def purge(self, user: UserState) -> None:
+        if not user.memories:
+            return
+        key = self.random.choice(list(user.memories))
+        answer = self._call("purge", "DELETE", f"/v1/users/{user.user_id}/memories/{key}?purge=true")
+        if answer.status == 200:
+            del user.memories[key]
+            user.deleted.append(key)
+
+    def search_as_of(self, user: UserState) -> None:
+        instant = (datetime.now(UTC) - timedelta(seconds=self.random.uniform(1, 120))).isoformat()
+        self._call("search_as_of", "POST", f"/v1/users/{user.user_id}/memories/search",
+                   {"query": self._query(), "as_of": instant, "limit": 5})
+
     def memory_tool(self, user: UserState) -> None:
         path = f"/memories/soak-{self.random.randrange(MEMORY_FILES)}.md"
         revision = user.files.get(path)
@@ -502,6 +580,18 @@ class Queues:
         }
 
 
+def erased_log_answers(client: SoakClient, user: UserState, counts: Counter[str]) -> list[str]:
+    """The conversations an erasure removed that a log search still answers for."""
+    problems = []
+    for conversation in user.erased_log:
+        counts["erased_conversations"] += 1
+        answer = client.call("POST", f"/v1/users/{user.user_id}/conversations/search",
+                             {"query": "soak", "conversation_id": conversation, "limit": 20})
+        if answer.status != 200 or (answer.body or {}).get("results"):
+            problems.append(f"{user.user_id} erased log {conversation}: still answers ({answer.status})")
+    return problems
+
+
 def check_readable(client: SoakClient, users: Sequence[UserState]) -> dict[str, Any]:
     """Read back every acknowledged write; the counts checked and what did not read back."""
     problems: list[str] = []
@@ -531,6 +621,7 @@ def check_readable(client: SoakClient, users: Sequence[UserState]) -> dict[str, 
                     f"{user.user_id} log {conversation}: {len(missing)} of {len(ids)} not found "
                     f"(status {answer.status})"
                 )
+        problems += erased_log_answers(client, user, counts)
         answer = client.call("GET", f"{base}/hot-memory")
         stored = {e["key"]: e["value"] for e in (answer.body or {}).get("entries", [])} if answer.status == 200 else {}
         for key, value in user.hot.items():
@@ -548,7 +639,7 @@ def check_readable(client: SoakClient, users: Sequence[UserState]) -> dict[str, 
 # --- the run -------------------------------------------------------------------------------------------
 
 
-def run(url: str, data_dir: Path, minutes: float, clients: int) -> dict[str, Any]:
+def run(url: str, data_dir: Path, minutes: float, clients: int, profile: str = "default") -> dict[str, Any]:
     from benchmarks.common import corpus
 
     stack = RssProbe(data_dir=data_dir, url=url).read_stack_json()
@@ -560,10 +651,11 @@ def run(url: str, data_dir: Path, minutes: float, clients: int) -> dict[str, Any
     tally = Tally()
     started = time.monotonic()
     duration_s = minutes * 60
-    loaders = [Loader(i, url, tenant, texts, queries, tally, started + duration_s) for i in range(clients)]
+    mix = PROFILES[profile]
+    loaders = [Loader(i, url, tenant, texts, queries, tally, started + duration_s, mix) for i in range(clients)]
     sampler = Sampler(stack, queues, tally, started)
     log(
-        f"soak: tenant {tenant} on {url}, {clients} clients x {USERS_PER_CLIENT} users, {minutes:g} min, "
+        f"soak ({profile}): tenant {tenant} on {url}, {clients} clients x {USERS_PER_CLIENT} users, {minutes:g} min, "
         f"RSS every {SAMPLE_SECONDS:g} s; load average {os.getloadavg()[0]:.2f}"
     )
     sampler.start()
@@ -629,7 +721,8 @@ def run(url: str, data_dir: Path, minutes: float, clients: int) -> dict[str, Any
         "checks": checks,
         "samples": sampler.samples,
         "stack": stack,
-        "settings": {"sample_s": SAMPLE_SECONDS, "memory_cap": MEMORY_CAP, "mix": MIX, "pause_s": PAUSE_S},
+        "profile": profile,
+        "settings": {"sample_s": SAMPLE_SECONDS, "memory_cap": MEMORY_CAP, "mix": mix, "pause_s": PAUSE_S},
     }
 
 
@@ -702,6 +795,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data-dir", type=Path, default=None, help=f"with --url (default {DEFAULT_DATA_DIR})")
     parser.add_argument("--output", type=Path, default=RESULTS / "soak.json")
     parser.add_argument("--plot", type=Path, default=PLOT)
+    parser.add_argument("--profile", choices=sorted(PROFILES), default=os.environ.get("SOAK_PROFILE") or "default",
+                        help="lifecycle: the load with exports, imports, erasures, purges and as-of reads")
     args = parser.parse_args(argv)
     if args.minutes <= 0 or args.clients < 1:
         parser.error("--minutes must be > 0 and --clients >= 1")
@@ -714,7 +809,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.url,
         data_dir,
         temporary,
-        lambda url: run(url, data_dir, args.minutes, args.clients),
+        lambda url: run(url, data_dir, args.minutes, args.clients, args.profile),
         "leave out --url to start one",
     )
     if isinstance(outcome, int):
