@@ -132,7 +132,7 @@ def search(client: Http, user: str, query: str) -> Call:
 
 
 def queue_drained(client: Http) -> bool:
-    queues = client.call("GET", "/health").answer.get("queues", {})
+    queues = client.call("GET", "/v1/health").answer.get("queues", {})
     return all(not q.get("depth") and not q.get("in_flight") for q in queues.values())
 
 

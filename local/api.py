@@ -28,7 +28,7 @@ from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
 
 from agent_memory.adapters.dynamodb.capacity import metered
-from local.health import HEALTH_ROUTE, LocalParts
+from local.health import HEALTH_ROUTES, LocalParts
 from local.memory_trim import start_trimming
 from local.runtime import LocalFunctions, http_api_event, match_route, response_parts
 
@@ -115,7 +115,7 @@ class FrontDoor:
         except Exception as error:  # a crash the handler didn't turn into a response: API Gateway's 502
             sys.stderr.write(f"{route.function} failed: {error!r}\n")
             return Response(b'{"message":"Internal Server Error"}', status=502, content_type="application/json")
-        if route.route_key == HEALTH_ROUTE and self.local_parts is not None:
+        if route.route_key in HEALTH_ROUTES and self.local_parts is not None:
             status, headers, payload = self.local_parts.added_to(status, headers, payload)
         hop_by_hop = ("content-length", "connection", "transfer-encoding")
         headers = {k: v for k, v in headers.items() if k.lower() not in hop_by_hop}

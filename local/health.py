@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_memory.api.health import RETRY_AFTER
-from agent_memory.domain.health import Health, QueueHealth, WorkersHealth
+from agent_memory.domain.health import Health, HealthStatus, QueueHealth, WorkersHealth
 
-HEALTH_ROUTE = "GET /health"
+HEALTH_ROUTES = ("GET /health", "GET /v1/health")
 _DEPTH = ("ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible", "ApproximateNumberOfMessagesDelayed")
 
 
@@ -55,11 +55,18 @@ class LocalParts:
         """The function's health answer with the queues and the workers in it, its status and Retry-After set by
         all the parts; any other answer (an error body) as it is."""
         try:
-            report = Health.model_validate(json.loads(payload))
-        except ValueError:
+            answer = json.loads(payload)
+            report: Health | HealthStatus = Health.model_validate(answer) if "tables" in answer \
+                else HealthStatus.model_validate(answer)
+        except (ValueError, TypeError):
             return status, headers, payload
-        merged = Health.of(tables=report.tables, embedder=report.embedder, queues=self.queues(),
-                           workers=self.workers(), search=report.search, pack=report.pack)
+        queues, workers = self.queues(), self.workers()
+        if isinstance(report, Health):
+            merged: Health | HealthStatus = Health.of(tables=report.tables, embedder=report.embedder, queues=queues,
+                                                      workers=workers, search=report.search, pack=report.pack)
+        else:  # the verdict alone, the local parts counted in it
+            down = report.status != "ok" or workers.status == "down" or any(q.status == "down" for q in queues.values())
+            merged = HealthStatus(status="unavailable" if down else "ok")
         headers = {k: v for k, v in headers.items() if k.lower() != "retry-after"}
         if merged.status != "ok":
             headers["Retry-After"] = RETRY_AFTER

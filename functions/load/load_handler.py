@@ -65,9 +65,16 @@ def get_services() -> Services:
 
 @app.get("/health")
 def health() -> Response[str]:
-    """No tenant, no token: which parts answer. The function that reads the table and holds the embedder
-    answers it, so the probe sees what a search would meet."""
-    return health_response(get_services().health.check())
+    """No tenant, no token: up or down. The function that reads the table and holds the embedder answers it, so
+    the probe sees what a search would meet."""
+    return health_response(get_services().health.check(), detailed=False)
+
+
+@app.get("/v1/health")
+def health_details() -> Response[str]:
+    """With a token: which parts answer, and how (the tier, the pack, the model, the local stack's queues)."""
+    current_tenant(app)
+    return health_response(get_services().health.check(), detailed=True)
 
 
 @app.post("/v1/users/<user_id>/context/load")

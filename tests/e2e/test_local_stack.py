@@ -49,9 +49,11 @@ def test_extract_supersede_load_and_isolate_tenants_over_http(stack):
 
 
 def test_the_stack_says_its_steps_answers_health_with_every_part_and_prints_one_line_per_request(stack):
-    status, health = http(stack, "GET", "/health")
+    status, health = http(stack, "GET", "/v1/health")
+    public = http(stack, "GET", "/health")
     http(stack, "GET", "/v1/tools")
 
+    assert public == (200, {"status": "ok"})
     assert status == 200 and health["status"] == "ok"
     assert health["tables"]["MemoryTable"]["status"] == "ok" and health["workers"] == {"status": "ok", "alive": True}
     assert {"LogExtractionQueue", "AccessStatsQueue", "RollupQueue"} <= set(health["queues"])
@@ -257,8 +259,8 @@ def test_an_erased_user_leaves_nothing_over_http_even_with_an_extraction_still_q
     assert status == 200 and receipt["status"] == "complete" and receipt["verified"], receipt
     assert {s["store"] for s in receipt["stores"] if s["found"]} >= {
         "memories", "memory_keys", "version_counter", "conversation_log", "hot_memory", "memory_files"}
-    wait_for(lambda: http(stack, "GET", "/health")[1]["queues"]["LogExtractionQueue"]["depth"] == 0
-             and not http(stack, "GET", "/health")[1]["queues"]["LogExtractionQueue"]["in_flight"], timeout=60)
+    wait_for(lambda: http(stack, "GET", "/v1/health")[1]["queues"]["LogExtractionQueue"]["depth"] == 0
+             and not http(stack, "GET", "/v1/health")[1]["queues"]["LogExtractionQueue"]["in_flight"], timeout=60)
     assert http(stack, "GET", f"{base}/memories")[1]["items"] == []
     assert http(stack, "POST", f"{base}/memories/search", {"query": "团子 猫 Porto 药剂师",
                                                           "min_relevance_score": 0})[1]["results"] == []

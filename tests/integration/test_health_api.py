@@ -1,5 +1,6 @@
-"""GET /health through the deployed handler (payload 2.0 events, JWT tenancy, no token sent): 200 with the table
-and the embedder's state while the table answers, 503 with the same body naming the table when it does not."""
+"""The health check through the deployed handler (payload 2.0 events, JWT tenancy): GET /health, with no token,
+answers up or down only; GET /v1/health, with one, names every part (the table, the embedder's state, the search
+tier, the pack); 503 with the same body when a part is down."""
 
 from __future__ import annotations
 
@@ -14,9 +15,20 @@ from tests.integration.conftest import LambdaApi, deployed_environment, reset_co
 KEYS = {"status", "tables", "queues", "workers", "embedder", "search", "pack"}
 
 
-def test_given_the_table_then_health_answers_200_without_a_token_and_loads_no_model(api):
-    first = api.call("GET", "/health", tenant=None)
-    again = api.call("GET", "/health", tenant=None)
+def test_given_the_table_then_health_answers_200_without_a_token_saying_nothing_but_ok(api):
+    answer = api.call("GET", "/health", tenant=None)
+
+    assert answer.status == 200 and answer.body == {"status": "ok"}
+    assert answer.headers["cache-control"] == "no-store"
+
+
+def test_given_no_token_then_the_parts_are_refused(api):
+    assert api.call("GET", "/v1/health", tenant=None).status == 401
+
+
+def test_given_a_token_then_health_names_every_part_and_loads_no_model(api):
+    first = api.call("GET", "/v1/health")
+    again = api.call("GET", "/v1/health")
 
     assert (first.status, again.status) == (200, 200)
     assert set(first.body) == KEYS and first.body["status"] == "ok"
@@ -33,7 +45,7 @@ def test_given_the_table_then_health_answers_200_without_a_token_and_loads_no_mo
 def test_given_a_search_has_run_then_health_says_the_model_is_loaded(api):
     assert api.call("POST", "/v1/users/u1/memories/search", {"query": "年龄", "search_mode": "semantic"}).status == 200
 
-    answer = api.call("GET", "/health", tenant=None)
+    answer = api.call("GET", "/v1/health")
 
     assert answer.status == 200 and answer.body["embedder"]["loaded"] is True
 
@@ -53,10 +65,12 @@ def test_given_the_table_unreachable_then_health_answers_503_with_the_same_body_
     monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", closed)
     reset_containers()
     try:
-        answer = LambdaApi(LocalFunctions()).call("GET", "/health", tenant=None)
+        answer = LambdaApi(LocalFunctions()).call("GET", "/v1/health")
+        public = LambdaApi(LocalFunctions()).call("GET", "/health", tenant=None)
     finally:
         reset_containers()
 
+    assert (public.status, public.body) == (503, {"status": "unavailable"})
     assert answer.status == 503 and answer.headers["retry-after"] == "5"
     assert set(answer.body) == KEYS and answer.body["status"] == "unavailable"
     assert answer.body["tables"]["MemoryTable"]["status"] == "down"
@@ -69,7 +83,7 @@ def test_given_the_opensearch_tier_with_its_node_down_then_health_answers_503_na
     monkeypatch.setenv("OPENSEARCH_ENDPOINT", f"http://127.0.0.1:{closed_port()}")
     reset_containers()
     try:
-        answer = LambdaApi(LocalFunctions()).call("GET", "/health", tenant=None)
+        answer = LambdaApi(LocalFunctions()).call("GET", "/v1/health")
     finally:
         reset_containers()
 

@@ -19,7 +19,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from agent_memory.domain.health import EmbedderHealth, Health, TableHealth
+from agent_memory.domain.health import EmbedderHealth, Health, HealthStatus, TableHealth
 from local.api import access_line, serve
 from local.health import LocalParts
 from local.metrics import METRICS_FILE, keep_metrics_per_thread, send_metrics
@@ -31,7 +31,8 @@ FUNCTION_OK = Health.of(tables={"MemoryTable": TableHealth(status="ok", latency_
 
 
 class HealthyFunctions:
-    """Stands in for LocalFunctions: the load function's health answer (as deployed: no queues, no workers)."""
+    """Stands in for LocalFunctions: the load function's health answer (as deployed: no queues, no workers), part
+    by part on GET /v1/health, the verdict alone on GET /health."""
 
     def __init__(self, report: Health = FUNCTION_OK) -> None:
         self.report = report
@@ -41,8 +42,8 @@ class HealthyFunctions:
 
     def invoke(self, logical_id: str, event: dict[str, Any]) -> dict[str, Any]:
         status = 200 if self.report.status == "ok" else 503
-        return {"statusCode": status, "headers": {"Content-Type": "application/json"},
-                "body": self.report.model_dump_json()}
+        body = self.report if event["rawPath"] == "/v1/health" else HealthStatus(status=self.report.status)
+        return {"statusCode": status, "headers": {"Content-Type": "application/json"}, "body": body.model_dump_json()}
 
 
 @pytest.fixture
@@ -80,7 +81,7 @@ def test_given_the_queues_and_the_workers_then_health_reports_their_depth_and_li
     sqs.send_message(QueueUrl=urls["RollupQueue"], MessageBody="{}")
     port, server = serving(HealthyFunctions(), LocalParts(urls, sqs, workers_pid=os.getpid()))
     try:
-        status, headers, body = get(port, "/health")
+        status, headers, body = get(port, "/v1/health")
     finally:
         server.shutdown()
 
@@ -96,7 +97,7 @@ def test_given_the_workers_process_gone_then_health_is_503_naming_it(queues):
     sqs, urls = queues
     port, server = serving(HealthyFunctions(), LocalParts(urls, sqs, workers_pid=dead_pid()))
     try:
-        status, headers, body = get(port, "/health")
+        status, headers, body = get(port, "/v1/health")
     finally:
         server.shutdown()
 
@@ -110,7 +111,7 @@ def test_given_the_queues_unreachable_then_health_is_503_with_each_queue_down():
     port, server = serving(HealthyFunctions(), LocalParts({"RollupQueue": "http://127.0.0.1:9/q"}, sqs,
                                                           workers_pid=os.getpid()))
     try:
-        status, _, body = get(port, "/health")
+        status, _, body = get(port, "/v1/health")
     finally:
         server.shutdown()
 
@@ -124,7 +125,7 @@ def test_given_the_table_down_then_the_functions_503_stays_503_with_the_local_pa
                      embedder=FUNCTION_OK.embedder)
     port, server = serving(HealthyFunctions(down), LocalParts(urls, sqs, workers_pid=os.getpid()))
     try:
-        status, headers, body = get(port, "/health")
+        status, headers, body = get(port, "/v1/health")
     finally:
         server.shutdown()
 
@@ -191,3 +192,14 @@ def test_the_metric_lines_go_where_local_metrics_says(tmp_path: Path, capsys, de
     filed = written.read_text(encoding="utf-8").splitlines() if written.exists() else []
     assert (len(printed), len(filed)) == {"file": (0, 2), "off": (0, 0), "console": (2, 0)}[destination]
     assert all(json.loads(line)["Work"] == [1.0] for line in printed + filed)
+
+
+def test_given_the_workers_gone_then_the_public_health_check_says_unavailable_and_nothing_else(queues):
+    sqs, urls = queues
+    port, server = serving(HealthyFunctions(), LocalParts(urls, sqs, workers_pid=dead_pid()))
+    try:
+        status, headers, body = get(port, "/health")
+    finally:
+        server.shutdown()
+
+    assert (status, headers["Retry-After"], json.loads(body)) == (503, "5", {"status": "unavailable"})

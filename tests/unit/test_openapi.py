@@ -105,13 +105,17 @@ def test_every_operation_has_request_response_and_error_schemas(op):
     assert "security" not in spec and any(p["name"] == "X-Tenant-Id" for p in spec["parameters"])
 
 
-def test_the_health_check_is_public_and_answers_its_own_body_on_503():
+def test_the_health_check_is_public_and_answers_its_verdict_on_503_and_its_parts_with_a_token():
     spec = openapi_document()["paths"]["/health"]["get"]
-    health = {"$ref": "#/components/schemas/Health"}
+    verdict = {"$ref": "#/components/schemas/HealthStatus"}
+    details = openapi_document()["paths"]["/v1/health"]["get"]
 
     assert spec["security"] == [] and spec["parameters"] == []
     assert {status: r["content"]["application/json"]["schema"] for status, r in spec["responses"].items()} == {
-        "200": health, "503": health, "429": {"$ref": "#/components/schemas/ErrorResponse"}}
+        "200": verdict, "503": verdict, "429": {"$ref": "#/components/schemas/ErrorResponse"}}
+    assert "security" not in details or details["security"] != []
+    assert details["responses"]["200"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/Health"}
 
 
 def test_request_fields_are_documented_by_their_snake_case_names():

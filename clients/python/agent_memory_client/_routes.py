@@ -33,6 +33,7 @@ from agent_memory_client.types import (
     ExportPage,
     ExtractResponse,
     Health,
+    HealthStatus,
     HotMemoryDeleted,
     HotMemoryEntry,
     HotMemoryRefresh,
@@ -414,10 +415,17 @@ def retention() -> Call[RetentionPolicy]:
 # ------------------------------------------------------------------------------------------------ service
 
 
-def health() -> Call[Health]:
-    """Whether the API's parts answer (`GET /health`, no token needed): `status` `ok`, or `unavailable` with the
-    part that is down marked `down` (the API's 503, returned as the answer, not raised nor retried)."""
+def health_status() -> Call[HealthStatus]:
+    """Whether the API answers (`GET /health`, no token needed): `status` `ok`, or `unavailable` (the API's 503,
+    returned as the answer, not raised nor retried), nothing of the parts."""
     return Call("GET", "/health", retry_safe=True, answers=frozenset({503}))
+
+
+def health() -> Call[Health]:
+    """Whether the API's parts answer (`GET /v1/health`, with the client's token; `GET /health` tells anyone up or
+    down only): `status` `ok`, or `unavailable` with the part that is down marked `down` (the API's 503, returned
+    as the answer, not raised nor retried)."""
+    return Call("GET", "/v1/health", retry_safe=True, answers=frozenset({503}))
 
 
 def export_page(scope: Scope, scope_id: str, *, cursor: str | None = None) -> Call[ExportPage]:

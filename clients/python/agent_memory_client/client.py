@@ -204,6 +204,7 @@ class MemoryClient(_Settings):
     get_erasure = _sync(_routes.get_erasure)
     retention = _sync(_routes.retention)
     health = _sync(_routes.health)
+    health_status = _sync(_routes.health_status)
     export_page = _sync(_routes.export_page)
     import_page = _sync(_routes.import_page)
 
@@ -328,5 +329,6 @@ class AsyncMemoryClient(_Settings):
     get_erasure = _async(_routes.get_erasure)
     retention = _async(_routes.retention)
     health = _async(_routes.health)
+    health_status = _async(_routes.health_status)
     export_page = _async(_routes.export_page)
     import_page = _async(_routes.import_page)

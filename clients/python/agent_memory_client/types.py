@@ -641,6 +641,12 @@ class SearchHealth(TypedDict):
     error: str | None
 
 
+class HealthStatus(TypedDict):
+    """`health_status`: up or down, for anyone (`GET /health`)."""
+
+    status: Literal["ok", "unavailable"]
+
+
 class Health(TypedDict):
     """`health`: `status` `unavailable` when any part is `down`. `queues` and `workers` are the local stack's;
     null deployed, where SQS and Lambda run them. `pack`: the deployment's domain pack."""

@@ -46,7 +46,7 @@ from agent_memory.api.search import (
 )
 from agent_memory.api.synonyms import AddSynonymsRequest, SynonymList, SynonymQuery, SynonymsAdded
 from agent_memory.api.tools import ToolCatalogue, ToolResultBlock, ToolsQuery, ToolUseBlock
-from agent_memory.domain.health import Health
+from agent_memory.domain.health import Health, HealthStatus
 from agent_memory.domain.layers import HotMemoryEntry, HotMemoryRefresh
 from agent_memory.domain.memory_edits import MemoryToolResult
 from agent_memory.domain.models import MemoryPage
@@ -163,9 +163,13 @@ OPERATIONS: tuple[Operation, ...] = (
               "The tenant's retention policy: days kept per memory type (null: until deleted) and for the log",
               RetentionView),
     Operation("GET", "/health", "health", _SERVICE,
-              "Whether the API's parts answer: the table, the embedder (never loaded by a probe) and, on the local "
-              "stack, its queues and workers; 503 with the same body when one is down",
-              Health, also=(503,), public=True),
+              "Whether the API answers: status ok, or unavailable (503) when a part is down; nothing of the parts "
+              "(GET /v1/health, with a token, names them)",
+              HealthStatus, also=(503,), public=True),
+    Operation("GET", "/v1/health", "health_details", _SERVICE,
+              "Whether each of the API's parts answers: the table, the embedder (never loaded by a probe), the "
+              "search tier, the pack and, on the local stack, its queues and workers; 503 with the same body when "
+              "one is down", Health, also=(503,)),
     # summarize function
     Operation("POST", f"{_USER}/profile/summarize", "summarize", _CONTEXT,
               "A structured user profile with a completeness score and a narrative", SummarizeOutput, 200,

@@ -1,4 +1,5 @@
-"""What `GET /health` answers: each part the API needs, whether it answers, and the verdict over them.
+"""What the health check answers: each part the API needs, whether it answers, and the verdict over them (to a
+caller with a token, `GET /v1/health`); to anyone, the verdict alone (`GET /health`).
 
 A part that is down makes the whole answer `unavailable` (503, the same body naming the part). Depth and
 latency are reported, never judged: a long queue is work waiting, not a fault.
@@ -46,6 +47,13 @@ class SearchHealth(BaseModel):
     status: PartStatus
     latency_ms: float | None = Field(default=None, description="the probe's round trip (opensearch only)")
     error: str | None = Field(default=None, description="why the search tier is down")
+
+
+class HealthStatus(BaseModel):
+    """What `GET /health` tells anyone: up or down, nothing of the parts (those are for callers with a token:
+    `GET /v1/health`)."""
+
+    status: Literal["ok", "unavailable"] = Field(description="unavailable (503) when any part is down")
 
 
 class Health(BaseModel):
