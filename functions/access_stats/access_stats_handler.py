@@ -35,9 +35,13 @@ def _reads_by_user(records: list[dict[str, Any]]) -> tuple[dict[ScopeRef, list[t
             logger.warning("access statistics message unreadable", message_id=record.get("messageId"))
             malformed.append(record["messageId"])
             continue
-        if not get_services().erasure.dropped(user, read[2]):  # the user was erased since: nothing to count
-            by_user[user].append(read)
-    return by_user, malformed
+        by_user[user].append(read)
+    counted: dict[ScopeRef, list[tuple[str, list[str], datetime]]] = {}
+    for user, reads in by_user.items():  # a user erased since the reads: nothing to count
+        dropped = get_services().erasure.dropper(user)  # its tombstone read once for the batch
+        if kept := [read for read in reads if not dropped(read[2])]:
+            counted[user] = kept
+    return counted, malformed
 
 
 @logger.inject_lambda_context(clear_state=True)

@@ -95,11 +95,20 @@ class ErasureService:
     def dropped(self, scope: ScopeRef, queued_at: datetime | None) -> bool:
         """Whether work for the scope queued at `queued_at` was queued before the scope was erased (a worker
         then drops it: it would bring back what the erasure removed)."""
+        return self.dropper(scope)(queued_at)
+
+    def dropper(self, scope: ScopeRef) -> Callable[[datetime | None], bool]:
+        """`dropped` for many pieces of work of one scope (a worker's batch), the tombstone read once."""
         tombstone = self._table.tombstone(scope)
-        if tombstone is None or not tombstone.drops(queued_at):
-            return False
-        logger.info("queued work dropped: its scope was erased after it was queued", erasure_id=tombstone.erasure_id)
-        return True
+
+        def dropped(queued_at: datetime | None) -> bool:
+            if tombstone is None or not tombstone.drops(queued_at):
+                return False
+            logger.info("queued work dropped: its scope was erased after it was queued",
+                        erasure_id=tombstone.erasure_id)
+            return True
+
+        return dropped
 
     # ---- internals -----------------------------------------------------------------------------
 
