@@ -52,10 +52,18 @@ def json_depth(value: Any, stop_above: int | None = None) -> int:
     return deepest
 
 
+TOO_DEEP = f"nests deeper than {MAX_JSON_DEPTH} levels of arrays and objects, the limit"
+
+
+def nests_too_deep(value: Any) -> bool:
+    """Whether `value` nests more than `MAX_JSON_DEPTH` arrays and objects (a value stored before the limit)."""
+    return json_depth(value, stop_above=MAX_JSON_DEPTH) > MAX_JSON_DEPTH
+
+
 def max_json_depth(value: Any) -> Any:
     """A validator: JSON nesting at most `MAX_JSON_DEPTH` arrays and objects."""
-    if json_depth(value, stop_above=MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
-        raise ValueError(f"nests deeper than {MAX_JSON_DEPTH} levels of arrays and objects, the limit")
+    if nests_too_deep(value):
+        raise ValueError(TOO_DEEP)
     return value
 
 

@@ -21,7 +21,7 @@ from agent_memory.domain.layers import (
     format_hot_memory,
 )
 from agent_memory.domain.models import ScopeRef, is_cjk_text, utcnow
-from agent_memory.domain.requests import MAX_JSON_DEPTH, json_depth
+from agent_memory.domain.requests import TOO_DEEP, nests_too_deep
 from agent_memory.domain.tokens import estimate_tokens
 from agent_memory.ports import Embedder, LayerStore
 from agent_memory.services.conversation_log import ConversationLogService
@@ -62,13 +62,12 @@ class MemoryLayersService:
         readable: list[HotMemoryEntry] = []
         unreadable: list[UnreadableHotEntry] = []
         for entry in self._layers.hot_memory(scope):
-            if json_depth(entry.value, stop_above=MAX_JSON_DEPTH) <= MAX_JSON_DEPTH:
+            if not nests_too_deep(entry.value):
                 readable.append(entry)
             else:
                 unreadable.append(UnreadableHotEntry(
                     type=entry.type, key=entry.key,
-                    reason=f"the value nests deeper than {MAX_JSON_DEPTH} levels of arrays and objects, the limit; "
-                           "delete the entry or set it again"))
+                    reason=f"the value {TOO_DEEP}; delete the entry or set it again"))
         return readable, unreadable
 
     def delete_hot(self, scope: ScopeRef, type_: HotMemoryType, key: str) -> None:

@@ -54,7 +54,7 @@ from agent_memory.domain.portable import (
     record_bytes,
     report_text,
 )
-from agent_memory.domain.requests import MAX_JSON_DEPTH, json_depth
+from agent_memory.domain.requests import TOO_DEEP, nests_too_deep
 from agent_memory.domain.retention import RetentionPolicy
 from agent_memory.domain.vectors import encode_vector
 from agent_memory.errors import Conflict, InvalidInput, PayloadTooLarge
@@ -176,9 +176,9 @@ class PortabilityService:
                     yield sort_key, ExportedLogMessage.model_validate(entry.model_dump(exclude={"embedding",
                                                                                                "embedding_model"}))
             elif isinstance(entry, HotMemoryEntry):
-                if json_depth(entry.value, stop_above=MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
-                    yield sort_key, LeftOut(section="hot_memory", key=f"{entry.type.value}/{entry.key}", reason=(
-                        f"the value nests deeper than {MAX_JSON_DEPTH} levels of arrays and objects, the limit"))
+                if nests_too_deep(entry.value):
+                    yield sort_key, LeftOut(section="hot_memory", key=f"{entry.type.value}/{entry.key}",
+                                            reason=f"the value {TOO_DEEP}")
                 else:
                     yield sort_key, ExportedHotEntry.model_validate(entry.model_dump())
             elif isinstance(entry, WeeklyReport):
