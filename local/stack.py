@@ -327,35 +327,43 @@ def describe_stop(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def say(line: str) -> None:
+    print(f"make run: {line}", file=sys.stderr, flush=True)
+
+
+def _restarted(restart: Callable[[int], None], exit_code: int, back: str) -> bool:
+    """Restart a part that exited (on its own port: `back` says where it is then); False when it could not be
+    (the StackError said why)."""
+    try:
+        restart(exit_code)
+    except StackError as error:
+        say(str(error))
+        return False
+    say(back)
+    return True
+
+
 def supervise(stack: Stack, settings: LocalSettings, stopped: threading.Event) -> str | None:
     """Watch the stack until it is told to stop: a part whose process exits stops it (the part's name is
     returned); DynamoDB Local and the OpenSearch node are restarted instead, up to their limit."""
     while not stopped.wait(0.5):
         failed = stack.failed_part()
         if failed:
-            print(f"make run: the {failed} process exited; stopping the stack", file=sys.stderr, flush=True)
+            say(f"the {failed} process exited; stopping the stack")
             return failed
         exit_code = stack.dynamodb.exit_code()
         if exit_code is not None:  # requests meanwhile answer 503 store_unavailable
             if stack.store_restarts < settings.dynamodb_max_restarts:
-                print(f"make run: {STORE} exited (code {exit_code}); restarting it ({stack.store_restarts + 1} of "
-                      f"at most {settings.dynamodb_max_restarts})", file=sys.stderr, flush=True)
-            try:
-                stack.restart_store(exit_code)
-            except StackError as error:
-                print(f"make run: {error}", file=sys.stderr, flush=True)
+                say(f"{STORE} exited (code {exit_code}); restarting it ({stack.store_restarts + 1} of at most "
+                    f"{settings.dynamodb_max_restarts})")
+            if not _restarted(stack.restart_store, exit_code, f"{STORE} is back at {stack.dynamodb.endpoint}"):
                 return "dynamodb-local"
-            print(f"make run: {STORE} is back at {stack.dynamodb.endpoint}", file=sys.stderr, flush=True)
-        search_exit = stack.opensearch.exit_code() if stack.opensearch is not None else None
-        if search_exit is not None and stack.opensearch is not None:  # searches meanwhile answer 503
-            print(f"make run: the OpenSearch node exited (code {search_exit}); restarting it", file=sys.stderr,
-                  flush=True)
-            try:
-                stack.restart_search(search_exit)
-            except StackError as error:
-                print(f"make run: {error}", file=sys.stderr, flush=True)
+        node = stack.opensearch
+        exit_code = node.exit_code() if node is not None else None
+        if node is not None and exit_code is not None:  # searches meanwhile answer 503
+            say(f"the OpenSearch node exited (code {exit_code}); restarting it")
+            if not _restarted(stack.restart_search, exit_code, f"the OpenSearch node is back at {node.url}"):
                 return "opensearch"
-            print(f"make run: the OpenSearch node is back at {stack.opensearch.url}", file=sys.stderr, flush=True)
     return None
 
 
