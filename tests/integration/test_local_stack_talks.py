@@ -70,6 +70,15 @@ def get(port: int, path: str, method: str = "GET") -> tuple[int, dict[str, str],
         connection.close()
 
 
+def health_answer(functions: Any, parts: LocalParts, path: str = "/v1/health") -> tuple[int, dict[str, str], bytes]:
+    """One health request to a front door of its own, stopped again."""
+    port, server = serving(functions, parts)
+    try:
+        return get(port, path)
+    finally:
+        server.shutdown()
+
+
 def dead_pid() -> int:
     process = subprocess.Popen([sys.executable, "-c", "pass"])
     process.wait()
@@ -79,11 +88,7 @@ def dead_pid() -> int:
 def test_given_the_queues_and_the_workers_then_health_reports_their_depth_and_life(queues):
     sqs, urls = queues
     sqs.send_message(QueueUrl=urls["RollupQueue"], MessageBody="{}")
-    port, server = serving(HealthyFunctions(), LocalParts(urls, sqs, workers_pid=os.getpid()))
-    try:
-        status, headers, body = get(port, "/v1/health")
-    finally:
-        server.shutdown()
+    status, headers, body = health_answer(HealthyFunctions(), LocalParts(urls, sqs, workers_pid=os.getpid()))
 
     report = json.loads(body)
     assert status == 200 and report["status"] == "ok" and "Retry-After" not in headers
@@ -95,11 +100,7 @@ def test_given_the_queues_and_the_workers_then_health_reports_their_depth_and_li
 
 def test_given_the_workers_process_gone_then_health_is_503_naming_it(queues):
     sqs, urls = queues
-    port, server = serving(HealthyFunctions(), LocalParts(urls, sqs, workers_pid=dead_pid()))
-    try:
-        status, headers, body = get(port, "/v1/health")
-    finally:
-        server.shutdown()
+    status, headers, body = health_answer(HealthyFunctions(), LocalParts(urls, sqs, workers_pid=dead_pid()))
 
     report = json.loads(body)
     assert (status, headers["Retry-After"]) == (503, "5")
@@ -108,12 +109,8 @@ def test_given_the_workers_process_gone_then_health_is_503_naming_it(queues):
 
 def test_given_the_queues_unreachable_then_health_is_503_with_each_queue_down():
     sqs = boto3.client("sqs", region_name="us-east-1", endpoint_url="http://127.0.0.1:9")  # nothing listens
-    port, server = serving(HealthyFunctions(), LocalParts({"RollupQueue": "http://127.0.0.1:9/q"}, sqs,
-                                                          workers_pid=os.getpid()))
-    try:
-        status, _, body = get(port, "/v1/health")
-    finally:
-        server.shutdown()
+    status, _, body = health_answer(HealthyFunctions(), LocalParts({"RollupQueue": "http://127.0.0.1:9/q"}, sqs,
+                                                                   workers_pid=os.getpid()))
 
     report = json.loads(body)
     assert status == 503 and report["queues"]["RollupQueue"]["status"] == "down"
@@ -123,11 +120,7 @@ def test_given_the_table_down_then_the_functions_503_stays_503_with_the_local_pa
     sqs, urls = queues
     down = Health.of(tables={"MemoryTable": TableHealth(status="down", latency_ms=None, error="unreachable")},
                      embedder=FUNCTION_OK.embedder)
-    port, server = serving(HealthyFunctions(down), LocalParts(urls, sqs, workers_pid=os.getpid()))
-    try:
-        status, headers, body = get(port, "/v1/health")
-    finally:
-        server.shutdown()
+    status, headers, body = health_answer(HealthyFunctions(down), LocalParts(urls, sqs, workers_pid=os.getpid()))
 
     report = json.loads(body)
     assert (status, headers["Retry-After"], report["status"]) == (503, "5", "unavailable")
@@ -196,10 +189,6 @@ def test_the_metric_lines_go_where_local_metrics_says(tmp_path: Path, capsys, de
 
 def test_given_the_workers_gone_then_the_public_health_check_says_unavailable_and_nothing_else(queues):
     sqs, urls = queues
-    port, server = serving(HealthyFunctions(), LocalParts(urls, sqs, workers_pid=dead_pid()))
-    try:
-        status, headers, body = get(port, "/health")
-    finally:
-        server.shutdown()
+    status, headers, body = health_answer(HealthyFunctions(), LocalParts(urls, sqs, workers_pid=dead_pid()), "/health")
 
     assert (status, headers["Retry-After"], json.loads(body)) == (503, "5", {"status": "unavailable"})
