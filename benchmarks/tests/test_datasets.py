@@ -254,9 +254,10 @@ def test_run_dataset_scores_what_search_returns():
     class ReverseSearch:  # newest first: a fixed, query-blind ranking
         def search(self, user, request):
             memories = list(reversed(store.all_current(user)))[: request.limit]
-            return SearchOutcome(hits=[SearchHit(memory=m, relevance_score=0.5, score_breakdown=breakdown,
-                                                 recall_round="precise") for m in memories],
-                                 strategy="reverse", expanded_keywords=None, rounds_executed=1)
+            hits = [SearchHit(memory=m, relevance_score=0.5, score_breakdown=breakdown, recall_round="precise")
+                    for m in memories]
+            return SearchOutcome(hits=hits, total_found=len(memories), strategy="reverse", expanded_keywords=None,
+                                 rounds_executed=1)
 
     services = SimpleNamespace(save=SaveService(store=store, extractor=lambda: None), search=ReverseSearch())
     when = datetime(2023, 5, 8, tzinfo=UTC)

@@ -42,7 +42,7 @@ def test_search_answers_every_result_field_with_a_score_breakdown(api, seeded):
     assert top["score_breakdown"]["keyword"] > 0 and top["score_breakdown"]["final"] == top["relevance_score"]
     assert body["search_strategy_used"].startswith("hybrid:")
     assert "ttps" in body["expanded_keywords"]
-    assert body["total_found"] == len(body["results"]) <= 3
+    assert len(body["results"]) <= 3 and body["total_found"] >= len(body["results"])
 
 
 def test_english_semantic_search_finds_the_meaning(api, seeded):

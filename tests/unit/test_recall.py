@@ -39,7 +39,7 @@ class FakeSearch:
 
     def search(self, user: ScopeRef, request: SearchQuery, *, max_rounds: int = 3) -> SearchOutcome:
         self.calls.append((request.query, max_rounds))
-        return SearchOutcome(hits=self.results, strategy="x", expanded_keywords=None,
+        return SearchOutcome(hits=self.results, total_found=len(self.results), strategy="x", expanded_keywords=None,
                              rounds_executed=min(max_rounds, self.rounds_per_search))
 
 

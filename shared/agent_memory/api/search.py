@@ -94,7 +94,7 @@ class SearchMemoriesOutput(BaseModel):
     @classmethod
     def of(cls, outcome: SearchOutcome, as_of: datetime | None = None) -> SearchMemoriesOutput:
         cue = outcome.time_cue
-        return cls(total_found=len(outcome.hits), results=[MemorySearchResult.of(h) for h in outcome.hits],
+        return cls(total_found=outcome.total_found, results=[MemorySearchResult.of(h) for h in outcome.hits],
                    search_strategy_used=outcome.strategy, expanded_keywords=outcome.expanded_keywords,
                    rounds_executed=outcome.rounds_executed,
                    time_cue=TimeCueUsed(text=cue.text, start=cue.start, end=cue.end) if cue else None, as_of=as_of)

@@ -13,7 +13,7 @@ ranked where it did. Pure functions: no I/O.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent_memory.domain.keywords import normalize_keyword
 from agent_memory.domain.mmr import mmr_order
 from agent_memory.domain.models import Memory, MemoryType
-from agent_memory.domain.relevance import RelevanceCalibration, term_coverage
+from agent_memory.domain.relevance import RelevanceCalibration, memory_terms, term_coverage
 from agent_memory.domain.temporal import TimeCue
 from agent_memory.domain.text import is_cjk
 
@@ -291,9 +291,11 @@ class Ranking:
 
     def __init__(self, candidates: Sequence[Candidate], *, mode: SearchMode, weights: RankingWeights,
                  now: datetime, time_cue: TimeCue | None = None, query_terms: Collection[str] = (),
-                 background: float | None = None) -> None:
-        """For absolute relevance: `query_terms`, the query's analysed terms (domain/text.tokenize), and
-        `background`, the query's best cosine among the background sentences (None: no vector evidence)."""
+                 background: float | None = None,
+                 term_alternatives: Mapping[str, Sequence[frozenset[str]]] | None = None) -> None:
+        """For absolute relevance: `query_terms`, the query's analysed terms (domain/text.tokenize), each
+        held by a memory that holds one of its `term_alternatives` (its synonyms, analysed), and `background`,
+        the query's best cosine among the background sentences (None: no vector evidence)."""
         if weights.time_cue <= 0:
             time_cue = None  # a period in the query changes nothing: recency as usual
         current = [c for c in candidates if c.memory.is_current]
@@ -304,7 +306,8 @@ class Ranking:
         self._vector = _normalised([c.vector for c in current])
         self._margin = [None if c.vector is None or background is None else c.vector - background for c in current]
         terms = frozenset(query_terms)
-        self._coverage = [term_coverage(terms, m.content) for m in self._memories]
+        self._coverage = [term_coverage(terms, memory_terms(m.content, tuple(k.term for k in m.keywords), m.category),
+                                        term_alternatives) for m in self._memories]
         self._decay = [time_decay(m.created_at, now, weights.half_life_days) if time_cue is None
                        else time_cue.closeness(m.created_at, weights.time_cue_half_life_days) for m in self._memories]
         # The part of the final score relevance does not decide: interaction and type priority.

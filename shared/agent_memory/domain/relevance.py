@@ -1,14 +1,15 @@
 """Absolute relevance: how likely a memory answers a query, in [0, 1], comparable across queries and users.
 
 The ranking's own relevance is relative: BM25 and vector similarity are normalised over one search's
-candidates, so the best candidate of an off-topic query scores as high as the best of an on-topic one and
-a floor on it can never say "nothing here". A raw cosine cannot say it either: the bundled e5 model puts
-every pair of texts between ~0.7 and ~0.9, and some queries are close to everything. So the semantic
-evidence is the cosine's margin over the query's best match among a few everyday sentences about nothing
-in particular (BACKGROUND): a memory must be closer to the query than generic text is. The lexical
-evidence is the share of the query's terms (domain/text.tokenize: stemmed words, CJK bigrams) the
-memory's text holds. Absolute relevance is a logistic model of the two, fitted by `make
-bench-retrieval-cv` on the retrieval dev sets (an answering memory against the results of other
+candidates, so the best candidate of an off-topic query scores as high as the best of an on-topic one and a
+floor on it can never say "nothing here". A raw cosine cannot say it either: the bundled e5 model puts every
+pair of texts between ~0.7 and ~0.9, and some queries are close to everything. So the semantic evidence is the
+cosine's margin over the query's best match among a few everyday sentences about nothing in particular
+(BACKGROUND): a memory must be closer to the query than generic text is. The lexical evidence is the share of
+the query's terms (domain/text.tokenize: stemmed words, CJK bigrams) the memory holds: in its text, its
+keywords or its category, or through one of the term's synonyms (a memory about 月薪 holds a query's 工资 when the
+two are synonyms; one about 高才通 holds TTPS). Absolute relevance is a logistic model of the two, fitted by
+`make bench-retrieval-cv` on the retrieval dev sets (an answering memory against the results of other
 conversations' questions), with leave-one-conversation-out validation. The coefficients depend on the
 embedder: they are settings, and a deployment that changes the embedding model fits them anew.
 """
@@ -16,7 +17,7 @@ embedder: they are settings, and a deployment that changes the embedding model f
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -53,12 +54,21 @@ class RelevanceCalibration:
         return 1.0 / (1.0 + math.exp(-z)) if z > -60 else 0.0
 
 
-def term_coverage(query_terms: Collection[str], content: str) -> float:
-    """The share of the query's distinct terms the text holds: 0 when the query has none."""
+def term_coverage(query_terms: Collection[str], held: frozenset[str],
+                  alternatives: Mapping[str, Sequence[frozenset[str]]] | None = None) -> float:
+    """The share of the query's distinct terms the memory holds (`held`: `memory_terms`), a term held when
+    it is there or when every term of one of its `alternatives` (its synonyms, analysed) is: 0 when the
+    query has none."""
     if not query_terms:
         return 0.0
-    held = _terms(content)
-    return sum(1 for term in query_terms if term in held) / len(query_terms)
+    alternatives = alternatives or {}
+    return sum(1 for term in query_terms
+               if term in held or any(alt and alt <= held for alt in alternatives.get(term, ()))) / len(query_terms)
+
+
+def memory_terms(content: str, keywords: Sequence[str] = (), category: str | None = None) -> frozenset[str]:
+    """The analysed terms a memory holds: its text's, its keywords' and its category's."""
+    return _terms(" ".join([content, *keywords, category or ""]))
 
 
 @lru_cache(maxsize=16384)

@@ -69,9 +69,11 @@ class SearchHit:
 
 @dataclass(frozen=True)
 class SearchOutcome:
-    """The hits, best first, and how they were found: `strategy` is `<mode>:<rounds that found them>`."""
+    """The hits, best first, and how they were found: `strategy` is `<mode>:<rounds that found them>`;
+    `total_found` counts the memories that matched (above the floor), of which `hits` is the page answered."""
 
     hits: list[SearchHit]
+    total_found: int
     strategy: str
     expanded_keywords: list[str] | None
     rounds_executed: int

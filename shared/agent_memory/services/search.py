@@ -33,7 +33,7 @@ from agent_memory.ports import CandidateQuery, Embedder, MemoryStore, SearchInde
 if TYPE_CHECKING:
     import numpy as np
 
-MAX_RESULTS = 10  # the most results recalled, across all rounds
+MAX_RESULTS = 20  # the most results a search answers (its `limit`), across all rounds
 CANDIDATES_PER_RETRIEVER = 100
 # A diversified ranking picks its results from this many of the best (2-fold cross-validation on the
 # retrieval benchmarks found 20, 30 and 50 alike).
@@ -51,7 +51,8 @@ def last_lines(text: str, count: int) -> str:
 
 @dataclass(frozen=True)
 class RecallRound:
-    """One recall round: `keyword_weight` is BM25's share of text similarity in this round."""
+    """One recall round: `keyword_weight` is BM25's share of text similarity in this round; `max_results` the
+    most it recalls for a search of up to ten results, and its share of a longer one's."""
 
     name: str
     keyword_weight: float
@@ -198,7 +199,7 @@ class SearchService:
         background = self._background(embedder, query_vector()) if embedder and query_vector and mode != "keyword" \
             else None
         ranking = Ranking(candidates, mode=mode, weights=self._weights, now=now, time_cue=cue, query_terms=query_terms,
-                          background=background)
+                          background=background, term_alternatives=_analysed_synonyms(synonyms))
         final = ranking.rank(expanded_query, keyword_scores=keyword_scores[True])
         by_key = {s.memory.memory_key: s for s in final}
 
@@ -218,7 +219,7 @@ class SearchService:
             new = [by_key[s.memory.memory_key] for s in ranked if s.memory.memory_key not in recalled
                    and by_key[s.memory.memory_key].relevance >= recall_round.min_score
                    and relevant(s.memory.memory_key)]
-            new = new[: max(0, min(recall_round.max_results, pool - len(recalled)))]
+            new = new[: max(0, min(_round_cap(recall_round, pool), pool - len(recalled)))]
             for scored in new:
                 recalled[scored.memory.memory_key] = recall_round.name
             without_new = 0 if new else without_new + 1
@@ -244,7 +245,10 @@ class SearchService:
             self._on_access(user, [h.memory.memory_key for h in hits])
         used = [name for name in dict.fromkeys(h.recall_round for h in hits)]
         expanded = sorted({syn for term in terms for syn, _ in synonyms.get(term, ())})
-        return SearchOutcome(hits=hits, strategy=f"{mode}:" + ("+".join(used) if used else "none"),
+        # What matched counts every memory above the floor, not only the page answered.
+        matched = sum(1 for scored in final if scored.absolute_relevance >= request.min_relevance_score)
+        return SearchOutcome(hits=hits, total_found=max(matched, len(hits)),
+                             strategy=f"{mode}:" + ("+".join(used) if used else "none"),
                              expanded_keywords=expanded or None, rounds_executed=rounds_run, time_cue=cue)
 
     def _background(self, embedder: Embedder, query_vector: np.ndarray) -> float:
@@ -302,6 +306,22 @@ class SearchService:
             for term, pairs in self._synonyms.synonyms_for(tenant_id, list(terms)).items():
                 found.setdefault(term, {}).update(dict(pairs))
         return {t: tuple(sorted(s.items(), key=lambda kv: -kv[1])) for t, s in found.items() if s}
+
+
+def _round_cap(recall_round: RecallRound, pool: int) -> int:
+    """How many results a round recalls into a pool: its own cap up to ten results, the same share of more."""
+    return recall_round.max_results if pool <= 10 else -(-recall_round.max_results * pool // 10)
+
+
+def _analysed_synonyms(synonyms: dict[str, tuple[tuple[str, float], ...]]) -> dict[str, list[frozenset[str]]]:
+    """For each analysed query term (domain/text.tokenize) of a keyword with synonyms, the synonyms' analysed
+    terms: a memory that holds all of one synonym's holds the term, for absolute relevance."""
+    found: dict[str, list[frozenset[str]]] = {}
+    for keyword, pairs in synonyms.items():
+        analysed = [frozenset(tokenize(synonym)) for synonym, _ in pairs]
+        for term in tokenize(keyword):
+            found.setdefault(term, []).extend(analysed)
+    return found
 
 
 def _mentions_any(memory: Memory, keywords: QueryKeywords, weights: RankingWeights) -> bool:
