@@ -38,6 +38,7 @@ help:
 	@echo "make build    sam build (no Docker needed)"
 	@echo "make bench    latency benchmarks (printed table + benchmarks/results/latency.json)"
 	@echo "make bench-retrieval   LoCoMo + MADial retrieval quality (benchmarks/results/retrieval.json)"
+	@echo "make bench-short-facts  hit@1/hit@3 on short extracted facts, empty answers to unanswerable queries (benchmarks/results/short_facts.json)"
 	@echo "make bench-retrieval-cv  the search defaults by two-fold cross-validation on the dev sets (benchmarks/results/retrieval_cv.json)"
 	@echo "make bench-inject      context injection latency, cache hit rate, LoCoMo evidence vs tokens (benchmarks/results/inject.json, docs/inject_evidence.png)"
 	@echo "make bench-extract     extraction precision/recall per type and field on the labelled turns (benchmarks/results/extraction.json)"
@@ -220,6 +221,12 @@ bench-retrieval: $(VENV)/.installed $(DDB_LOCAL)/.installed $(if $(filter opense
 .PHONY: bench-retrieval-cv
 bench-retrieval-cv: $(VENV)/.installed $(DDB_LOCAL)/.installed
 	$(PY) -m benchmarks.retrieval_cv
+
+# Short extracted facts (benchmarks/data/short_facts, dev and held out): hit@1 and hit@3 of everyday questions in
+# both languages, and the share of never-mentioned and out-of-domain queries answered with nothing (~1 minute).
+.PHONY: bench-short-facts
+bench-short-facts: $(VENV)/.installed $(DDB_LOCAL)/.installed
+	$(PY) -m benchmarks.short_facts $(if $(SPLITS),--splits $(SPLITS)) $(if $(BACKEND),--backend $(BACKEND))
 
 # Every benchmark's table is on DynamoDB Local, the store `make run` uses (BACKEND=moto for an in-process moto).
 # Context injection: latency, cache hit rate, and on LoCoMo dev the evidence in the injected context against its

@@ -1,6 +1,7 @@
-"""Loaders for the retrieval benchmarks' data (../shared/bench, see its README): LoCoMo and MADial zh.
+"""Loaders for the retrieval benchmarks' data: LoCoMo and MADial zh (../shared/bench, see its README), and the
+short extracted facts written for this repo (benchmarks/data/short_facts).
 
-The data is read in place, never copied into the repo (licences). Each loader turns a dataset into
+LoCoMo and MADial are read in place, never copied into the repo (licences). Each loader turns a dataset into
 users, each with the memories to import and the queries to run against them; a memory and a
 query's relevant set are named by the dataset's own ids (LoCoMo dia_ids, MADial memory ids), so the
 scoring never depends on how the store names what it saved. Nothing here needs the network or
@@ -51,6 +52,7 @@ class BenchMemory:
     created_at: datetime
     conversation_id: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    memory_type: str = "FACT"
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,9 @@ class BenchUser:
     user_id: str
     memories: list[BenchMemory] = field(default_factory=list)
     queries: list[BenchQuery] = field(default_factory=list)
+    # Questions in the same register that none of the memories answers, and queries about no person at all:
+    # a search for them should come back empty (category "never_mentioned" / "out_of_domain").
+    unanswerable: list[BenchQuery] = field(default_factory=list)
 
 
 @dataclass
@@ -232,6 +237,47 @@ def load_madial(root: Path | None = None, *, limit_users: int | None = None) -> 
     if limit_users is not None:
         users = users[:limit_users]
     return BenchDataset(name="madial_zh", language="zh", users=users, notes=notes)
+
+
+# --- short extracted facts ------------------------------------------------------------------------
+
+SHORT_FACTS_DIR = ROOT / "benchmarks" / "data" / "short_facts"
+_SHORT_FACTS_SAVED_AT = datetime(2026, 6, 1, tzinfo=UTC)
+
+
+def load_short_facts(root: Path | None = None, *, split: str = "dev", limit_users: int | None = None
+                     ) -> BenchDataset:
+    """Users made of short extracted facts, preferences and intents (benchmarks/data/short_facts/SPLIT.json), each
+    question asked in English and in Chinese: category `same_language` or `cross_language` for the user's
+    memories. Memories are saved a minute apart, in order."""
+    from datetime import timedelta
+
+    path = (root or SHORT_FACTS_DIR) / f"{split}.json"
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    out_of_domain = [str(q) for q in raw.get("out_of_domain", [])]
+    users = []
+    for entry in raw["users"][:limit_users]:
+        language = entry["language"]
+        user = BenchUser(user_id=entry["user_id"])
+        for i, memory in enumerate(entry["memories"]):
+            user.memories.append(BenchMemory(
+                source_id=memory["id"], content=memory["content"], memory_type=memory.get("memory_type", "FACT"),
+                created_at=_SHORT_FACTS_SAVED_AT + timedelta(minutes=i)))
+        known = {m.source_id for m in user.memories}
+        for question in entry["questions"]:
+            answers = frozenset(question["answers"])
+            if not answers or not answers <= known:
+                raise ValueError(f"{path.name}: {entry['user_id']}/{question['id']} names unknown answers")
+            for asked in ("en", "zh"):
+                direction = "same_language" if asked == language else "cross_language"
+                user.queries.append(BenchQuery(f"{question['id']}:{asked}", question[asked], answers, direction))
+        for i, question in enumerate(entry.get("never_mentioned", [])):
+            user.unanswerable += [BenchQuery(f"n{i + 1}:{asked}", question[asked], frozenset(), "never_mentioned")
+                                  for asked in ("en", "zh")]
+        user.unanswerable += [BenchQuery(f"o{i + 1}", text, frozenset(), "out_of_domain")
+                              for i, text in enumerate(out_of_domain)]
+        users.append(user)
+    return BenchDataset(name="short_facts", language="en+zh", users=users)
 
 
 LOADERS = {"locomo": load_locomo, "madial_zh": load_madial}

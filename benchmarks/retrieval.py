@@ -106,7 +106,7 @@ def fit_query(text: str, limit: int = MAX_QUERY_CHARS) -> str:
 def to_new_memory(memory: BenchMemory) -> Any:
     from agent_memory.domain.models import MemoryType, NewMemory
 
-    return NewMemory(memory_type=MemoryType.FACT, content=memory.content, source="benchmark",
+    return NewMemory(memory_type=MemoryType(memory.memory_type), content=memory.content, source="benchmark",
                      conversation_id=memory.conversation_id, metadata=dict(memory.metadata),
                      created_at=memory.created_at)
 

@@ -99,7 +99,7 @@ def new_memory(memory: BenchMemory, mode: str, previous: BenchMemory | None) -> 
 
     same_session = previous is not None and previous.conversation_id == memory.conversation_id
     context = previous.content if same_session and previous is not None and mode != "plain" else None
-    return NewMemory(memory_type=MemoryType.FACT, content=memory.content, created_at=memory.created_at,
+    return NewMemory(memory_type=MemoryType(memory.memory_type), content=memory.content, created_at=memory.created_at,
                      context=context,
                      conversation_id=memory.conversation_id if mode == "conversation_context" else None)
 

@@ -321,3 +321,48 @@ def test_a_relevance_floor_is_chosen_on_one_half_of_the_users_and_reported_on_th
     result = cross_validate_floor({"d": rows})
     assert [f["floor"] for f in result["folds"]] == [0.5, 0.5] and result["default"] == 0.5
     assert all(f["held_out"]["d"]["hit@5 at floor"] == 1.0 for f in result["folds"])
+
+
+def _short_facts_file(tmp_path: Path, answers: list[str]) -> Path:
+    (tmp_path / "dev.json").write_text(json.dumps({
+        "split": "dev",
+        "users": [{"user_id": "u1", "pack": "general", "language": "zh",
+                   "memories": [{"id": "m1", "memory_type": "FACT", "content": "住在成都"},
+                                {"id": "m2", "memory_type": "PREFERENCE", "content": "早上喝茶"}],
+                   "questions": [{"id": "q1", "en": "where does he live", "zh": "他住哪", "answers": answers}],
+                   "never_mentioned": [{"en": "what car does he drive", "zh": "他开什么车"}]}],
+        "out_of_domain": ["notes on the Krebs cycle"],
+    }, ensure_ascii=False), encoding="utf-8")
+    return tmp_path
+
+
+def test_short_facts_ask_each_question_in_both_languages_and_keep_the_memory_types(tmp_path: Path) -> None:
+    from benchmarks.datasets import load_short_facts
+
+    dataset = load_short_facts(_short_facts_file(tmp_path, ["m1"]), split="dev")
+    (user,) = dataset.users
+    assert [(m.source_id, m.memory_type) for m in user.memories] == [("m1", "FACT"), ("m2", "PREFERENCE")]
+    assert user.memories[0].created_at < user.memories[1].created_at
+    assert [(q.query_id, q.text, q.category, q.relevant) for q in user.queries] == [
+        ("q1:en", "where does he live", "cross_language", frozenset({"m1"})),
+        ("q1:zh", "他住哪", "same_language", frozenset({"m1"}))]
+    assert [(q.text, q.category) for q in user.unanswerable] == [
+        ("what car does he drive", "never_mentioned"), ("他开什么车", "never_mentioned"),
+        ("notes on the Krebs cycle", "out_of_domain")]
+
+
+def test_a_short_fact_question_naming_an_unknown_memory_is_refused(tmp_path: Path) -> None:
+    from benchmarks.datasets import load_short_facts
+
+    with pytest.raises(ValueError, match="u1/q1"):
+        load_short_facts(_short_facts_file(tmp_path, ["m9"]), split="dev")
+
+
+def test_the_committed_short_fact_sets_load_with_answers_for_every_question() -> None:
+    from benchmarks.datasets import SHORT_FACTS_DIR, load_short_facts
+
+    for split in sorted(p.stem for p in SHORT_FACTS_DIR.glob("*.json")):
+        dataset = load_short_facts(split=split)
+        assert len(dataset.users) >= 10
+        assert all(q.relevant for u in dataset.users for q in u.queries)
+        assert {q.category for u in dataset.users for q in u.unanswerable} == {"never_mentioned", "out_of_domain"}
