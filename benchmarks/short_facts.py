@@ -59,15 +59,17 @@ def score_user(search: Any, user: Any, bench_user: BenchUser, sources: dict[str,
             row[f"hit@1{label}"] = float(any(ids & query.relevant for ids in ranked[:1]))
             row[f"hit@3{label}"] = float(any(ids & query.relevant for ids in ranked[:3]))
             if not label:
-                row["top"] = [(sorted(ids), round(r.score_breakdown.absolute_relevance, 3))
-                              for ids, r in zip(ranked[:3], results, strict=False)]
+                # Every result shown: (answers the question, relevance_score, absolute relevance).
+                row["shown"] = [(bool(ids & query.relevant), r.relevance_score,
+                                 round(r.score_breakdown.absolute_relevance, 4))
+                                for ids, r in zip(ranked, results, strict=True)]
         questions.append(row)
     unanswerable = []
     for query in bench_user.unanswerable:
         results = ask(search, user, query.text, None)
         unanswerable.append({"id": query.query_id, "kind": query.category, "empty": float(not results),
-                             "best": round(max((r.score_breakdown.absolute_relevance for r in results),
-                                               default=0.0), 3)})
+                             "shown": [(False, r.relevance_score, round(r.score_breakdown.absolute_relevance, 4))
+                                       for r in results]})
     return {"questions": questions, "unanswerable": unanswerable}
 
 
@@ -86,6 +88,38 @@ def summarize(users: dict[str, dict[str, Any]], packs: dict[str, str]) -> dict[s
         for row in scored["unanswerable"]:
             kinds.setdefault(row["kind"], []).append(row["empty"])
     out["unanswerable"] = {kind: round(statistics.fmean(v), 4) for kind, v in sorted(kinds.items())}
+    out["scores"] = score_distribution(users)
+    return out
+
+
+SCORE_THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
+
+
+def score_distribution(users: dict[str, dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """What a threshold on the shown relevance_score keeps, per threshold: the share of answered questions whose
+    best-placed answer scores at or above it, the share of shown results that do not answer their question, and
+    of the results shown for unanswerable queries, that score at or above it; and the share of results at or
+    above it that answer their question (the figures the tool prompt's guidance states)."""
+    answers, others, off_topic = [], [], []
+    for scored in users.values():
+        for row in scored["questions"]:
+            hits = [score for is_answer, score, _ in row["shown"] if is_answer]
+            if hits:
+                answers.append(hits[0])
+            others += [score for is_answer, score, _ in row["shown"] if not is_answer]
+        for row in scored["unanswerable"]:
+            off_topic += [score for _, score, _ in row["shown"]]
+
+    def share(values: list[float], threshold: float) -> float:
+        return round(sum(v >= threshold for v in values) / len(values), 4) if values else 0.0
+
+    out = {}
+    for t in SCORE_THRESHOLDS:
+        kept_answers = sum(v >= t for v in answers)
+        kept = kept_answers + sum(v >= t for v in others) + sum(v >= t for v in off_topic)
+        out[str(t)] = {"answers": share(answers, t), "other_results": share(others, t),
+                       "unanswerable_results": share(off_topic, t),
+                       "precision": round(kept_answers / kept, 4) if kept else 0.0}
     return out
 
 
@@ -94,7 +128,7 @@ def format_table(summary: dict[str, dict[str, dict[str, Any]]]) -> str:
              "|---|---|---:|---:|---:|---:|---:|"]
     for split, groups in summary.items():
         for name, row in groups.items():
-            if name == "unanswerable":
+            if name in ("unanswerable", "scores"):
                 continue
             lines.append(f"| {split} | {name} | {row['questions']} | {row['hit@1']:.3f} | {row['hit@3']:.3f} | "
                          f"{row['hit@1 no floor']:.3f} | {row['hit@3 no floor']:.3f} |")
@@ -102,6 +136,12 @@ def format_table(summary: dict[str, dict[str, dict[str, Any]]]) -> str:
     for split, groups in summary.items():
         for kind, share in groups["unanswerable"].items():
             lines.append(f"| {split} | {kind} | {share:.1%} |")
+    lines += ["", "| split | relevance_score at least | answers | other results | unanswerable queries' results "
+                  "| results that answer |", "|---|---:|---:|---:|---:|---:|"]
+    for split, groups in summary.items():
+        for threshold, row in groups.get("scores", {}).items():
+            lines.append(f"| {split} | {threshold} | {row['answers']:.1%} | {row['other_results']:.1%} | "
+                         f"{row['unanswerable_results']:.1%} | {row['precision']:.1%} |")
     return "\n".join(lines)
 
 

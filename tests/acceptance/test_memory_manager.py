@@ -21,7 +21,7 @@ IMPORTANCE = {"FACT": 70, "INTENT": 80, "PREFERENCE": 60}
 PROFILE_SECTIONS = {
     "basic": {"age", "education", "university", "major", "nationality", "location"},
     "career": {"jobTitle", "industry", "company", "yearsOfExperience", "annualIncome"},
-    "immigration": {"targetCategories", "timeline", "hasHongKongEmployer", "investmentAmount"},
+    "immigration": {"targetCategories", "timeline", "hasHKEmployer", "investmentCapacity"},
     "family": {"maritalStatus", "hasChildren", "familySupport"},
 }
 
@@ -304,9 +304,9 @@ def test_memory_manager_prompt_core_fields_career_en(api):
 def _immigration_fields(api: Any, first: str, second: str) -> None:
     info = {**extract(api, "u-imm", first)["extracted_info"], **extract(api, "u-imm", second)["extracted_info"]}
     assert info.get("targetCategory") == "QMAS", info
-    assert info.get("hasHongKongEmployer") is True, info
+    assert info.get("hasHKEmployer") is True, info
     assert info.get("hasTechBackground") is True, info
-    assert info.get("investmentAmount") == 30_000_000, info
+    assert info.get("investmentCapacity") == 30_000_000, info
     assert "immigrationTimeline" in info, info
 
 
@@ -459,7 +459,7 @@ def _answer_to_question(api: Any, question: str, answer: str, employer_question:
     assert body["extracted_info"].get("age") == 35, body
     assert is_chinese(body["saved_memories"][0]["content"]) == (lang == "zh")  # the conversation's language
     body = extract(api, "u-answer", employer_answer, assistant=employer_question)
-    assert body["extracted_info"].get("hasHongKongEmployer") is False, body
+    assert body["extracted_info"].get("hasHKEmployer") is False, body
 
 
 def test_memory_manager_save_info_loop_answer_to_assistant_question_zh(api):
@@ -622,8 +622,8 @@ def test_memory_manager_scenario_2_load_context_after_extraction_en(api):
 # names in neither list, are counted only once known.)
 SCENARIO_3_FILLED = {"age", "education", "university", "major", "location", "jobTitle", "industry",
                      "yearsOfExperience", "annualIncome", "targetCategories", "timeline"}
-SCENARIO_3_MISSING = {"nationality", "maritalStatus", "hasChildren", "languageSkills", "hasHongKongEmployer",
-                      "hasTechBackground", "investmentAmount"}
+SCENARIO_3_MISSING = {"nationality", "maritalStatus", "hasChildren", "languageSkills", "hasHKEmployer",
+                      "hasTechBackground", "investmentCapacity"}
 
 
 def _scenario_3(api: Any, lang: str, expected: dict[str, dict[str, Any]], named: tuple[str, ...],

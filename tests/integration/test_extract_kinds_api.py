@@ -11,7 +11,7 @@ TURNS = [
     ("", "My English is fine, IELTS 7", "languageSkills", "fine English, IELTS 7"),
     ("", "最好能在明年年底前拿到身份", "immigrationTimeline", "明年年底前"),
     ("", "可能过几年再考虑吧", "immigrationTimeline", "过几年"),
-    ("Do you currently have a job offer from a Hong Kong company?", "Yes, from HSBC", "hasHongKongEmployer", True),
+    ("Do you currently have a job offer from a Hong Kong company?", "Yes, from HSBC", "hasHKEmployer", True),
     ("", "叫我小王就行", "preferredName", "小王"),
     ("", "just call me Wang", "preferredName", "Wang"),
     ("How long have you been in this line of work?", "about 10 years now", "totalYearsOfExperience", 10),

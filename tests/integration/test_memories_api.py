@@ -110,9 +110,9 @@ def test_a_memory_saved_with_a_conversation_id_reaches_the_profile_and_a_transcr
                                                    "conversationId": "conv-7"})
     assert saved.status == 201
     assert saved.body["memory"]["source"] == "conversation"
-    assert saved.body["memory"]["field"] == "hasHongKongEmployer"
+    assert saved.body["memory"]["field"] == "hasHKEmployer"
     immigration = api.call("POST", f"{USER}/profile/summarize", {}).body["user_profile"]["immigration"]
-    assert immigration["hasHongKongEmployer"] is True
+    assert immigration["hasHKEmployer"] is True
     newer = api.call("POST", f"{USER}/memories", {"memoryType": "FACT", "content": "用户在香港没有雇主",
                                                    "conversationId": "conv-8"})
     assert newer.body["outcome"] == "superseded"

@@ -50,5 +50,5 @@ def test_a_general_tenants_turns_fill_its_own_profile(packs_api):
     assert profile["user_profile"]["preferences"]["preferredLanguage"] == "German"
     assert profile["user_profile"]["basic"]["location"] == "Berlin"
     assert profile["completeness"]["score"] >= 50
-    assert "hasHongKongEmployer" not in str(profile)
+    assert "hasHKEmployer" not in str(profile)
     assert profile["narrative_summary"].startswith("The user goes by Lena")

@@ -22,17 +22,18 @@ def test_given_the_former_field_names_then_saves_and_existing_info_take_them_and
     employer = api.call(
         "POST",
         f"{path('u-names')}/memories",
-        {"memoryType": "FACT", "content": "用户在香港有雇主", "field": "hasHKEmployer", "metadata": {"value": True}},
+        {"memoryType": "FACT", "content": "用户在香港有雇主", "field": "hasHongKongEmployer",
+         "metadata": {"value": True}},
     )
     amount = api.call(
         "POST",
         f"{path('u-names')}/memories",
-        {"memoryType": "INTENT", "content": "可投资3000万港币", "field": "investmentCapacity"},
+        {"memoryType": "INTENT", "content": "可投资3000万港币", "field": "investmentAmount"},
     )
     assert (employer.status, amount.status) == (201, 201)
     assert (employer.body["memory"]["field"], amount.body["memory"]["field"]) == (
-        "hasHongKongEmployer",
-        "investmentAmount",
+        "hasHKEmployer",
+        "investmentCapacity",
     )
     # the current name's slot: a newer statement under the current name supersedes the one saved under the former
     newer = api.call(
@@ -41,7 +42,7 @@ def test_given_the_former_field_names_then_saves_and_existing_info_take_them_and
         {
             "memoryType": "FACT",
             "content": "用户在香港没有雇主",
-            "field": "hasHongKongEmployer",
+            "field": "hasHKEmployer",
             "metadata": {"value": False},
         },
     )
@@ -50,17 +51,18 @@ def test_given_the_former_field_names_then_saves_and_existing_info_take_them_and
     said = api.call(
         "POST",
         f"{path('u-names')}/memories/extract",
-        {"userMessage": "没有", "assistantMessage": "您目前有香港雇主吗?", "existingInfo": {"hasHKEmployer": False}},
+        {"userMessage": "没有", "assistantMessage": "您目前有香港雇主吗?",
+         "existingInfo": {"hasHongKongEmployer": False}},
     )
-    assert said.body["skipped_fields"] == ["hasHongKongEmployer"] and said.body["saved_count"] == 0
+    assert said.body["skipped_fields"] == ["hasHKEmployer"] and said.body["saved_count"] == 0
 
     summary = api.call("POST", f"{path('u-names')}/profile/summarize", {})
     assert summary.body["user_profile"]["immigration"] == {
-        "hasHongKongEmployer": False,
-        "investmentAmount": "可投资3000万港币",
+        "hasHKEmployer": False,
+        "investmentCapacity": "可投资3000万港币",
     }
     answered = json.dumps([summary.body, employer.body, amount.body, said.body])
-    assert "hasHKEmployer" not in answered and "investmentCapacity" not in answered
+    assert "hasHongKongEmployer" not in answered and "investmentAmount" not in answered
 
 
 def _store_under_former_name(dynamodb: Any, user: ScopeRef, field: str, content: str, value: Any) -> str:
@@ -88,13 +90,13 @@ def _store_under_former_name(dynamodb: Any, user: ScopeRef, field: str, content:
 
 def test_given_a_memory_stored_under_a_former_field_name_then_it_is_read_under_the_current_one(api, lambda_env):
     key = _store_under_former_name(
-        lambda_env, ScopeRef(tenant_id="acme", user_id="u-former"), "hasHKEmployer", "用户在香港有雇主", True
+        lambda_env, ScopeRef(tenant_id="acme", user_id="u-former"), "hasHongKongEmployer", "用户在香港有雇主", True
     )
     listed = api.call("GET", f"{path('u-former')}/memories").body["items"]
-    assert [(m["memory_key"], m["field"]) for m in listed] == [(key, "hasHongKongEmployer")]
+    assert [(m["memory_key"], m["field"]) for m in listed] == [(key, "hasHKEmployer")]
     summary = api.call("POST", f"{path('u-former')}/profile/summarize", {}).body
-    assert summary["user_profile"]["immigration"]["hasHongKongEmployer"] is True
-    assert "hasHongKongEmployer" in summary["completeness"]["filled_fields"]
+    assert summary["user_profile"]["immigration"]["hasHKEmployer"] is True
+    assert "hasHKEmployer" in summary["completeness"]["filled_fields"]
     deleted = api.call("DELETE", f"{path('u-former')}/memories/{key}")
     assert deleted.status == 200, deleted.body
     assert api.call("GET", f"{path('u-former')}/memories").body["items"] == []
@@ -127,9 +129,9 @@ def test_given_scenario_3_then_the_profile_has_eleven_fields_the_industry_and_th
         "maritalStatus",
         "hasChildren",
         "languageSkills",
-        "hasHongKongEmployer",
+        "hasHKEmployer",
         "hasTechBackground",
-        "investmentAmount",
+        "investmentCapacity",
     }
     assert completeness["score"] == 61  # 11 of the 18 fields counted
     assert "未知" not in body["narrative_summary"]

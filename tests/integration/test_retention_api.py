@@ -30,10 +30,13 @@ def policy(monkeypatch: pytest.MonkeyPatch, lambda_env: Any) -> None:
               MEMORY_TENANT_RETENTION_DAYS='{"globex": {"INTENT": 365}}')
 
 
-def test_given_an_intent_older_than_its_retention_then_nothing_finds_it(api, policy, lambda_env):
+def test_given_an_intent_older_than_its_retention_then_nothing_finds_it(api, policy, lambda_env, monkeypatch):
     user = f"u-{uuid.uuid4().hex[:8]}"
     base = f"/v1/users/{user}"
+    # Saved while intents were kept a year; the policy then shortens to 30 days and ends it.
+    configure(monkeypatch, MEMORY_RETENTION_DAYS='{"INTENT": 365, "LOG": 7}')
     old = save(api, user, "INTENT", "Plans to buy a sailing boat", created_at=iso(40))["memory"]
+    configure(monkeypatch, MEMORY_RETENTION_DAYS='{"INTENT": 30, "LOG": 7}')
     save(api, user, "INTENT", "Plans to learn to sail this summer", created_at=iso(2))
     save(api, user, "FACT", "Owned a sailing dinghy as a child", created_at=iso(400))
 
@@ -55,13 +58,29 @@ def test_given_an_intent_older_than_its_retention_then_nothing_finds_it(api, pol
     item = lambda_env.get_item(TableName=get_settings().memory_table_name, Key={
         "pk": {"S": partition_key(ScopeRef(tenant_id=TENANT, user_id=user))}, "sk": {"S": f"MEM#{old['memory_key']}"}})
     assert int(item["Item"]["expires_at"]["N"]) == pytest.approx(
-        (datetime.fromisoformat(old["created_at"]) + timedelta(days=30)).timestamp(), abs=1)
+        (datetime.fromisoformat(old["created_at"]) + timedelta(days=365)).timestamp(), abs=1)
     assert old["expires_at"] is not None
 
     again = save(api, user, "INTENT", "Plans to buy a sailing boat")  # the same content, said again today
 
     assert again["outcome"] == "created" and again["memory"]["memory_key"] != old["memory_key"]
     assert "Plans to buy a sailing boat" in {m["content"] for m in ok(api.call("GET", f"{base}/memories"))["items"]}
+
+
+def test_a_memory_saved_already_past_its_retention_is_refused_naming_the_item_and_nothing_is_written(api, policy):
+    user = f"u-{uuid.uuid4().hex[:8]}"
+    base = f"/v1/users/{user}"
+
+    single = api.call("POST", f"{base}/memories", {"memoryType": "INTENT", "content": "Plans to buy a boat",
+                                                   "created_at": iso(40)})
+    batch = api.call("POST", f"{base}/memories/batch", {"memories": [
+        {"memory_type": "FACT", "content": "Lives in Porto", "created_at": iso(400)},
+        {"memory_type": "INTENT", "content": "Plans to learn to sail", "created_at": iso(31)}]})
+
+    assert single.status == 422 and single.body["error"]["details"][0]["field"] == "created_at"
+    assert single.body["error"]["details"][0]["type"] == "expired"
+    assert batch.status == 422 and [d["field"] for d in batch.body["error"]["details"]] == ["memories.1.created_at"]
+    assert ok(api.call("GET", f"{base}/memories"))["items"] == []
 
 
 def test_a_tenant_with_a_policy_of_its_own_keeps_longer_and_retention_answers_each_policy(api, policy):

@@ -12,7 +12,7 @@ from agent_memory.ports import ConversationTurn
 
 SELF_INTRODUCTION = "我今年32岁，浙大计算机硕士毕业的，现在在杭州做前端开发，工作8年了，年薪大概80万"
 
-INTENT_FIELDS = {"targetCategory", "immigrationTimeline", "investmentAmount"}
+INTENT_FIELDS = {"targetCategory", "immigrationTimeline", "investmentCapacity"}
 
 
 def extract(user_message: str, **turn: Any) -> dict[str, ExtractedMemory]:
@@ -307,7 +307,7 @@ def test_given_a_monthly_salary_when_extracting_then_no_annual_income(message):
 def test_given_an_investment_capacity_when_extracting_then_investment_amount_is_an_intent(
     message, value, currency
 ):
-    memory = extract(message)["investmentAmount"]
+    memory = extract(message)["investmentCapacity"]
 
     assert (memory.value, memory.metadata["currency"], memory.memory_type) == (
         value,
@@ -484,7 +484,7 @@ def test_given_a_date_unrelated_to_applying_when_extracting_then_no_timeline(mes
     ],
 )
 def test_given_a_hong_kong_employer_statement_when_extracting_then_bool_is_returned(message, expected):
-    assert values(message)["hasHongKongEmployer"] is expected
+    assert values(message)["hasHKEmployer"] is expected
 
 
 # --- an English profile and the language of contents --------------------------------------------------
@@ -535,8 +535,8 @@ def test_given_a_chinese_intent_message_when_extracting_then_everything_is_typed
         "hasChildren",
         "targetCategory",
         "immigrationTimeline",
-        "hasHongKongEmployer",
-        "investmentAmount",
+        "hasHKEmployer",
+        "investmentCapacity",
     }
     for field, memory in memories.items():
         expected = MemoryType.INTENT if field in INTENT_FIELDS else MemoryType.FACT
@@ -727,7 +727,7 @@ def test_given_a_terse_answer_to_the_assistants_questions_when_extracting_then_t
 @pytest.mark.parametrize(
     ("assistant", "user", "expected"),
     [
-        ("您在香港有雇主吗？", "没有", {"hasHongKongEmployer": False}),
+        ("您在香港有雇主吗？", "没有", {"hasHKEmployer": False}),
         ("What's your highest degree?", "a master's, from Imperial",
          {"education": "Master's", "university": "Imperial College London"}),
         ("Which language would you like me to reply in?", "English please", {"preferredLanguage": "English"}),
@@ -809,10 +809,10 @@ def test_given_no_name_to_be_called_by_then_no_preferred_name(message):
 
 
 @pytest.mark.parametrize(("assistant", "user", "expected"), [
-    ("Do you currently have a job offer from a Hong Kong company?", "Yes, from HSBC", {"hasHongKongEmployer": True}),
-    ("您目前有香港公司的工作邀约吗？", "有的，腾讯香港给的", {"hasHongKongEmployer": True}),
-    ("Are you working for a Hong Kong company at the moment?", "yes I am", {"hasHongKongEmployer": True}),
-    ("Have you lined up an employer in Hong Kong yet?", "Not yet", {"hasHongKongEmployer": False}),
+    ("Do you currently have a job offer from a Hong Kong company?", "Yes, from HSBC", {"hasHKEmployer": True}),
+    ("您目前有香港公司的工作邀约吗？", "有的，腾讯香港给的", {"hasHKEmployer": True}),
+    ("Are you working for a Hong Kong company at the moment?", "yes I am", {"hasHKEmployer": True}),
+    ("Have you lined up an employer in Hong Kong yet?", "Not yet", {"hasHKEmployer": False}),
     ("您有技术背景吗？", "有，我是程序员出身", {"hasTechBackground": True}),
     ("请问怎么称呼您？", "小李就行", {"preferredName": "小李"}),
     ("What should I call you?", "Just Sam", {"preferredName": "Sam"}),

@@ -112,10 +112,10 @@ def test_given_two_target_categories_then_both_are_kept_and_a_repeated_one_repla
 
 def test_given_large_amounts_then_they_never_render_in_exponent_form():
     store = InMemoryMemoryStore()
-    fact(store, "预算大概500万人民币", "investmentAmount", 5_000_000, MemoryType.INTENT)
+    fact(store, "预算大概500万人民币", "investmentCapacity", 5_000_000, MemoryType.INTENT)
     fact(store, "用户32岁", "age", 32)
     profile = build_profile(store.all_current(USER))
-    assert profile.user_profile["immigration"]["investmentAmount"] == "预算大概500万人民币"
+    assert profile.user_profile["immigration"]["investmentCapacity"] == "预算大概500万人民币"
     schema = ProfileSchema(fields=[ProfileField(section="s", name="budget", memory_fields=["budget"])])
     for chinese_text, shown in (("预算五百万", "500万"), ("budget of five million", "5,000,000")):
         other = InMemoryMemoryStore()
@@ -165,7 +165,7 @@ def test_given_scenario_3_then_eleven_fields_are_filled_and_seven_missing():
                                                "industry", "yearsOfExperience", "annualIncome", "targetCategories",
                                                "timeline"}
     assert set(completeness.missing_fields) == {"nationality", "maritalStatus", "hasChildren", "languageSkills",
-                                                "hasHongKongEmployer", "hasTechBackground", "investmentAmount"}
+                                                "hasHKEmployer", "hasTechBackground", "investmentCapacity"}
     assert completeness.score == 61  # 11 of the 18 fields counted
 
 
@@ -224,8 +224,8 @@ def test_a_stated_industry_wins_over_the_inferred_one_and_an_unlisted_job_infers
 
 def test_a_memory_under_a_former_field_name_fills_the_profile_under_the_current_name():
     store = InMemoryMemoryStore()
-    fact(store, "有香港雇主", "hasHKEmployer", True)
-    fact(store, "可投资3000万港币", "investmentCapacity", 30_000_000, MemoryType.INTENT)
-    assert {m.field for m in store.all_current(USER)} == {"hasHongKongEmployer", "investmentAmount"}
+    fact(store, "有香港雇主", "hasHongKongEmployer", True)
+    fact(store, "可投资3000万港币", "investmentAmount", 30_000_000, MemoryType.INTENT)
+    assert {m.field for m in store.all_current(USER)} == {"hasHKEmployer", "investmentCapacity"}
     immigration = build_profile(store.all_current(USER)).user_profile["immigration"]
-    assert immigration == {"hasHongKongEmployer": True, "investmentAmount": "可投资3000万港币"}
+    assert immigration == {"hasHKEmployer": True, "investmentCapacity": "可投资3000万港币"}

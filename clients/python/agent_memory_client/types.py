@@ -341,9 +341,9 @@ class CareerProfile(TypedDict, total=False):
 class ImmigrationProfile(TypedDict, total=False):
     targetCategories: list[str]
     timeline: str
-    hasHongKongEmployer: bool  # formerly hasHKEmployer
+    hasHKEmployer: bool  # formerly hasHongKongEmployer
     hasTechBackground: bool
-    investmentAmount: str  # formerly investmentCapacity
+    investmentCapacity: str  # formerly investmentAmount
 
 
 class FamilyProfile(TypedDict, total=False):

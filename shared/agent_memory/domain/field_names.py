@@ -11,8 +11,8 @@ from pydantic import BeforeValidator
 # former name -> current name
 FORMER_FIELD_NAMES = MappingProxyType(
     {
-        "hasHKEmployer": "hasHongKongEmployer",
-        "investmentCapacity": "investmentAmount",
+        "hasHongKongEmployer": "hasHKEmployer",
+        "investmentAmount": "investmentCapacity",
     }
 )
 

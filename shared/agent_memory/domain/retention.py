@@ -11,12 +11,12 @@ takes them later; a lengthened one cannot bring back what the sweeper took).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from types import MappingProxyType
 
-from agent_memory.domain.models import Memory, MemoryType
+from agent_memory.domain.models import Memory, MemoryType, NewMemory
 
 LOG = "LOG"  # the conversation log's entry in a policy
 RETENTION_KEYS = (*(t.value for t in MemoryType), LOG)
@@ -47,6 +47,18 @@ class RetentionPolicy:
     def expires_at(self, memory_type: MemoryType, created_at: datetime) -> datetime | None:
         days = self.memory_days.get(memory_type)
         return created_at + timedelta(days=days) if days else None
+
+    def expired_on_arrival(self, memories: Sequence[NewMemory], now: datetime, *, field: str) -> list[dict[str, str]]:
+        """A problem (naming `field`, `{i}` the item's index) for each memory created longer ago than its type is
+        kept: stored, it would be invisible at once."""
+        problems = []
+        for index, memory in enumerate(memories):
+            ends = self.expires_at(memory.memory_type, memory.created_at or now)
+            if ends is not None and ends <= now:
+                problems.append({"field": field.format(i=index), "type": "expired",
+                                 "message": f"is older than {memory.memory_type.value} memories are kept "
+                                            f"({self.memory_days[memory.memory_type]} days)"})
+        return problems
 
     def log_expires_at(self, created_at: datetime) -> datetime:
         return created_at + timedelta(days=self.log_days)

@@ -79,7 +79,7 @@ QUESTIONS: tuple[Question, ...] = (
              _asked(r"哪(?:个|种)(?:类别|计划|项目|方案|通道|签证)|什么(?:类别|计划|项目)|考虑哪|which (?:scheme|program|"
                     r"programme|category|route|visa)"),
              ("我想申请{a}",), ("I'm interested in {a}",)),
-    Question(("hasHongKongEmployer",),
+    Question(("hasHKEmployer",),
              _asked(r"香港[^，。？?]{0,6}(?:雇主|offer|工作机会|工作邀约|邀约|聘书|聘用|录用)|在香港(?:的)?(?:公司|企业)?(?:工作|上班)|"
                     r"(?:Hong Kong|HK)(?:-based)? (?:employer|job offer|company|firm|job)|"
                     r"(?:employer|offer|job|position|company|firm|employed|working|work) (?:in|from|with|by|at|for) "
@@ -87,7 +87,7 @@ QUESTIONS: tuple[Question, ...] = (
              ("我{a}香港雇主",), ("I {a} a Hong Kong employer",),
              yes=("我有香港雇主", "I have a Hong Kong employer"), no=("我没有香港雇主", "I don't have a Hong Kong employer")),
     Question(("budget",), _asked(r"预算|budget"), ("我的预算是{a}",), ("My budget is {a}",)),
-    Question(("investmentAmount",), _asked(r"投资(?:多少|金额|能力)|能投|how much (?:can|could) you invest"),
+    Question(("investmentCapacity",), _asked(r"投资(?:多少|金额|能力)|能投|how much (?:can|could) you invest"),
              ("我可以投资{a}",), ("I can invest {a}",)),
     Question(("hasTechBackground",), _asked(r"(?:科技|技术|理工|IT)背景|tech(?:nical)? background|STEM"),
              ("我有{a}背景",), ("I have a {a} background",),

@@ -86,8 +86,8 @@ FIELD_RULES: dict[str, Rule] = {
     "familySupport": family_support,
     "targetCategory": target_category,
     "immigrationTimeline": timeline,
-    "hasHongKongEmployer": hk_employer,
-    "investmentAmount": investment_amount,
+    "hasHKEmployer": hk_employer,
+    "investmentCapacity": investment_amount,
     "budget": budget,
     "allergy": allergy,
 }

@@ -193,6 +193,7 @@ class SaveService:
     def save(self, user: ScopeRef, memory: NewMemory) -> SaveResult:
         """Stored; or, when it restates a current memory, `merged` with that memory, which stays as it is."""
         (memory,) = self._checked_categories(user, [memory], field="category")
+        self._check_unexpired(user, [memory], field="created_at")
         check_embedding_budget([memory.content], self._max_embedded_tokens, field="content")
         recent = self._recent(user)
         return self._save_all(user, self.enrich(self._with_fields(user, [memory]), user, recent), recent,
@@ -309,6 +310,12 @@ class SaveService:
             raise InvalidInput(f"invalid request: {problems[0]['field']}: {problems[0]['message']}", details=problems)
         return checked
 
+    def _check_unexpired(self, user: ScopeRef, memories: list[NewMemory], *, field: str) -> None:
+        """A memory its tenant's retention policy has already ended is refused before anything is written."""
+        policy = self._retention(user.tenant_id) if self._retention is not None else None
+        if policy is not None and (problems := policy.expired_on_arrival(memories, utcnow(), field=field)):
+            raise InvalidInput(f"invalid request: {problems[0]['field']}: {problems[0]['message']}", details=problems)
+
     def save_batch(self, user: ScopeRef, memories: list[NewMemory]) -> list[SaveResult]:
         """Saves in order (a later item for the same field supersedes an earlier one).
 
@@ -317,6 +324,7 @@ class SaveService:
         content, so resending the whole batch stores nothing twice.
         """
         memories = self._checked_categories(user, memories, field="memories.{i}.category")
+        self._check_unexpired(user, memories, field="memories.{i}.created_at")
         check_embedding_budget([m.content for m in memories], self._max_embedded_tokens, field="memories")
         recent = self._recent(user)
         try:

@@ -237,7 +237,9 @@ class SearchService:
         ordered = [(by_key[key], round_name) for key, round_name in
                    sorted(recalled.items(), key=lambda kv: by_key[kv[0]].score, reverse=True)]
         if diversify:
-            ordered = self._diversified(user, index, ordered, candidates, limit)
+            # Diversity decides which results make the page; the page is shown by its scores, best first.
+            ordered = sorted(self._diversified(user, index, ordered, candidates, limit),
+                             key=lambda pick: pick[0].score, reverse=True)
         hits = [SearchHit(memory=scored.memory, relevance_score=round(scored.score, 4),
                           score_breakdown=scored.breakdown, recall_round=round_name)
                 for scored, round_name in ordered[:limit]]

@@ -67,11 +67,11 @@ PROFILE = ProfileSchema(fields=[
                  label_zh="目标类别", label_en="target categories"),
     ProfileField(section="immigration", name="timeline", memory_fields=["immigrationTimeline"],
                  label_zh="时间规划", label_en="timeline"),
-    ProfileField(section="immigration", name="hasHongKongEmployer", memory_fields=["hasHongKongEmployer"],
+    ProfileField(section="immigration", name="hasHKEmployer", memory_fields=["hasHKEmployer"],
                  kind="bool", label_zh="香港雇主", label_en="Hong Kong employer"),
     ProfileField(section="immigration", name="hasTechBackground", memory_fields=["hasTechBackground"], kind="bool",
                  label_zh="科技背景", label_en="technical background"),
-    ProfileField(section="immigration", name="investmentAmount", memory_fields=["investmentAmount"],
+    ProfileField(section="immigration", name="investmentCapacity", memory_fields=["investmentCapacity"],
                  label_zh="可投资金额", label_en="investment amount", as_sentence=True),
     ProfileField(section="family", name="maritalStatus", memory_fields=["maritalStatus"], label_zh="婚姻状况",
                  label_en="marital status", shown_unknown=True),
@@ -120,8 +120,8 @@ LLM_SYSTEM_PROMPT = """# 身份
 - 基础信息: age 年龄, education 最高学历(博士/硕士/学士/大专/高中), university 毕业院校, major 专业方向
 - 职业信息: currentJobTitle 当前职位, currentIndustry 所属行业, currentCompany 当前公司,
   totalYearsOfExperience 工作年限, annualIncome 年收入
-- 移民相关: targetCategory 感兴趣的移民类别, hasHongKongEmployer 是否有香港雇主,
-  hasTechBackground 是否有科技背景, investmentAmount 可投资金额, immigrationTimeline 计划移民时间
+- 移民相关: targetCategory 感兴趣的移民类别, hasHKEmployer 是否有香港雇主,
+  hasTechBackground 是否有科技背景, investmentCapacity 可投资金额, immigrationTimeline 计划移民时间
 - 家庭信息: maritalStatus 婚姻状况, hasChildren 是否有子女, familySupport 家人支持程度
 - 个人与喜好: name 姓名, birthday 生日, allergy 过敏(每种一条), preference 其他喜好(每项一条),
   dislike 不喜欢的事物(每项一条)
@@ -143,14 +143,14 @@ IMMIGRATION = DomainPack(
         fields=("name", "preferredName", "age", "birthday", "nationality", "languageSkills", "education", "university",
                 "major", "currentJobTitle", "currentCompany", "currentIndustry", "totalYearsOfExperience",
                 "hasTechBackground", "annualIncome", "currentLocation", "maritalStatus", "hasChildren",
-                "familySupport", "targetCategory", "immigrationTimeline", "hasHongKongEmployer", "investmentAmount",
+                "familySupport", "targetCategory", "immigrationTimeline", "hasHKEmployer", "investmentCapacity",
                 "budget", "allergy"),
         preferences="immigration",
     ),
     summary_fields=(
         "age", "education", "university", "major", "currentJobTitle", "currentIndustry", "currentCompany",
         "totalYearsOfExperience", "annualIncome", "currentLocation", "maritalStatus", "hasChildren",
-        "targetCategory", "immigrationTimeline", "investmentAmount", "hasHongKongEmployer",
+        "targetCategory", "immigrationTimeline", "investmentCapacity", "hasHKEmployer",
     ),
     knowledge_triggers=KNOWLEDGE_TRIGGERS,
     assessment=AssessmentWording(
@@ -175,7 +175,7 @@ IMMIGRATION = DomainPack(
         core_fields=(
             "age", "education", "university", "major",
             "currentJobTitle", "currentIndustry", "currentCompany", "totalYearsOfExperience", "annualIncome",
-            "currentLocation", "targetCategory", "hasHongKongEmployer", "hasTechBackground", "investmentAmount",
+            "currentLocation", "targetCategory", "hasHKEmployer", "hasTechBackground", "investmentCapacity",
             "immigrationTimeline", "maritalStatus", "hasChildren", "familySupport",
         ),
     ),

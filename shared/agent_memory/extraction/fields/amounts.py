@@ -8,7 +8,7 @@ from agent_memory.domain.models import ExtractedMemory
 from agent_memory.extraction.grammar import CJK, Utterance, fact, intent, matches
 from agent_memory.extraction.numbers import AMOUNT, MONTHLY_AFTER, Amount, money_text, parse_amount
 
-# annualIncome / investmentAmount
+# annualIncome / investmentCapacity
 # --------------------------------------------------------------------------------------
 
 _ZH_INCOME = re.compile(
@@ -127,7 +127,7 @@ def annual_income(ctx: Utterance) -> ExtractedMemory | None:
 
 def investment_amount(ctx: Utterance) -> ExtractedMemory | None:
     amount = _money_match(ctx, (_ZH_INVEST, *_ZH_INVEST_MORE, *_EN_INVEST_PATTERNS))
-    return _money_memory(ctx, amount, "investmentAmount", ("可投资", "Can invest "), plan=True)
+    return _money_memory(ctx, amount, "investmentCapacity", ("可投资", "Can invest "), plan=True)
 
 
 def budget(ctx: Utterance) -> ExtractedMemory | None:

@@ -9,7 +9,7 @@ from agent_memory.domain.models import ExtractedMemory, MemoryType
 from agent_memory.extraction.grammar import CJK, Utterance, clause_around, fact, intent, matches
 
 # --------------------------------------------------------------------------------------
-# targetCategory / hasHongKongEmployer
+# targetCategory / hasHKEmployer
 # --------------------------------------------------------------------------------------
 
 
@@ -161,7 +161,7 @@ def target_category(ctx: Utterance) -> ExtractedMemory | None:
 
 def hk_employer(ctx: Utterance) -> ExtractedMemory | None:
     for _ in matches(_HK_EMPLOYER_NONE, ctx, negation=False, future=False):
-        return fact("hasHongKongEmployer", False, ctx.say("没有香港雇主", "Has no Hong Kong employer"))
+        return fact("hasHKEmployer", False, ctx.say("没有香港雇主", "Has no Hong Kong employer"))
     for _ in matches(_HK_EMPLOYER_SOME, ctx):
-        return fact("hasHongKongEmployer", True, ctx.say("有香港雇主", "Has a Hong Kong employer"))
+        return fact("hasHKEmployer", True, ctx.say("有香港雇主", "Has a Hong Kong employer"))
     return None
