@@ -397,9 +397,10 @@ def test_memory_search_memory_context_proactive_threshold_en(api):
 
 
 def test_memory_search_memory_context_system_prompt(api):
-    # memory search, proactive memory prompt: when to call search_memories and how to read its scores
+    # memory search, proactive memory prompt: when to call search_memories and how to read its scores (the bands
+    # the short-fact benchmark measured: relevance_score rarely reaches 0.8)
     prompt = ok(api.call("GET", "/v1/tools"))["system_prompt"]
-    for text in ("search_memories", "semantic", "keywords", "memory_types", "0.8", "0.6"):
+    for text in ("search_memories", "semantic", "keywords", "memory_types", "0.5", "0.6", "held-out"):
         assert text in prompt
 
 

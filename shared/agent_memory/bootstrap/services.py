@@ -406,6 +406,7 @@ def _context_sources(settings: Settings, store: MemoryStore, search: SearchServi
         sop=retriever(settings.context_sop_url, settings.context_sop_dir),
         protocol=retriever(settings.context_protocol_url, settings.context_protocol_dir),
         duplicates=settings.duplicate_rule,
+        always_relevant=lambda tenant: settings.pack_for(tenant).always_relevant_fields,
     )
 
 

@@ -79,6 +79,9 @@ class DomainPack(BaseModel):
     extraction: ExtractionRules
     summary_fields: tuple[str, ...]  # load_context's profile summary: these fields' memories, in this order
     knowledge_triggers: tuple[str, ...] = ()  # empty = every message is worth a knowledge retrieval
+    # Fields whose memories matter to any request (allergies, health, diet): the user_memory block carries them
+    # whenever it is placed, before the ranked memories, whatever the message says.
+    always_relevant_fields: frozenset[str] = frozenset()
     llm: LlmPrompt
     assessment: AssessmentWording = AssessmentWording()
 

@@ -136,6 +136,7 @@ GENERAL = DomainPack(
     profile=ProfileSchema(fields=PROFILE_FIELDS, narrative=Narrative(zh=NARRATIVE_ZH, en=NARRATIVE_EN)),
     categories=(),
     list_fields=frozenset({"pet", "allergy", "healthCondition", "languageSkills", "preference", "dislike", "goal"}),
+    always_relevant_fields=frozenset({"allergy", "healthCondition", "diet"}),
     list_slot_key="value",
     synonyms=SYNONYMS,
     extraction=ExtractionRules(

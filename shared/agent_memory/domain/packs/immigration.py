@@ -137,6 +137,7 @@ IMMIGRATION = DomainPack(
     categories=CATEGORIES,
     # A user may aim at two schemes, like several things, have several allergies.
     list_fields=frozenset({"targetCategory", "preference", "dislike", "allergy"}),
+    always_relevant_fields=frozenset({"allergy"}),
     list_slot_key="category",
     synonyms=SYNONYMS,
     extraction=ExtractionRules(

@@ -50,6 +50,7 @@ def default_sources(
     sop: Retriever | None = None,
     protocol: Retriever | None = None,
     duplicates: DuplicateRule | None = None,
+    always_relevant: Callable[[str], frozenset[str]] | None = None,
 ) -> list[BlockSource]:
     """Hot memory first, the request's eight block types, then the intent's context."""
     return [
@@ -57,7 +58,7 @@ def default_sources(
         UserMemorySource(store=store, search=search, current_memories=current_memories, top_n=top_memories,
                          relevant_n=relevant_memories, search_mode=relevant_search_mode,
                          importance_margin=importance_margin, max_share=user_memory_max_share,
-                         max_tokens=user_memory_max_tokens, duplicates=duplicates),
+                         max_tokens=user_memory_max_tokens, duplicates=duplicates, always_relevant=always_relevant),
         CollectedInfoSource(wording=assessment),
         ConversationStatsSource(),
         AssessmentResultSource(wording=assessment),

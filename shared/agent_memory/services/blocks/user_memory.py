@@ -34,8 +34,9 @@ LINE_FRAME = 16  # a line's tokens besides the memory's text: "- [FACT] ... (imp
 
 
 class UserMemorySource:
-    """The memories importance singles out, then the ones relevant to the current message up to a token
-    budget, without near-duplicates (rules: `domain/memory_selection.py`). Cached in two parts keyed by
+    """The memories of the fields that matter to any request (the pack's always-relevant ones: allergies,
+    health, diet), the memories importance singles out, then the ones relevant to the current message up to a
+    token budget, without near-duplicates (rules: `domain/memory_selection.py`). Cached in two parts keyed by
     the user's version counter, so a save invalidates them with no call."""
 
     type = ContextType.USER_MEMORY
@@ -57,12 +58,15 @@ class UserMemorySource:
         max_share: float = DEFAULT_MAX_SHARE,
         max_tokens: int = DEFAULT_MAX_TOKENS,
         duplicates: DuplicateRule | None = None,
+        always_relevant: Callable[[str], frozenset[str]] | None = None,
     ) -> None:
         """`top_n` top slots (importance's where it separates memories); at least `top_n + relevant_n`
         memories when there are that many; past them, lines up to `max_share` of the tokens the user's
         memories hold, at most `max_tokens`; never two near-duplicates (by `duplicates`, None: the default
-        rule)."""
+        rule). `always_relevant`: a tenant's always-relevant fields, whose memories come first, most important
+        first, within the budget."""
         self._store = store
+        self._always = always_relevant or (lambda tenant: frozenset())
         self._search = search
         self._current = current_memories or store.all_current
         self._top_n = top_n
@@ -75,7 +79,7 @@ class UserMemorySource:
         self._duplicates = duplicates or DuplicateRule()
         # Cache keys name what a part's selection depends on besides the version, message and locale (and the
         # form of the relevant part's value).
-        self._top_key = _digest(top_n, importance_margin, self._duplicates)
+        self._top_key = _digest(top_n, importance_margin, self._duplicates, max_share, max_tokens, "always")
         self._relevant_key = _digest(top_n, relevant_n, importance_margin, max_share, max_tokens, min_relevance,
                                      search_mode, TRADE_OFF, self._duplicates, "lines+covered", "score-order")
 
@@ -102,7 +106,8 @@ class UserMemorySource:
             f"{self.type}#rel#v{version}#{ctx.locale}#{ctx.message_hash()}#{self._relevant_key}", self.ttl_seconds,
             lambda: json.dumps({**self._relevant(ctx, query, top), "first_expiry": top.get("first_expiry")}),
             valid_until=_first_expiry)) if query and self._relevant_n else {}
-        lines = list(dict.fromkeys([*(line for _, line in top["earned"]), *relevant.get("lines", [])]))
+        lines = list(dict.fromkeys([*(line for _, line in top.get("always", [])), *(line for _, line in top["earned"]),
+                                    *relevant.get("lines", [])]))
         covered = set(relevant.get("covered", []))
         for key, line in top["fallback"]:  # top slots relevance left empty keep the importance order
             if len(lines) >= self._top_n:
@@ -124,14 +129,33 @@ class UserMemorySource:
         before them), and the tokens the user's memories hold."""
         memories = self._current(ctx.user)
         split = importance_slots(memories, self._top_n, self._margin, self._duplicates)
-        return {"earned": [[m.memory_key, self._line(m, ctx)] for m in split.earned],
+        stored_tokens = estimate_joined_tokens([m.content for m in memories])
+        budget = memory_budget(stored_tokens, self._share, self._max_tokens)
+        return {"always": self._always_lines(ctx, memories, budget),
+                "earned": [[m.memory_key, self._line(m, ctx)] for m in split.earned],
                 "fallback": [[m.memory_key, self._line(m, ctx)] for m in split.fallback],
                 # As one text, a line break between two (each text's counts kept: a new version counts its new
                 # memories only).
-                "stored_tokens": estimate_joined_tokens([m.content for m in memories]),
+                "stored_tokens": stored_tokens,
                 # The parts are stale when the first of the user's memories expires (epoch seconds; less one: an
                 # expiry is stamped rounded up to the second).
                 "first_expiry": min((m.expires_at.timestamp() - 1 for m in memories if m.expires_at), default=None)}
+
+    def _always_lines(self, ctx: FetchContext, memories: list[Memory], budget: int) -> list[list[str]]:
+        """[memory key, line] of the memories of the tenant's always-relevant fields (a list field's slot
+        `allergy.peanuts` is of `allergy`), most important first: as many as the block's least number of lines, or
+        more while the budget holds them."""
+        fields = self._always(ctx.user.tenant_id)
+        chosen = sorted((m for m in memories if m.field and m.field.split(".", 1)[0] in fields),
+                        key=lambda m: (-m.importance, m.created_at))
+        lines, used = [], 0
+        for memory in chosen:
+            line = self._line(memory, ctx)
+            used += estimate_tokens(line)
+            if used > budget and len(lines) >= self._top_n + self._relevant_n:
+                break
+            lines.append([memory.memory_key, line])
+        return lines
 
     def _relevant(self, ctx: FetchContext, query: str, top: dict[str, Any]) -> dict[str, list[str]]:
         """The relevant memories' lines, and the top slots' fallbacks they near-duplicate (`covered`: not shown
@@ -140,7 +164,7 @@ class UserMemorySource:
         if not memories:
             return {"lines": [], "covered": []}
         shown = [selectable(memories[key], 1.0, estimate_tokens(line))
-                 for key, line in top["earned"] if key in memories]
+                 for key, line in [*top.get("always", []), *top["earned"]] if key in memories]
         budget = memory_budget(top["stored_tokens"], self._share, self._max_tokens)
         min_count = self._top_n + self._relevant_n
         depth = search_depth(budget - sum(c.tokens for c in shown), top["stored_tokens"] / len(memories) + LINE_FRAME,
