@@ -148,7 +148,8 @@ class UserMemorySource:
         fields = self._always(ctx.user.tenant_id)
         chosen = sorted((m for m in memories if m.field and m.field.split(".", 1)[0] in fields),
                         key=lambda m: (-m.importance, m.created_at))
-        lines, used = [], 0
+        lines: list[list[str]] = []
+        used = 0
         for memory in chosen:
             line = self._line(memory, ctx)
             used += estimate_tokens(line)
