@@ -57,3 +57,16 @@ def test_a_limit_of_twenty_is_honoured_and_total_found_counts_every_match(api, m
 
     assert len(body["results"]) == 20
     assert body["total_found"] == 25
+
+
+def test_a_bare_command_is_recalled_first_by_a_chinese_request_to_run_it_again(api):
+    """The bare memory `python train.py --epochs 100` among a user's other memories, recalled by 重新执行上次的训练命令
+    (no word in common: the embedder's cross-lingual signal finds it)."""
+    others = ["Lives in Berlin", "Works as a data engineer at Zalando", "Prefers short answers by email",
+              "Has a cat named Miso", "用户喜欢喝咖啡", "Plans a trip to Japan in April", "Speaks German and English"]
+    save(api, *[{"memoryType": "FACT", "content": c} for c in others],
+         {"memoryType": "FACT", "content": "python train.py --epochs 100"})
+
+    body = search(api, query="重新执行上次的训练命令")
+
+    assert body["results"][0]["content_preview"] == "python train.py --epochs 100", body["results"]
