@@ -307,14 +307,14 @@ class SaveService:
                                  "message": f"must be one of {', '.join(categories.values())}"})
             checked.append(memory.model_copy(update={"category": known}))
         if problems:
-            raise InvalidInput(f"invalid request: {problems[0]['field']}: {problems[0]['message']}", details=problems)
+            raise _invalid(problems)
         return checked
 
     def _check_unexpired(self, user: ScopeRef, memories: list[NewMemory], *, field: str) -> None:
         """A memory its tenant's retention policy has already ended is refused before anything is written."""
         policy = self._retention(user.tenant_id) if self._retention is not None else None
         if policy is not None and (problems := policy.expired_on_arrival(memories, utcnow(), field=field)):
-            raise InvalidInput(f"invalid request: {problems[0]['field']}: {problems[0]['message']}", details=problems)
+            raise _invalid(problems)
 
     def save_batch(self, user: ScopeRef, memories: list[NewMemory]) -> list[SaveResult]:
         """Saves in order (a later item for the same field supersedes an earlier one).
@@ -443,3 +443,8 @@ def _turns_by_conversation(memories: list[Memory]) -> dict[str, list[str]]:
         if memory.conversation_id:
             turns.setdefault(memory.conversation_id, []).append(memory.content)
     return turns
+
+
+def _invalid(problems: list[dict[str, str]]) -> InvalidInput:
+    """A refusal naming the first problem's field and listing them all: nothing was written."""
+    return InvalidInput(f"invalid request: {problems[0]['field']}: {problems[0]['message']}", details=problems)
