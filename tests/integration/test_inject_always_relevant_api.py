@@ -44,3 +44,5 @@ def test_a_dinner_request_carries_both_allergies_in_the_user_memory_block(genera
     assert "allergic to peanuts" in text and "allergic to shellfish" in text, text
     lines = [line for line in text.splitlines() if line.startswith("- [")]
     assert {i for i, line in enumerate(lines) if "allergic" in line} == {0, 1}  # before the ranked memories
+    # The block's least number of lines (5 top slots + 3 relevant) still holds, each memory once.
+    assert len(lines) >= 8 and len(set(lines)) == len(lines), lines

@@ -164,8 +164,10 @@ class UserMemorySource:
         memories = {m.memory_key: m for m in self._current(ctx.user)}
         if not memories:
             return {"lines": [], "covered": []}
+        # A memory both always relevant and earning a top slot is one line, counted once.
+        first_lines = dict([*top.get("always", []), *top["earned"]])
         shown = [selectable(memories[key], 1.0, estimate_tokens(line))
-                 for key, line in [*top.get("always", []), *top["earned"]] if key in memories]
+                 for key, line in first_lines.items() if key in memories]
         budget = memory_budget(top["stored_tokens"], self._share, self._max_tokens)
         min_count = self._top_n + self._relevant_n
         depth = search_depth(budget - sum(c.tokens for c in shown), top["stored_tokens"] / len(memories) + LINE_FRAME,
