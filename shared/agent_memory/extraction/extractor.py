@@ -19,7 +19,7 @@ from agent_memory.domain.packs.immigration import IMMIGRATION
 from agent_memory.domain.text import sentences
 from agent_memory.extraction.dialogue import answer_segments, asked_questions, statements
 from agent_memory.extraction.exemplars import ExemplarReader
-from agent_memory.extraction.fields.amounts import annual_income, budget, investment_amount
+from agent_memory.extraction.fields.amounts import annual_income, budget, investment_capacity
 from agent_memory.extraction.fields.career import company, industry, job_title, tech_background, years_of_experience
 from agent_memory.extraction.fields.education import education, major, university
 from agent_memory.extraction.fields.family import family_support, has_children, marital_status
@@ -87,7 +87,7 @@ FIELD_RULES: dict[str, Rule] = {
     "targetCategory": target_category,
     "immigrationTimeline": timeline,
     "hasHKEmployer": hk_employer,
-    "investmentCapacity": investment_amount,
+    "investmentCapacity": investment_capacity,
     "budget": budget,
     "allergy": allergy,
 }

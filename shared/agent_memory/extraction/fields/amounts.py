@@ -125,7 +125,7 @@ def annual_income(ctx: Utterance) -> ExtractedMemory | None:
     return _money_memory(ctx, amount, "annualIncome", ("年薪", "Annual income "), plan=False)
 
 
-def investment_amount(ctx: Utterance) -> ExtractedMemory | None:
+def investment_capacity(ctx: Utterance) -> ExtractedMemory | None:
     amount = _money_match(ctx, (_ZH_INVEST, *_ZH_INVEST_MORE, *_EN_INVEST_PATTERNS))
     return _money_memory(ctx, amount, "investmentCapacity", ("可投资", "Can invest "), plan=True)
 
