@@ -71,6 +71,7 @@ class BenchUser:
     # Questions in the same register that none of the memories answers, and queries about no person at all:
     # a search for them should come back empty (category "never_mentioned" / "out_of_domain").
     unanswerable: list[BenchQuery] = field(default_factory=list)
+    group: str | None = None  # what figures are reported by beside the whole set (short facts: "pack/language")
 
 
 @dataclass
@@ -258,7 +259,7 @@ def load_short_facts(root: Path | None = None, *, split: str = "dev", limit_user
     users = []
     for entry in raw["users"][:limit_users]:
         language = entry["language"]
-        user = BenchUser(user_id=entry["user_id"])
+        user = BenchUser(user_id=entry["user_id"], group=f"{entry['pack']}/{language}")
         for i, memory in enumerate(entry["memories"]):
             user.memories.append(BenchMemory(
                 source_id=memory["id"], content=memory["content"], memory_type=memory.get("memory_type", "FACT"),

@@ -32,14 +32,6 @@ RESULTS = Path(__file__).resolve().parent / "results"
 SPLITS = ("dev", "heldout")
 
 
-def pack_of(split: str) -> dict[str, str]:
-    """user_id -> pack, from the split's file."""
-    from benchmarks.datasets import SHORT_FACTS_DIR
-
-    raw = json.loads((SHORT_FACTS_DIR / f"{split}.json").read_text(encoding="utf-8"))
-    return {u["user_id"]: f"{u['pack']}/{u['language']}" for u in raw["users"]}
-
-
 def ask(search: Any, user: Any, text: str, min_relevance: float | None) -> list[Any]:
     from agent_memory.api.search import SearchRequest, search_memories
 
@@ -73,12 +65,13 @@ def score_user(search: Any, user: Any, bench_user: BenchUser, sources: dict[str,
     return {"questions": questions, "unanswerable": unanswerable}
 
 
-def summarize(users: dict[str, dict[str, Any]], packs: dict[str, str]) -> dict[str, dict[str, float]]:
-    """Means per group: all, each pack/language and each direction; and the empty share per unanswerable kind."""
+def summarize(users: dict[str, dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Means per group: all, each user's group (pack/language) and each direction; and the empty share per
+    unanswerable kind."""
     groups: dict[str, list[dict[str, Any]]] = {}
-    for user_id, scored in users.items():
+    for scored in users.values():
         for row in scored["questions"]:
-            for name in ("all", f"{packs[user_id]}", row["direction"]):
+            for name in ("all", scored["group"], row["direction"]):
                 groups.setdefault(name, []).append(row)
     out = {name: {m: round(statistics.fmean(r[m] for r in rows), 4)
                   for m in ("hit@1", "hit@3", "hit@1 no floor", "hit@3 no floor")} | {"questions": len(rows)}
@@ -173,9 +166,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                 user = ScopeRef(tenant_id=TENANT, user_id=f"{split}-{bench_user.user_id}")
                 sources, _ = import_memories(services, user, bench_user.memories)
                 scored[bench_user.user_id] = {**score_user(services.search, user, bench_user, sources),
-                                              "stored": len(sources), "saved": len(bench_user.memories)}
+                                              "group": bench_user.group, "stored": len(sources),
+                                              "saved": len(bench_user.memories)}
             per_split[split] = scored
-            summary[split] = summarize(scored, pack_of(split))
+            summary[split] = summarize(scored)
     table = format_table(summary)
     print(table)
     args.output.parent.mkdir(parents=True, exist_ok=True)

@@ -342,6 +342,7 @@ def test_short_facts_ask_each_question_in_both_languages_and_keep_the_memory_typ
     dataset = load_short_facts(_short_facts_file(tmp_path, ["m1"]), split="dev")
     (user,) = dataset.users
     assert [(m.source_id, m.memory_type) for m in user.memories] == [("m1", "FACT"), ("m2", "PREFERENCE")]
+    assert user.group == "general/zh"
     assert user.memories[0].created_at < user.memories[1].created_at
     assert [(q.query_id, q.text, q.category, q.relevant) for q in user.queries] == [
         ("q1:en", "where does he live", "cross_language", frozenset({"m1"})),

@@ -12,13 +12,13 @@ def _row(direction: str, hit1: float, hit3: float) -> dict[str, object]:
 
 def test_summary_averages_per_pack_and_direction_and_counts_empty_answers_per_kind() -> None:
     users = {
-        "a": {"questions": [_row("same_language", 1.0, 1.0), _row("cross_language", 0.0, 1.0)],
+        "a": {"group": "general/en", "questions": [_row("same_language", 1.0, 1.0), _row("cross_language", 0.0, 1.0)],
               "unanswerable": [{"kind": "never_mentioned", "empty": 1.0, "shown": []},
                                {"kind": "out_of_domain", "empty": 1.0, "shown": []}]},
-        "b": {"questions": [_row("same_language", 0.0, 0.0)],
+        "b": {"group": "immigration/zh", "questions": [_row("same_language", 0.0, 0.0)],
               "unanswerable": [{"kind": "never_mentioned", "empty": 0.0, "shown": [(False, 0.55, 0.1)]}]},
     }
-    summary = summarize(users, {"a": "general/en", "b": "immigration/zh"})
+    summary = summarize(users)
     assert summary["all"]["hit@1"] == round(1 / 3, 4) and summary["all"]["questions"] == 3
     assert summary["same_language"]["hit@3"] == 0.5
     assert summary["cross_language"]["hit@1"] == 0.0
