@@ -56,8 +56,9 @@ def _one_table_copy_per_transaction(monkeypatch: pytest.MonkeyPatch) -> Iterator
     monkeypatch.setattr(moto_dynamodb.DynamoDBBackend, "transact_write_items", transact_write_items)
     # The backup iterates the table's items: a single write from another thread (the index's snapshot writer)
     # in the middle of it fails the copy with "dictionary changed size during iteration". DynamoDB serializes
-    # these; moto does not, so the writes take the transactions' lock.
-    for name in ("put_item", "update_item", "delete_item"):
+    # these; moto does not, so the writes take the transactions' lock. So do the reads that iterate a table's
+    # items (a query or scan meeting another thread's write fails the same way).
+    for name in ("put_item", "update_item", "delete_item", "query", "scan"):
         write = getattr(moto_dynamodb.DynamoDBBackend, name)
         monkeypatch.setattr(moto_dynamodb.DynamoDBBackend, name, _serialized(write))
     yield
