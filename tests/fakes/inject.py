@@ -45,10 +45,14 @@ def context_text(result: Any) -> str:
     return result.messages[0]["content"] if result.injected_contexts else ""
 
 
-class NoHistory:
-    """The memory layers with nothing logged and no reports."""
+def empty_layers(retrievers: dict[str, Any] | None = None) -> Any:
+    """The memory layers with nothing logged, no reports and no hot memory, asking `retrievers` (by name:
+    `sop`, `protocol`) for an intent's retrieval."""
+    from agent_memory.services.conversation_log import ConversationLogService
+    from agent_memory.services.memory_layers import MemoryLayersService
+    from tests.fakes.layer_store import FakeLayerStore
 
-    def context_for_prompt(self, scope: ScopeRef, intent: Any, *, hot_memory: bool = True) -> Any:
-        from types import SimpleNamespace
-
-        return SimpleNamespace(parts=[])
+    store = FakeLayerStore()
+    return MemoryLayersService(layers=store, log=ConversationLogService(layers=store, embedder=lambda: None),
+                               embedder=lambda: None, question_intents=frozenset({"qa_query"}),
+                               retrievers=retrievers)

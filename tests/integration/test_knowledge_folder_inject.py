@@ -109,3 +109,43 @@ def test_given_the_question_as_the_last_user_turn_of_messages_then_every_block_r
     assert intent_block(response.body).startswith(answer)
     turns = [m for m in response.body["messages"] if m["role"] == "user"]
     assert sum("高才通B类需要什么条件" in str(m["content"]) for m in turns) == 1  # the question is not sent twice
+
+
+def test_given_the_intent_context_route_then_a_qc_task_gets_hot_memory_and_the_sops(folders):
+    project = "/v1/projects/p-knowledge"
+    assert folders.call("PUT", f"{project}/hot-memory/status/enrolled",
+                        {"value": "已入组12例", "priority": 5}).status in (200, 201)
+
+    response = folders.call("POST", f"{project}/context/intent",
+                            {"intent": {"type": "QC_TASK", "query": "学历证明和翻译件"}})
+
+    assert response.status == 200, response.body
+    assert [p["layer"] for p in response.body["parts"]] == ["hot_memory", "sop"]
+    assert "## 相关SOP\n- [qc.md › 签证档案质控清单 › 学历证明]" in response.body["context"]
+
+
+def test_given_the_intent_context_route_then_a_protocol_question_gets_the_protocol_knowledge_base(folders):
+    response = folders.call("POST", "/v1/users/u-knowledge/context/intent",
+                            {"intent": {"type": "PROTOCOL_QA", "query": "高才通B类需要什么条件？"}})
+
+    assert response.status == 200, response.body
+    assert [p["layer"] for p in response.body["parts"]] == ["protocol"]
+    assert "持有全球百强大学学士学位" in response.body["context"]
+
+
+def test_given_a_policy_question_and_no_knowledge_service_then_relevant_knowledge_comes_from_the_protocol_folder(
+        folders):
+    response = folders.call("POST", INJECT, {"user_id": "u-knowledge", "conversation_id": "c-3",
+                                             "current_user_message": "高才通B类的申请条件是什么？"})
+
+    assert response.status == 200, response.body
+    assert "relevant_knowledge" in response.body["injected_contexts"]
+    assert "持有全球百强大学学士学位" in response.body["messages"][0]["content"]
+
+
+def test_given_a_protocol_question_then_the_protocol_folder_is_shown_once(folders):
+    response = folders.call("POST", INJECT, ask("高才通B类的申请条件是什么？", {"type": "PROTOCOL_QA"}))
+
+    assert response.status == 200, response.body
+    assert "relevant_knowledge" not in response.body["injected_contexts"]
+    assert response.body["messages"][0]["content"].count("持有全球百强大学学士学位") == 1

@@ -15,7 +15,7 @@ from agent_memory.domain.models import MemoryType, ScopeRef
 from agent_memory.domain.summary import extractive_summary
 from agent_memory.services.blocks.base import BlockCache, FetchContext
 from agent_memory.services.inject import InjectLimits, InjectService
-from tests.fakes.inject import NOW, NoHistory, build, context_text, remember, request, user
+from tests.fakes.inject import NOW, build, empty_layers, context_text, remember, request, user
 from tests.fakes.store import InMemoryMemoryStore
 
 # ---- blocks --------------------------------------------------------------------------------------
@@ -216,8 +216,7 @@ def test_a_qc_task_gets_the_sops_and_a_protocol_question_the_protocol_knowledge_
 
     sop = _Retriever([{"content": "SAE须在24小时内上报", "source": "SOP-07"}])
     protocol = _Retriever([{"content": "访视窗口为±3天", "source": "方案v2.1 §6.2"}])
-    service = InjectService(sources=[IntentContextSource(layers=NoHistory(), retrievers={"sop": sop,
-                                                                                             "protocol": protocol})],
+    service = InjectService(sources=[IntentContextSource(layers=empty_layers({"sop": sop, "protocol": protocol}))],
                             cache=LayeredContextCache(local=LocalContextCache(), shared=None),
                             executor=ThreadPoolExecutor(2), summarizer=lambda: extractive_summary,
                             limits=InjectLimits(), clock=lambda: NOW)
@@ -243,7 +242,7 @@ def test_given_the_same_intent_without_a_query_then_a_new_message_is_retrieved_f
             return [{"content": f"answer to {query}"}]
 
     protocol = ByQuery([])
-    service = InjectService(sources=[IntentContextSource(layers=NoHistory(), retrievers={"protocol": protocol})],
+    service = InjectService(sources=[IntentContextSource(layers=empty_layers({"protocol": protocol}))],
                             cache=LayeredContextCache(local=LocalContextCache(), shared=None),
                             executor=ThreadPoolExecutor(2), summarizer=lambda: extractive_summary,
                             limits=InjectLimits(), clock=lambda: NOW)

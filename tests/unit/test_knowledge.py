@@ -237,7 +237,7 @@ def test_the_shipped_samples_answer_a_qc_task_and_a_protocol_question():
         "service-protocol-qa.md › 服务方案问答（高才通 / 优才） › 高才通计划的申请条件是什么？"
 
 
-def intent_service(retrievers: dict[str, Any], limit: int = 1) -> Any:
+def intent_service(retrievers: dict[str, Any]) -> Any:
     """Inject with only the intent_context block, over memory layers holding nothing."""
     from concurrent.futures import ThreadPoolExecutor
 
@@ -245,9 +245,9 @@ def intent_service(retrievers: dict[str, Any], limit: int = 1) -> Any:
     from agent_memory.domain.summary import extractive_summary
     from agent_memory.services.blocks.layers import IntentContextSource
     from agent_memory.services.inject import InjectLimits, InjectService
-    from tests.fakes.inject import NOW, NoHistory
+    from tests.fakes.inject import NOW, empty_layers
 
-    source = IntentContextSource(layers=NoHistory(), retrievers=retrievers, limit=limit)  # type: ignore[arg-type]
+    source = IntentContextSource(layers=empty_layers(retrievers))
     return InjectService(sources=[source], cache=LayeredContextCache(local=LocalContextCache(), shared=None),
                          executor=ThreadPoolExecutor(1), summarizer=lambda: extractive_summary,
                          limits=InjectLimits(), clock=lambda: NOW)

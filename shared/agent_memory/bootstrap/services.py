@@ -231,14 +231,16 @@ def build_services(
     if layers is None:
         layers = _layer_store(settings, dynamodb_client)
     conversation_log = _conversation_log(settings, layers, embedder_provider)
+    retrievers = _retrievers(settings, embedder_provider)
     memory_layers = MemoryLayersService(layers=layers, log=conversation_log, embedder=embedder_provider,
                                         question_intents=settings.question_intents,
+                                        retrievers={"sop": retrievers.sop, "protocol": retrievers.protocol},
                                         max_tokens=settings.intent_context_max_tokens)
     summarizer_provider = cache(lambda: _conversation_summarizer(settings))
     counter_provider = cache(lambda: _token_counter(settings))
     inject = InjectService(
         sources=_context_sources(settings, pinned_store, search, cached_memories(index, retention), memory_layers,
-                                 embedder_provider),
+                                 retrievers),
         cache=_context_cache(settings, dynamodb_client),
         executor=ThreadPoolExecutor(max_workers=settings.context_fetch_threads, thread_name_prefix="context"),
         counter=counter_provider,
@@ -382,19 +384,35 @@ def _conversation_log(settings: Settings, layers: LayerStore, embedder: Embedder
                                   timezone=ZoneInfo(settings.rollup_timezone))
 
 
-def _context_sources(settings: Settings, store: MemoryStore, search: SearchService,
-                     memories: Callable[[ScopeRef], list[Memory]] | None,
-                     memory_layers: MemoryLayersService, embedder: EmbedderProvider) -> list[BlockSource]:
+@dataclass(frozen=True)
+class _Retrievers:
+    knowledge: Retriever | None
+    experiences: Retriever | None
+    sop: Retriever | None
+    protocol: Retriever | None
+
+
+def _retrievers(settings: Settings, embedder: EmbedderProvider) -> _Retrievers:
     from agent_memory.adapters.retrievers import build_retriever
-    from agent_memory.services.blocks.registry import default_sources
 
     def retriever(url: str, directory: str = "") -> Retriever | None:
         return build_retriever(settings, url=url, directory=directory, embedder=embedder)
 
+    return _Retrievers(knowledge=retriever(settings.context_knowledge_url),
+                       experiences=retriever(settings.context_experience_url),
+                       sop=retriever(settings.context_sop_url, settings.context_sop_dir),
+                       protocol=retriever(settings.context_protocol_url, settings.context_protocol_dir))
+
+
+def _context_sources(settings: Settings, store: MemoryStore, search: SearchService,
+                     memories: Callable[[ScopeRef], list[Memory]] | None,
+                     memory_layers: MemoryLayersService, retrievers: _Retrievers) -> list[BlockSource]:
+    from agent_memory.services.blocks.registry import default_sources
+
     triggers = settings.knowledge_triggers
     return default_sources(
         store=store, search=search, current_memories=memories,
-        knowledge=retriever(settings.context_knowledge_url), experiences=retriever(settings.context_experience_url),
+        knowledge=retrievers.knowledge, protocol=retrievers.protocol, experiences=retrievers.experiences,
         knowledge_triggers=(lambda tenant: settings.pack_for(tenant).knowledge_triggers) if triggers is None
         else triggers,
         assessment=lambda tenant: settings.pack_for(tenant).assessment,
@@ -403,8 +421,6 @@ def _context_sources(settings: Settings, store: MemoryStore, search: SearchServi
         importance_margin=settings.context_importance_margin, memory_layers=memory_layers,
         user_memory_max_share=settings.context_user_memory_max_share,
         user_memory_max_tokens=settings.context_user_memory_max_tokens,
-        sop=retriever(settings.context_sop_url, settings.context_sop_dir),
-        protocol=retriever(settings.context_protocol_url, settings.context_protocol_dir),
         duplicates=settings.duplicate_rule,
         always_relevant=lambda tenant: settings.pack_for(tenant).always_relevant_fields,
     )

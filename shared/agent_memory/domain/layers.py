@@ -278,7 +278,7 @@ class Intent(OpenRequestModel):
 
 
 class ContextPart(BaseModel):
-    layer: Literal["hot_memory", "reports", "log"]
+    layer: Literal["hot_memory", "reports", "log", "sop", "protocol"]
     items: int
     tokens: int
     text: str

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from agent_memory.domain.context import neutralize, one_line
 from agent_memory.domain.hybrid import rank_stored
+from agent_memory.domain.injection import KnowledgeItem
 from agent_memory.domain.keys import PROJECT_PREFIX
 from agent_memory.domain.layers import (
     ContextPart,
@@ -23,11 +24,20 @@ from agent_memory.domain.layers import (
 from agent_memory.domain.models import ScopeRef, is_cjk_text, utcnow
 from agent_memory.domain.requests import TOO_DEEP, nests_too_deep
 from agent_memory.domain.tokens import estimate_tokens
-from agent_memory.ports import Embedder, LayerStore
+from agent_memory.ports import Embedder, LayerStore, Retriever
 from agent_memory.services.conversation_log import ConversationLogService
 
-# A question gets at most this many weekly reports; when fewer match, the conversation log fills in.
+# A question gets at most this many weekly reports and this many lines of the conversation log.
 REPORTS_PER_QUESTION = 2
+LOG_LINES_PER_QUESTION = 3
+# What an intent type retrieves besides hot memory: a QC task the SOPs, a protocol question the protocol's
+# knowledge base (its part's layer, zh title, en title).
+INTENT_RETRIEVALS: dict[str, tuple[Literal["sop", "protocol"], str, str]] = {
+    "QC_TASK": ("sop", "## 相关SOP", "## Relevant SOPs"),
+    "PROTOCOL_QA": ("protocol", "## 方案知识库", "## Protocol knowledge base"),
+}
+RETRIEVED_ITEMS = 3
+ITEM_CHARS = 1000  # the most of one retrieved item a part shows
 
 
 class MemoryLayersService:
@@ -38,9 +48,13 @@ class MemoryLayersService:
         log: ConversationLogService,
         embedder: Callable[[], Embedder | None],
         question_intents: frozenset[str],
+        retrievers: Mapping[str, Retriever | None] | None = None,
         max_tokens: int = 2000,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
+        """`retrievers`: by name (`sop`, `protocol`: INTENT_RETRIEVALS), the sources an intent type retrieves
+        from; a missing one leaves its part out."""
+        self._retrievers = dict(retrievers or {})
         self._layers = layers
         self._log = log
         self._embedder = embedder
@@ -95,14 +109,18 @@ class MemoryLayersService:
     # ---- intent-driven context -----------------------------------------------------------------
 
     def context_for_prompt(self, scope: ScopeRef, intent: Intent, max_tokens: int | None = None, *,
-                           hot_memory: bool = True) -> PromptContext:
-        """Context for a prompt: hot memory always; for a question about the past, the history book (up to
-        two weekly reports), and the conversation log too when the history book is thin (fewer than two
-        matching reports); all under a token budget
-        (hot memory first, whole parts only). `hot_memory=False` leaves hot memory out, neither read nor
-        charged to the budget (inject has it as its own block)."""
+                           hot_memory: bool = True, message: str = "", requester: ScopeRef | None = None
+                           ) -> PromptContext:
+        """Context for a prompt by the intent's type: hot memory always; for a question about the past, the
+        history book (up to two weekly reports) and the conversation log (up to three lines); for a QC task
+        the SOPs, for a protocol question the protocol knowledge base, from their retrievers. All under a
+        token budget, in that order, whole parts only. The intent's query is what is searched, else `message`
+        (inject's latest user message); `requester` is whom the retrievers are asked for (default: `scope`).
+        `hot_memory=False` leaves hot memory out, neither read nor charged to the budget (inject has it as
+        its own block)."""
         budget = max_tokens or self._max_tokens
-        query = intent.text
+        query = intent.text or message.strip()
+        kind = intent.type.upper()
         question = intent.type.lower() in self._questions and bool(query)
         zh = is_cjk_text(query) if query else True
         parts: list[ContextPart] = []
@@ -122,17 +140,21 @@ class MemoryLayersService:
                 parts.append(ContextPart(layer="reports", items=len(found), tokens=estimate_tokens(text), text=text))
             else:
                 skipped.append("reports")
-            # The log is searched only when the history book is thin: it did not fill its reports.
-            if len(found) < REPORTS_PER_QUESTION:
-                lines = self._log_lines(scope, query, 3)
-                if lines:
-                    title = "## 相关对话记录" if zh else "## Related conversation"
-                    text = "\n".join([title, *lines])
-                    parts.append(ContextPart(layer="log", items=len(lines), tokens=estimate_tokens(text), text=text))
-                else:
-                    skipped.append("log")
+            lines = self._log_lines(scope, query, LOG_LINES_PER_QUESTION)
+            if lines:
+                title = "## 相关对话记录" if zh else "## Related conversation"
+                text = "\n".join([title, *lines])
+                parts.append(ContextPart(layer="log", items=len(lines), tokens=estimate_tokens(text), text=text))
+            else:
+                skipped.append("log")
         else:
             skipped += ["reports", "log"]
+        if kind in INTENT_RETRIEVALS:
+            retrieved = self._retrieved(requester or scope, kind, query, zh=zh)
+            if retrieved is not None:
+                parts.append(retrieved)
+            else:
+                skipped.append(INTENT_RETRIEVALS[kind][0])
 
         # In priority order, whole parts only; once one does not fit, neither do the ones after it.
         kept: list[ContextPart] = []
@@ -144,6 +166,25 @@ class MemoryLayersService:
             else:
                 skipped.append(part.layer)
         return PromptContext(parts=kept, skipped=skipped, max_tokens=budget)
+
+    def _retrieved(self, requester: ScopeRef, kind: str, query: str, *, zh: bool) -> ContextPart | None:
+        """The intent type's retrieval as a part: each item a line under the title (its own lines, a
+        checklist or steps, indented under it); None when there is no retriever, no query or nothing found."""
+        layer, title_zh, title_en = INTENT_RETRIEVALS[kind]
+        retriever = self._retrievers.get(layer)
+        if retriever is None or not query:
+            return None
+        items = [KnowledgeItem.model_validate(i) for i in retriever.retrieve(requester, query, RETRIEVED_ITEMS)]
+        if not items:
+            return None
+        lines = [title_zh if zh else title_en]
+        for item in items:
+            source = f"[{one_line(item.source, 200)}] " if item.source else ""
+            content = item.content if len(item.content) <= ITEM_CHARS else item.content[:ITEM_CHARS - 1] + "…"
+            text = "\n  ".join(one_line(line, ITEM_CHARS) for line in content.splitlines() if line.strip())
+            lines.append(f"- {source}{neutralize(text)}")
+        text = "\n".join(lines)
+        return ContextPart(layer=layer, items=len(items), tokens=estimate_tokens(text), text=text)
 
     # ---- internals ------------------------------------------------------------------------------
 

@@ -47,12 +47,13 @@ def default_sources(
     user_memory_max_share: float = DEFAULT_MAX_SHARE,
     user_memory_max_tokens: int = DEFAULT_MAX_TOKENS,
     assessment: Wording = IMMIGRATION.assessment,
-    sop: Retriever | None = None,
     protocol: Retriever | None = None,
     duplicates: DuplicateRule | None = None,
     always_relevant: Callable[[str], frozenset[str]] | None = None,
 ) -> list[BlockSource]:
-    """Hot memory first, the request's eight block types, then the intent's context."""
+    """Hot memory first, the request's eight block types, then the intent's context. Without a knowledge
+    retriever of its own, relevant_knowledge searches the `protocol` one (the protocol knowledge base), except
+    for a protocol question, whose intent context carries that already."""
     return [
         HotMemorySource(layers=memory_layers, store=store),
         UserMemorySource(store=store, search=search, current_memories=current_memories, top_n=top_memories,
@@ -62,9 +63,10 @@ def default_sources(
         CollectedInfoSource(wording=assessment),
         ConversationStatsSource(),
         AssessmentResultSource(wording=assessment),
-        RelevantKnowledgeSource(retriever=knowledge, triggers=knowledge_triggers),
+        RelevantKnowledgeSource(retriever=knowledge or protocol, triggers=knowledge_triggers,
+                                left_to_intent=frozenset() if knowledge else frozenset({"PROTOCOL_QA"})),
         SimilarExperiencesSource(retriever=experiences),
         DeviceContextSource(),
         ActiveAgentsHistorySource(),
-        IntentContextSource(layers=memory_layers, retrievers={"sop": sop, "protocol": protocol}),
+        IntentContextSource(layers=memory_layers),
     ]

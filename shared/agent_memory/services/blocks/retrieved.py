@@ -66,9 +66,18 @@ class RelevantKnowledgeSource(_RetrievedSource):
     _item = KnowledgeItem
 
     def __init__(self, *, retriever: Retriever | None, triggers: Triggers = DEFAULT_KNOWLEDGE_TRIGGERS,
-                 limit: int = 3) -> None:
+                 limit: int = 3, left_to_intent: frozenset[str] = frozenset()) -> None:
+        """`left_to_intent`: intent types whose intent context retrieves from the same source (it is not
+        searched twice for them)."""
         super().__init__(retriever=retriever, limit=limit)
         self._triggers_of = triggers if callable(triggers) else lambda _: triggers
+        self._left_to_intent = left_to_intent
+
+    def build(self, ctx: FetchContext, cache: BlockCache) -> str:
+        intent = ctx.request.intent
+        if intent is not None and intent.type.upper() in self._left_to_intent and self._supplied(ctx) is None:
+            return ""
+        return super().build(ctx, cache)
 
     def _supplied(self, ctx: FetchContext) -> list[Any] | None:
         return ctx.request.relevant_knowledge
