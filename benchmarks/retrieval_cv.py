@@ -1,6 +1,7 @@
 """The search defaults, chosen by leave-one-conversation-out validation on the retrieval benchmarks' dev data.
 
-Every LoCoMo conversation and every MADial user is one fold. For each fold in turn, each choice below is
+Every LoCoMo conversation, every MADial user and every short-fact user (benchmarks/data/short_facts/dev.json)
+is one fold. For each fold in turn, each choice below is
 made on all the other folds (the mean over datasets and save modes of hit@5 and hit@10) and reported on
 the fold left out: the figures to publish are those held-out ones, pooled over the folds. One choice
 serves every dataset and save mode: there are no per-dataset switches. The default of each lever is the
@@ -9,15 +10,17 @@ up as far as the folds agree it pays.
 
 Save modes: LoCoMo's turns are saved the ways clients save them, each under its own user: `plain`
 (content and created_at), `context` (each turn with the turn before it as `context`) and
-`conversation_context` (the session as `conversation_id`, plus `context`). MADial's memories are
-standalone events: `plain` only.
+`conversation_context` (the session as `conversation_id`, plus `context`). MADial's memories and the short
+facts are standalone: `plain` only.
 
 What is chosen:
 1. The search levers (settings; see docs/configuration.md), every combination of:
    - MEMORY_SEARCH_LEXICAL_SHARE: BM25's share of text similarity in hybrid mode (the rest is the vector);
    - MEMORY_SEARCH_NEIGHBOUR_SHARE: the share of a conversation neighbour's keyword score a turn adds;
    - MEMORY_SEARCH_TIME_CUE_WEIGHT: time's weight when the query names a period;
-   - MEMORY_SEARCH_DIVERSITY: maximal marginal relevance over the best 20.
+   - MEMORY_SEARCH_DIVERSITY: maximal marginal relevance over the best 20;
+   - MEMORY_SEARCH_TOPIC_WEIGHT: the weight of a memory naming an everyday topic the query names.
+   `--levers` varies only the levers it names, the others at their settings.
    Usage is off here (interaction weight 0), so one pass over the questions is the whole story.
 2. MEMORY_SEARCH_INTERACTION_WEIGHT, at the chosen levers, for a user of long standing: each question is
    asked once (its results' access statistics current at the next search, as when a container refreshes
@@ -25,9 +28,11 @@ What is chosen:
    between the passes are counted.
 3. The absolute relevance calibration (MEMORY_RELEVANCE_*) and the default floor on it: a logistic model
    of an answering memory against the other top-20 results of its own query and the top-20 results of
-   off-topic queries (another conversation's questions asked of this user), fitted on the tuning folds;
+   off-topic queries of three kinds, fitted on the tuning folds: `other` (another conversation's questions
+   asked of this user), `never_mentioned` (a short-fact user's questions about what they never said) and
+   `out_of_domain` (the short facts' out-of-domain queries, asked of every user);
    the floor is the highest that costs no dataset's tuning folds more than 0.01 of hit@5. Held out: hit@5 and hit@10
-   at that floor, and the share of off-topic queries that return nothing. A floor's effect is computed on
+   at that floor, and the share of off-topic queries of each kind that return nothing. A floor's effect is computed on
    the floor-free rankings (results under it left out).
 
 Memories are imported through the save service's batch path on DynamoDB Local; query embeddings are
@@ -50,7 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import add_backend_argument, dynamodb_client, offline_aws_credentials, progress
-from benchmarks.datasets import LOADERS, BenchMemory, BenchUser, load
+from benchmarks.datasets import LOADERS, BenchDataset, BenchMemory, BenchUser, load, load_short_facts
 from benchmarks.retrieval import TENANT, fit_query, machine_info, ranking_metrics
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -60,7 +65,9 @@ LEVERS: dict[str, tuple[float, ...]] = {
     "memory_search_neighbour_share": (0.0, 0.5, 1.0),
     "memory_search_time_cue_weight": (0.0, 0.4),
     "memory_search_diversity": (0.0, 0.4),
+    "memory_search_topic_weight": (0.0, 0.15, 0.3),
 }
+DATASETS = (*LOADERS, "short_facts")
 INTERACTION_WEIGHTS = (0.0, 0.05, 0.2)
 SAVE_MODES = ("plain", "context", "conversation_context")
 SCORED = ("hit@5", "hit@10")
@@ -88,9 +95,11 @@ class Fold:
 class QueryRow:
     fold: Fold
     metrics: dict[str, float]
-    # (is an answer, cosine margin over the background, term coverage) of the top FEATURE_DEPTH results
-    results: list[tuple[bool, float, float]] = field(default_factory=list)
+    # (is an answer, cosine margin over the background, term coverage, topic match, the query names a topic)
+    # of the top FEATURE_DEPTH results
+    results: list[tuple[bool, float, float, float, float]] = field(default_factory=list)
     top5: tuple[str, ...] = ()
+    kind: str = "on_topic"  # or the off-topic kind: other, never_mentioned, out_of_domain
 
 
 def new_memory(memory: BenchMemory, mode: str, previous: BenchMemory | None) -> Any:
@@ -194,7 +203,7 @@ def spread(rows: Sequence[QueryRow]) -> dict[str, dict[str, float]]:
 
 def floored_metrics(row: QueryRow, calibration: Any, floor: float) -> dict[str, float]:
     """hit@5 and hit@10 when results under the floor are left out of the floor-free ranking."""
-    kept = [answer for answer, cosine, keyword in row.results if calibration.score(cosine, keyword) >= floor]
+    kept = [answer for answer, *features in row.results if calibration.score(*features) >= floor]
     return {f"hit@{k}": 1.0 if any(kept[:k]) else 0.0 for k in (5, 10)}
 
 
@@ -203,7 +212,8 @@ def empty_share(off_topic: Sequence[QueryRow], calibration: Any, floor: float) -
     if not off_topic:
         return 0.0
     return statistics.fmean(
-        0.0 if any(calibration.score(c, k) >= floor for _, c, k in row.results) else 1.0 for row in off_topic)
+        0.0 if any(calibration.score(*features) >= floor for _, *features in row.results) else 1.0
+        for row in off_topic)
 
 
 def calibrate(rows: Sequence[QueryRow], off_topic: Sequence[QueryRow], *, negatives: str = "off_topic"
@@ -217,7 +227,7 @@ def calibrate(rows: Sequence[QueryRow], off_topic: Sequence[QueryRow], *, negati
         own = [r for r in rows if r.fold in folds]
         results = [result for r in own for result in r.results if result[0] or negatives == "all"]
         results += [result for r in off_topic if r.fold in folds for result in r.results]
-        return fit_calibration([(cosine, coverage) for _, cosine, coverage in results], [a for a, _, _ in results])
+        return fit_calibration([features for _, *features in results], [answer for answer, *_ in results])
 
     def floor_for(calibration: Any, folds: set[Fold]) -> float:
         """The highest floor that costs no dataset's tuning folds more than FLOOR_COST of hit@5."""
@@ -253,8 +263,9 @@ def calibrate(rows: Sequence[QueryRow], off_topic: Sequence[QueryRow], *, negati
             cell.setdefault(metric, []).append(floored[metric])
             cell.setdefault(f"{metric} no floor", []).append(row.metrics[metric])
     for row, empty in held_off:
-        by_name.setdefault(f"{row.fold.dataset}/{row.fold.mode}", {}).setdefault("off_topic_empty", []).append(
-            float(empty))
+        cell = by_name.setdefault(f"{row.fold.dataset}/{row.fold.mode}", {})
+        for name in ("off_topic_empty", f"empty {row.kind}"):
+            cell.setdefault(name, []).append(float(empty))
     overall = fitted(all_folds)
     return {"negatives": negatives, "steps": steps, "calibration": overall.__dict__,
             "floor": Counter(floors).most_common(1)[0][0] if floors else 0.0,
@@ -315,6 +326,7 @@ class Bench:
     services_for: Callable[..., Any]
     embedder: Any
     users: list[tuple[Fold, BenchUser, Any, dict[str, frozenset[str]]]]
+    out_of_domain: list[str] = field(default_factory=list)  # asked of every user without unanswerable questions
 
     def run(self, search: Any, *, features: bool = False, passes: int = 1,
             questions: Callable[[Fold, BenchUser], Sequence[Any]] | None = None) -> list[list[QueryRow]]:
@@ -331,7 +343,8 @@ class Bench:
                                                                min_relevance_score=0.0))
                     ranked = [sources.get(r.memory_key, frozenset()) for r in output.results]
                     row = QueryRow(fold, ranking_metrics(ranked[:DEPTH], query.relevant or {"-"}),
-                                   top5=tuple(r.memory_key for r in output.results[:5]))
+                                   top5=tuple(r.memory_key for r in output.results[:5]),
+                                   kind=query.category if questions else "on_topic")
                     if features:
                         row.results = self._features(search, user, text, output.results, ranked, query.relevant)
                     out[number].append(row)
@@ -341,16 +354,23 @@ class Bench:
                   relevant: frozenset[str]) -> list[tuple[bool, float, float]]:
         import numpy as np
 
+        from agent_memory.domain.topics import topics_of
+
         vectors = search._index.vectors(user, [r.memory_key for r in results])
         query = np.asarray(self.embedder.embed_query(text))
         background = search._background(self.embedder, query)
+        topical = 1.0 if topics_of(text) else 0.0
         return [(bool(ids & relevant),
                  float(vectors[r.memory_key] @ query) - background if r.memory_key in vectors else -1.0,
-                 r.score_breakdown.term_coverage) for r, ids in zip(results, ranked, strict=True)]
+                 r.score_breakdown.term_coverage, r.score_breakdown.topic, topical)
+                for r, ids in zip(results, ranked, strict=True)]
 
 
-def off_topic_questions(users: Sequence[tuple[Fold, BenchUser, Any, Any]]) -> Callable[[Fold, BenchUser], list[Any]]:
-    """Another conversation's questions (the next one of the same dataset), asked of this user."""
+def off_topic_questions(users: Sequence[tuple[Fold, BenchUser, Any, Any]], out_of_domain: Sequence[str] = ()
+                        ) -> Callable[[Fold, BenchUser], list[Any]]:
+    """Another conversation's questions (the next one of the same dataset), asked of this user (`other`); the
+    user's own unanswerable questions (a short-fact user's `never_mentioned` and `out_of_domain` ones); and for
+    every other user the `out_of_domain` queries."""
     from benchmarks.datasets import BenchQuery
 
     by_dataset: dict[str, list[BenchUser]] = {}
@@ -362,8 +382,12 @@ def off_topic_questions(users: Sequence[tuple[Fold, BenchUser, Any, Any]]) -> Ca
         others = by_dataset[fold.dataset]
         other = others[(others.index(bench_user) + 1) % len(others)]
         step = max(1, len(other.queries) // OFF_TOPIC_PER_USER)
-        return [BenchQuery(q.query_id, q.text, frozenset(), q.category)
-                for q in other.queries[::step][:OFF_TOPIC_PER_USER]]
+        asked = [BenchQuery(q.query_id, q.text, frozenset(), "other")
+                 for q in other.queries[::step][:OFF_TOPIC_PER_USER]]
+        if bench_user.unanswerable:
+            return asked + list(bench_user.unanswerable)
+        return asked + [BenchQuery(f"ood{i}", text, frozenset(), "out_of_domain")
+                        for i, text in enumerate(out_of_domain)]
 
     return questions
 
@@ -374,9 +398,13 @@ def changed_top5(first: Sequence[QueryRow], second: Sequence[QueryRow]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--datasets", default=",".join(LOADERS), help=f"comma-separated, of: {', '.join(LOADERS)}")
+    parser.add_argument("--datasets", default=",".join(DATASETS), help=f"comma-separated, of: {', '.join(DATASETS)}")
+    parser.add_argument("--levers", default=",".join(LEVERS),
+                        help="the levers to vary (comma-separated); the others stay at their settings")
     parser.add_argument("--limit-conversations", type=int, default=None, metavar="N")
     parser.add_argument("--modes", default=",".join(SAVE_MODES))
+    parser.add_argument("--no-interaction", dest="interaction", action="store_false",
+                        help="keep MEMORY_SEARCH_INTERACTION_WEIGHT at its setting (skips the three-pass usage runs)")
     parser.add_argument("--only-relevance", action="store_true",
                         help="only the calibration and its floor, at the current settings' levers")
     parser.add_argument("--refit", type=Path, metavar="JSON",
@@ -392,10 +420,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     offline_aws_credentials()
     names = [n.strip() for n in args.datasets.split(",") if n.strip()]
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    if unknown := [n for n in names if n not in LOADERS]:
+    if unknown := [n for n in names if n not in DATASETS]:
         parser.error(f"unknown dataset: {', '.join(unknown)}")
+    varied = {name: LEVERS[name] for name in (n.strip() for n in args.levers.split(",")) if name}
     try:
-        datasets = [load(name, limit_conversations=args.limit_conversations) for name in names]
+        datasets = [dev_set(name, args.limit_conversations) for name in names]
     except OSError as error:
         sys.exit(f"benchmark data not found ({error}); set BENCH_DATA_DIR")
 
@@ -423,7 +452,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                     users.append((fold, bench_user, user, import_user(services, user, bench_user, mode)))
         import_s = time.perf_counter() - started
         bench = Bench(lambda **kw: build_services(settings.model_copy(update=kw), dynamodb_client=client,
-                                                  embedder=embedder), embedder, users)
+                                                  embedder=embedder), embedder, users,
+                      out_of_domain=[q.text for d in datasets for u in d.users for q in u.unanswerable
+                                     if q.category == "out_of_domain"])
 
         if args.only_relevance:
             on_topic, off_topic = relevance_features(bench, bench.services_for().search, users)
@@ -431,18 +462,19 @@ def main(argv: Sequence[str] | None = None) -> None:
             report["features"] = features_json(on_topic, off_topic)
             return finish(args, report, datasets, modes, started, import_s)
         levers: dict[tuple[float, ...], list[QueryRow]] = {}
-        for combination in progress(list(itertools.product(*LEVERS.values())), desc="levers", unit="setting"):
-            search = bench.services_for(**dict(zip(LEVERS, combination, strict=True))).search
+        for combination in progress(list(itertools.product(*varied.values())), desc="levers", unit="setting"):
+            search = bench.services_for(**dict(zip(varied, combination, strict=True))).search
             levers[combination] = bench.run(search)[0]
         lever_report = leave_one_out(levers)
-        chosen = dict(zip(LEVERS, lever_report["default"], strict=True))
+        chosen = dict(zip(varied, lever_report["default"], strict=True))
         report["levers"] = {**lever_report, "default": chosen,
-                            "steps": [{**s, "chosen": dict(zip(LEVERS, s["chosen"], strict=True))}
+                            "steps": [{**s, "chosen": dict(zip(varied, s["chosen"], strict=True))}
                                       for s in lever_report["steps"]]}
 
         usage: dict[float, list[QueryRow]] = {}
         stability: dict[str, Any] = {}
-        for weight in progress(INTERACTION_WEIGHTS, desc="interaction weights", unit="weight"):
+        weights = INTERACTION_WEIGHTS if args.interaction else (settings.memory_search_interaction_weight,)
+        for weight in progress(weights, desc="interaction weights", unit="weight"):
             varied = bench.services_for(**chosen, memory_search_interaction_weight=weight)
             overlay = UsageOverlay(varied.search._index)
             varied.search._index, varied.search._on_access = overlay, overlay.record
@@ -463,15 +495,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     finish(args, report, datasets, modes, started, import_s)
 
 
+def dev_set(name: str, limit: int | None) -> BenchDataset:
+    """A dev set by name: the short facts' dev split, or a retrieval benchmark's (the limit is its conversations)."""
+    return load_short_facts(split="dev", limit_users=limit) if name == "short_facts" else load(
+        name, limit_conversations=limit)
+
+
 def relevance_features(bench: Bench, search: Any, users: Sequence[Any]) -> tuple[list[QueryRow], list[QueryRow]]:
-    """Each fold's questions and off-topic ones, with the (answer, cosine margin, coverage) of their top results."""
+    """Each fold's questions and off-topic ones, with the features (QueryRow.results) of their top results."""
     return (bench.run(search, features=True)[0],
-            bench.run(search, features=True, questions=off_topic_questions(users))[0])
+            bench.run(search, features=True, questions=off_topic_questions(users, bench.out_of_domain))[0])
 
 
 def features_json(on_topic: Sequence[QueryRow], off_topic: Sequence[QueryRow]) -> dict[str, Any]:
     """Every query's result features, so that another calibration can be fitted without a rerun."""
-    return {kind: [[r.fold.dataset, r.fold.conversation, r.fold.mode, r.metrics, r.results] for r in rows]
+    return {kind: [[r.fold.dataset, r.fold.conversation, r.fold.mode, r.metrics, r.results, r.kind] for r in rows]
             for kind, rows in (("on_topic", on_topic), ("off_topic", off_topic))}
 
 
@@ -479,8 +517,14 @@ def features_from_json(saved: dict[str, Any]) -> tuple[list[QueryRow], list[Quer
     """The rows `features_json` wrote."""
     features = saved["report"]["features"]
     return tuple(  # type: ignore[return-value]
-        [QueryRow(Fold(dataset, conversation, mode), metrics, results=[tuple(r) for r in results])
-         for dataset, conversation, mode, metrics, results in features[kind]] for kind in ("on_topic", "off_topic"))
+        [QueryRow(Fold(dataset, conversation, mode), metrics, results=[tuple(r) for r in results], kind=row_kind)
+         for dataset, conversation, mode, metrics, results, row_kind in features[kind]]
+        for kind in ("on_topic", "off_topic"))
+
+
+def varied_levers(args: Any) -> dict[str, tuple[float, ...]]:
+    names = [n.strip() for n in getattr(args, "levers", ",".join(LEVERS)).split(",") if n.strip()]
+    return {name: LEVERS[name] for name in names}
 
 
 def finish(args: Any, report: dict[str, Any], datasets: Sequence[Any], modes: Sequence[str], started: float,
@@ -490,7 +534,7 @@ def finish(args: Any, report: dict[str, Any], datasets: Sequence[Any], modes: Se
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps({
         "measured_at": datetime.now(UTC).isoformat(), "machine": machine_info(), "backend": args.backend,
-        "datasets": {d.name: d.sizes() for d in datasets}, "save_modes": modes, "levers": LEVERS,
+        "datasets": {d.name: d.sizes() for d in datasets}, "save_modes": modes, "levers": varied_levers(args),
         "interaction_weights": INTERACTION_WEIGHTS, "scored": SCORED, "import_s": round(import_s, 1),
         "report": report,
     }, ensure_ascii=False, default=str))
@@ -508,9 +552,10 @@ def format_report(report: dict[str, Any]) -> str:
             lines.append(f"  held out {step['held_out']:<18} floor {step['floor']}  {step['calibration']}")
         lines.append("  held out: hit@5 / hit@10 at the floor (without it); off-topic queries answered with nothing")
         for name, row in relevance["held_out"].items():
+            kinds = "  ".join(f"{k.removeprefix('empty ')} {v:.1%}" for k, v in row.items() if k.startswith("empty "))
             lines.append(f"    {name:<28} {row.get('hit@5', 0):.3f}/{row.get('hit@10', 0):.3f} "
                          f"({row.get('hit@5 no floor', 0):.3f}/{row.get('hit@10 no floor', 0):.3f})  "
-                         f"off-topic empty {row.get('off_topic_empty', 0):.1%}")
+                         f"off-topic empty: {kinds}")
     return "\n".join(lines)
 
 

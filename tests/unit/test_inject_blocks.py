@@ -15,7 +15,7 @@ from agent_memory.domain.models import MemoryType, ScopeRef
 from agent_memory.domain.summary import extractive_summary
 from agent_memory.services.blocks.base import BlockCache, FetchContext
 from agent_memory.services.inject import InjectLimits, InjectService
-from tests.fakes.inject import NOW, build, empty_layers, context_text, remember, request, user
+from tests.fakes.inject import NOW, build, context_text, empty_layers, remember, request, user
 from tests.fakes.store import InMemoryMemoryStore
 
 # ---- blocks --------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Literal
 
 from agent_memory.adapters.pinned_versions import VersionPinningStore, pinned_versions
 from agent_memory.api.tools import ToolExecutor
+from agent_memory.bootstrap.context import context_cache, context_sources, intent_retrievers
 from agent_memory.bootstrap.erasure import build_erasure
 from agent_memory.bootstrap.health import BuiltOnce, health_service
 from agent_memory.bootstrap.index import (
@@ -24,14 +25,13 @@ from agent_memory.bootstrap.index import (
 from agent_memory.bootstrap.portability import scope_archive
 from agent_memory.bootstrap.scheduler import rollup_queue
 from agent_memory.domain.conversation import Message
-from agent_memory.domain.models import ExtractedMemory, Memory, ScopeRef
+from agent_memory.domain.models import ExtractedMemory, ScopeRef
 from agent_memory.domain.packs import DomainPack, ExtractionRules, pack_named
 from agent_memory.domain.packs.immigration import IMMIGRATION
 from agent_memory.domain.profile import Profile
 from agent_memory.domain.ranking import RankingWeights
 from agent_memory.domain.relevance import RelevanceCalibration
 from agent_memory.ports import (
-    ContextCache,
     ConversationTurn,
     Embedder,
     ExtractionQueue,
@@ -40,7 +40,6 @@ from agent_memory.ports import (
     MemoryExtractor,
     MemoryFileStore,
     MemoryStore,
-    Retriever,
     SearchIndex,
     SynonymStore,
     TableEraser,
@@ -64,7 +63,6 @@ from agent_memory.settings import Settings
 
 if TYPE_CHECKING:
     from agent_memory.adapters.as_of_index import AsOfIndex
-    from agent_memory.services.blocks.base import BlockSource
     from agent_memory.services.rollup import RollupService
 
 
@@ -135,9 +133,12 @@ def ranking_weights(settings: Settings) -> RankingWeights:
         lexical_share=settings.memory_search_lexical_share,
         time_cue=settings.memory_search_time_cue_weight,
         interaction=settings.memory_search_interaction_weight,
+        topic=settings.memory_search_topic_weight,
         calibration=RelevanceCalibration(cosine_weight=settings.memory_relevance_cosine_weight,
                                          keyword_weight=settings.memory_relevance_keyword_weight,
-                                         bias=settings.memory_relevance_bias),
+                                         bias=settings.memory_relevance_bias,
+                                         topic_weight=settings.memory_relevance_topic_weight,
+                                         topical_weight=settings.memory_relevance_topical_weight),
     )
 
 
@@ -231,7 +232,7 @@ def build_services(
     if layers is None:
         layers = _layer_store(settings, dynamodb_client)
     conversation_log = _conversation_log(settings, layers, embedder_provider)
-    retrievers = _retrievers(settings, embedder_provider)
+    retrievers = intent_retrievers(settings, embedder_provider)
     memory_layers = MemoryLayersService(layers=layers, log=conversation_log, embedder=embedder_provider,
                                         question_intents=settings.question_intents,
                                         retrievers={"sop": retrievers.sop, "protocol": retrievers.protocol},
@@ -239,9 +240,9 @@ def build_services(
     summarizer_provider = cache(lambda: _conversation_summarizer(settings))
     counter_provider = cache(lambda: _token_counter(settings))
     inject = InjectService(
-        sources=_context_sources(settings, pinned_store, search, cached_memories(index, retention), memory_layers,
+        sources=context_sources(settings, pinned_store, search, cached_memories(index, retention), memory_layers,
                                  retrievers),
-        cache=_context_cache(settings, dynamodb_client),
+        cache=context_cache(settings, dynamodb_client),
         executor=ThreadPoolExecutor(max_workers=settings.context_fetch_threads, thread_name_prefix="context"),
         counter=counter_provider,
         summarizer=summarizer_provider,
@@ -382,62 +383,6 @@ def _conversation_log(settings: Settings, layers: LayerStore, embedder: Embedder
     return ConversationLogService(layers=layers, embedder=embedder, queue=queue,
                                   ttl_days=lambda tenant: settings.retention(tenant).log_days,
                                   timezone=ZoneInfo(settings.rollup_timezone))
-
-
-@dataclass(frozen=True)
-class _Retrievers:
-    knowledge: Retriever | None
-    experiences: Retriever | None
-    sop: Retriever | None
-    protocol: Retriever | None
-
-
-def _retrievers(settings: Settings, embedder: EmbedderProvider) -> _Retrievers:
-    from agent_memory.adapters.retrievers import build_retriever
-
-    def retriever(url: str, directory: str = "") -> Retriever | None:
-        return build_retriever(settings, url=url, directory=directory, embedder=embedder)
-
-    return _Retrievers(knowledge=retriever(settings.context_knowledge_url),
-                       experiences=retriever(settings.context_experience_url),
-                       sop=retriever(settings.context_sop_url, settings.context_sop_dir),
-                       protocol=retriever(settings.context_protocol_url, settings.context_protocol_dir))
-
-
-def _context_sources(settings: Settings, store: MemoryStore, search: SearchService,
-                     memories: Callable[[ScopeRef], list[Memory]] | None,
-                     memory_layers: MemoryLayersService, retrievers: _Retrievers) -> list[BlockSource]:
-    from agent_memory.services.blocks.registry import default_sources
-
-    triggers = settings.knowledge_triggers
-    return default_sources(
-        store=store, search=search, current_memories=memories,
-        knowledge=retrievers.knowledge, protocol=retrievers.protocol, experiences=retrievers.experiences,
-        knowledge_triggers=(lambda tenant: settings.pack_for(tenant).knowledge_triggers) if triggers is None
-        else triggers,
-        assessment=lambda tenant: settings.pack_for(tenant).assessment,
-        top_memories=settings.context_top_memories, relevant_memories=settings.context_relevant_memories,
-        relevant_search_mode=settings.context_relevant_search_mode or None,
-        importance_margin=settings.context_importance_margin, memory_layers=memory_layers,
-        user_memory_max_share=settings.context_user_memory_max_share,
-        user_memory_max_tokens=settings.context_user_memory_max_tokens,
-        duplicates=settings.duplicate_rule,
-        always_relevant=lambda tenant: settings.pack_for(tenant).always_relevant_fields,
-    )
-
-
-def _context_cache(settings: Settings, dynamodb_client: object | None) -> ContextCache:
-    from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
-
-    shared = None
-    if settings.context_cache_shared and dynamodb_client is not None:
-        from agent_memory.adapters.dynamodb.context_cache import DynamoContextCache
-
-        shared = DynamoContextCache(table_name=settings.memory_table_name, client=dynamodb_client)
-    return LayeredContextCache(local=LocalContextCache(max_entries=settings.context_cache_local_entries),
-                               shared=shared,
-                               writer=ThreadPoolExecutor(max_workers=1, thread_name_prefix="context-cache-write")
-                               if shared is not None else None)
 
 
 def _conversation_summarizer(settings: Settings) -> Callable[[list[Message]], str]:

@@ -28,6 +28,7 @@ from agent_memory.domain.models import Memory, MemoryType
 from agent_memory.domain.relevance import RelevanceCalibration, memory_terms, term_coverage
 from agent_memory.domain.temporal import TimeCue
 from agent_memory.domain.text import is_cjk
+from agent_memory.domain.topics import topic_match, topics_of
 
 if TYPE_CHECKING:
     import numpy as np
@@ -76,6 +77,8 @@ class RankingWeights:
     # The final score: relevance, usage (interaction) and type priority.
     relevance: float = 0.7
     interaction: float
+    # When the query names a topic (domain/topics.py): the weight in relevance of a memory naming it too.
+    topic: float = 0.0
     type_priority: float = 0.1
     exact_match: float = 1.0
     prefix_match: float = 0.8
@@ -98,6 +101,8 @@ class ScoreBreakdown(BaseModel):
     matched_keywords: list[str]
     # The share of the query's terms the memory's text holds: absolute relevance's lexical evidence.
     term_coverage: float = 0.0
+    # 1 when the memory names one of the everyday topics the query names (residence, pets, ...), else 0.
+    topic: float = 0.0
     # The highest cosine similarity to a result ranked above this one: what diversification weighed against
     # `final` when it ordered the results (0 for the first, and when the ranking is not diversified).
     redundancy: float = 0.0
@@ -116,6 +121,7 @@ class ScoredMemory:
     redundancy: float = 0.0
     absolute_relevance: float = 0.0
     term_coverage: float = 0.0
+    topic: float = 0.0
 
     @property
     def relevance(self) -> float:
@@ -132,7 +138,7 @@ class ScoredMemory:
             time_decay=round(decay, 4), relevance=round(relevance, 4), interaction=round(interaction, 4),
             type_priority=priority, final=round(self.score, 4), matched_keywords=self.matched_keywords,
             redundancy=round(self.redundancy, 4), absolute_relevance=round(self.absolute_relevance, 4),
-            term_coverage=round(self.term_coverage, 4),
+            term_coverage=round(self.term_coverage, 4), topic=self.topic,
         )
 
 
@@ -155,6 +161,11 @@ def time_decay(created_at: datetime, now: datetime, half_life_days: float) -> fl
 def keyword_match(memory: Memory, query: QueryKeywords, weights: RankingWeights) -> tuple[float, list[str]]:
     """Exact 1.0, prefix 0.8, synonym 0.7 — best per query keyword, averaged over them."""
     return _keyword_scores([memory], query, weights)[memory.memory_key]
+
+
+def memory_topics(memory: Memory) -> frozenset[str]:
+    """The everyday topics a memory names: in its text, its keywords or its category."""
+    return topics_of(" ".join([memory.content, *(k.term for k in memory.keywords), memory.category or ""]))
 
 
 def _memory_terms(memory: Memory) -> frozenset[str]:
@@ -276,11 +287,12 @@ def rank(
     keyword_scores: dict[str, tuple[float, list[str]]] | None = None,
     time_cue: TimeCue | None = None,
     query_terms: Collection[str] = (),
+    query_topics: frozenset[str] = frozenset(),
 ) -> list[ScoredMemory]:
     """Score and order candidates. Superseded memories never come back as current. With a `time_cue` the
     time part of relevance is closeness to the period the query names, not recency."""
     return Ranking(candidates, mode=mode, weights=weights, now=now, time_cue=time_cue,
-                   query_terms=query_terms).rank(
+                   query_terms=query_terms, query_topics=query_topics).rank(
         query, lexical_share=lexical_share, keyword_scores=keyword_scores)
 
 
@@ -292,10 +304,12 @@ class Ranking:
     def __init__(self, candidates: Sequence[Candidate], *, mode: SearchMode, weights: RankingWeights,
                  now: datetime, time_cue: TimeCue | None = None, query_terms: Collection[str] = (),
                  background: float | None = None,
-                 term_alternatives: Mapping[str, Sequence[frozenset[str]]] | None = None) -> None:
+                 term_alternatives: Mapping[str, Sequence[frozenset[str]]] | None = None,
+                 query_topics: frozenset[str] = frozenset()) -> None:
         """For absolute relevance: `query_terms`, the query's analysed terms (domain/text.tokenize), each
-        held by a memory that holds one of its `term_alternatives` (its synonyms, analysed), and `background`,
-        the query's best cosine among the background sentences (None: no vector evidence)."""
+        held by a memory that holds one of its `term_alternatives` (its synonyms, analysed), `background`,
+        the query's best cosine among the background sentences (None: no vector evidence), and
+        `query_topics`, the everyday topics the query names (domain/topics.py), which rank and count too."""
         if weights.time_cue <= 0:
             time_cue = None  # a period in the query changes nothing: recency as usual
         current = [c for c in candidates if c.memory.is_current]
@@ -308,6 +322,8 @@ class Ranking:
         terms = frozenset(query_terms)
         self._coverage = [term_coverage(terms, memory_terms(m.content, tuple(k.term for k in m.keywords), m.category),
                                         term_alternatives) for m in self._memories]
+        self._topical = 1.0 if query_topics else 0.0
+        self._topic = [topic_match(query_topics, memory_topics(m)) if query_topics else 0.0 for m in self._memories]
         self._decay = [time_decay(m.created_at, now, weights.half_life_days) if time_cue is None
                        else time_cue.closeness(m.created_at, weights.time_cue_half_life_days) for m in self._memories]
         # The part of the final score relevance does not decide: interaction and type priority.
@@ -324,22 +340,24 @@ class Ranking:
         elif mode == "semantic":
             share = 0.0
         keyword_weight = 0.0 if mode == "semantic" else weights.keyword
-        relevance_total = keyword_weight + weights.text + self._time_weight or 1.0
+        topic_weight = weights.topic if self._topical else 0.0
+        relevance_total = keyword_weight + weights.text + self._time_weight + topic_weight or 1.0
         if keyword_scores is None:
             keyword_scores = _keyword_scores(self._memories, query, weights)
         scored = []
         calibration = weights.calibration
-        for memory, lex, vec, margin, coverage, decay, interaction, priority in zip(
-                self._memories, self._lexical, self._vector, self._margin, self._coverage, self._decay,
+        for memory, lex, vec, margin, coverage, topic, decay, interaction, priority in zip(
+                self._memories, self._lexical, self._vector, self._margin, self._coverage, self._topic, self._decay,
                 self._interaction, self._priority, strict=True):
             keyword, matched = keyword_scores[memory.memory_key]
             text = share * lex + (1 - share) * vec
-            relevance = (keyword_weight * keyword + weights.text * text + self._time_weight * decay) / relevance_total
+            relevance = (keyword_weight * keyword + weights.text * text + self._time_weight * decay
+                         + topic_weight * topic) / relevance_total
             final = weights.relevance * relevance + weights.interaction * interaction + weights.type_priority * priority
-            absolute = calibration.score(margin if mode != "keyword" else None, coverage)
+            absolute = calibration.score(margin if mode != "keyword" else None, coverage, topic, self._topical)
             scored.append(ScoredMemory(memory, final, (keyword, text, lex, vec, decay, relevance, interaction,
                                                        priority), matched, absolute_relevance=absolute,
-                                       term_coverage=coverage))
+                                       term_coverage=coverage, topic=topic))
         # Equal scores: the more used memory first (with no interaction weight, usage does no more than this).
         scored.sort(key=lambda s: (s.score, s.parts[6], s.memory.created_at, s.memory.memory_key), reverse=True)
         return scored

@@ -38,19 +38,29 @@ BACKGROUND = (
 @dataclass(frozen=True)
 class RelevanceCalibration:
     """relevance = sigmoid(cosine_weight * (cosine - the query's best background cosine)
-                           + keyword_weight * term coverage + bias)."""
+                           + keyword_weight * term coverage
+                           + topic_weight * (the memory names one of the query's topics)
+                           + topical_weight * (the query names a topic) + bias).
+
+    The last two (domain/topics.py): a memory about what the query asks (both name `pets`) gains
+    topic_weight; a query about a topic (topical_weight, fitted negative) that a memory does not name is the
+    question about something never mentioned."""
 
     cosine_weight: float
     keyword_weight: float
     bias: float
+    topic_weight: float = 0.0
+    topical_weight: float = 0.0
 
-    def score(self, cosine: float | None, coverage: float) -> float:
-        """The calibrated relevance from the cosine's margin over the background (`cosine`) and the term
-        coverage. Without a cosine (a keyword-only search, a memory without an embedding) the term coverage
-        is the evidence there is, and is itself an absolute measure."""
+    def score(self, cosine: float | None, coverage: float, topic: float = 0.0, topical: float = 0.0) -> float:
+        """The calibrated relevance from the cosine's margin over the background (`cosine`), the term
+        coverage, the topic match and whether the query names a topic. Without a cosine (a keyword-only
+        search, a memory without an embedding) the term coverage is the evidence there is, and is itself an
+        absolute measure."""
         if cosine is None:
             return max(0.0, min(1.0, coverage))
-        z = self.cosine_weight * cosine + self.keyword_weight * coverage + self.bias
+        z = (self.cosine_weight * cosine + self.keyword_weight * coverage + self.topic_weight * topic
+             + self.topical_weight * topical + self.bias)
         return 1.0 / (1.0 + math.exp(-z)) if z > -60 else 0.0
 
 
@@ -77,28 +87,35 @@ def _terms(content: str) -> frozenset[str]:
     return frozenset(tokenize(content))
 
 
-def fit_calibration(features: Sequence[tuple[float, float]], labels: Sequence[bool], *,
+def fit_calibration(features: Sequence[Sequence[float]], labels: Sequence[bool], *,
                     iterations: int = 50, ridge: float = 1e-3) -> RelevanceCalibration:
-    """A logistic regression of labels on (cosine margin, term coverage), by Newton's method, the two classes
-    weighted equally (answers are a small minority of the candidates a query meets)."""
+    """A logistic regression of labels on (cosine margin, term coverage[, topic match, query names a topic]),
+    by Newton's method, the two classes weighted equally (answers are a small minority of the candidates a
+    query meets)."""
     import numpy as np
 
     if len(features) != len(labels):
-        raise ValueError("one label per feature pair")
+        raise ValueError("one label per feature row")
     y = np.asarray(labels, dtype=np.float64)
     positives = float(y.sum())
     if positives == 0 or positives == len(y):
         raise ValueError("both classes are needed to fit a calibration")
-    x = np.column_stack([np.asarray(features, dtype=np.float64), np.ones(len(y))])
+    x = np.asarray(features, dtype=np.float64)
+    if x.ndim != 2 or x.shape[1] not in (2, 4):
+        raise ValueError("each feature row is (cosine margin, coverage[, topic match, topical])")
+    x = np.column_stack([x, np.ones(len(y))])
+    width = x.shape[1]
     sample_weight = np.where(y > 0, 0.5 / positives, 0.5 / (len(y) - positives))
-    beta = np.zeros(3)
+    beta = np.zeros(width)
     for _ in range(iterations):
         p = 1.0 / (1.0 + np.exp(-np.clip(x @ beta, -60, 60)))
         gradient = x.T @ (sample_weight * (p - y)) + ridge * beta
-        hessian = (x * (sample_weight * p * (1 - p))[:, None]).T @ x + ridge * np.eye(3)
+        hessian = (x * (sample_weight * p * (1 - p))[:, None]).T @ x + ridge * np.eye(width)
         step = np.linalg.solve(hessian, gradient)
         beta -= step
         if float(np.abs(step).max()) < 1e-9:
             break
+    topic, topical = (float(beta[2]), float(beta[3])) if width == 5 else (0.0, 0.0)
     return RelevanceCalibration(cosine_weight=round(float(beta[0]), 4), keyword_weight=round(float(beta[1]), 4),
-                                bias=round(float(beta[2]), 4))
+                                bias=round(float(beta[-1]), 4), topic_weight=round(topic, 4),
+                                topical_weight=round(topical, 4))

@@ -27,6 +27,7 @@ from agent_memory.domain.search import SearchHit, SearchMode, SearchOutcome, Sea
 from agent_memory.domain.synonyms import builtin_synonyms, synonym_phrases
 from agent_memory.domain.temporal import time_cue
 from agent_memory.domain.text import tokenize
+from agent_memory.domain.topics import topics_of
 from agent_memory.errors import InvalidInput, NotFound
 from agent_memory.ports import CandidateQuery, Embedder, MemoryStore, SearchIndex, SynonymSource
 
@@ -199,7 +200,8 @@ class SearchService:
         background = self._background(embedder, query_vector()) if embedder and query_vector and mode != "keyword" \
             else None
         ranking = Ranking(candidates, mode=mode, weights=self._weights, now=now, time_cue=cue, query_terms=query_terms,
-                          background=background, term_alternatives=_analysed_synonyms(synonyms))
+                          background=background, term_alternatives=_analysed_synonyms(synonyms),
+                          query_topics=topics_of(request.query))
         final = ranking.rank(expanded_query, keyword_scores=keyword_scores[True])
         by_key = {s.memory.memory_key: s for s in final}
 
