@@ -25,20 +25,19 @@ TOPICS: dict[str, tuple[str, str]] = {
     "residence": (
         "live, lives, living, lived, based in, move, moved, moving, relocate, relocated, relocating, "
         "hometown, reside, resides, resident, neighbourhood, neighborhood, address, home town, settle, "
-        "settled",
+        "city, cities, grew up, raised, originally, stay, staying, settled",
         "住在，居住，住哪，搬到，搬去，搬家，搬来，定居，老家，家乡，所在地，住址，地址，"
-        "常驻，现居，住的，住于，落户，生活在",
+        "常驻，现居，住的，住于，住着，落户，生活在，城市，哪里人，长大，出生地，待过",
     ),
     "work": (
         "job, jobs, work, works, working, worked, career, occupation, profession, employer, employed, "
         "employee, company, colleague, colleagues, office, boss, retire, retired, retiring, position, "
         "role, industry, manager, engineer, teacher, nurse, doctor, designer, developer, lawyer, "
-        "accountant, consultant, analyst, firm, director, founder, startup, intern, internship, "
-        "freelance, freelancer, self-employed, hired, promoted, promotion, resign, resigned",
-        "工作，职业，公司，上班，就职，入职，离职，跳槽，职位，任职，岗位，从事，单位，老板，"
-        "同事，退休，开发，实习，创业，"
-        "行业，经理，工程师，老师，教师，护士，医生，设计师，律师，会计，顾问，分析师，"
-        "干什么，做什么的，在职",
+        "accountant, consultant, analyst, firm, director, founder, startup, intern, internship, freelance, "
+        "freelancer, self-employed, hired, promoted, promotion, resign, resigned, do for a living",
+        "工作，职业，公司，上班，就职，入职，离职，跳槽，职位，任职，岗位，从事，单位，"
+        "老板，同事，退休，开发，实习，创业，创办，经营，总监，董事长，做什么，行业，经理，"
+        "工程师，老师，教师，护士，医生，设计师，律师，会计，顾问，分析师，干什么，在职",
     ),
     "experience": (
         "experience, years of work, industry, worked for, senior",
@@ -54,9 +53,9 @@ TOPICS: dict[str, tuple[str, str]] = {
         "过敏，不耐受",
     ),
     "health": (
-        "health, healthy, illness, ill, sick, chronic, disease, diabetes, diabetic, asthma, blood "
-        "pressure, hypertension, surgery, operation, operations, medication, medicine, injury, injured, "
-        "condition, conditions, pregnant, disability, knee, back pain, migraine, heart",
+        "health, healthy, illness, ill, sick, chronic, disease, diabetes, diabetic, asthma, "
+        "blood pressure, hypertension, surgery, operation, operations, medication, medicine, injury, "
+        "injured, condition, conditions, pregnant, disability, knee, back pain, migraine, heart",
         "健康，疾病，生病，病史，慢性，糖尿病，哮喘，高血压，手术，药，受伤，身体，怀孕，"
         "残疾，膝盖，腰，偏头痛，心脏，病",
     ),
@@ -64,8 +63,9 @@ TOPICS: dict[str, tuple[str, str]] = {
         "diet, dietary, vegetarian, vegan, eat, eats, eating, food, foods, meat, seafood, spicy, halal, "
         "kosher, lactose, dairy, cheese, gluten, pork, beef, meal, meals, lunch, dinner, breakfast, "
         "cuisine, cook, cooking",
-        "饮食，吃饭，爱吃，不吃，能吃，吃辣，吃肉，吃的，吃什么，素食，吃素，食物，辣，海鲜，肉，乳糖，奶酪，麸质，猪肉，牛肉，忌口，"
-        "清真，午饭，午餐，晚饭，晚餐，早饭，早餐，菜，做饭，饭",
+        "饮食，吃饭，爱吃，不吃，能吃，吃辣，吃肉，吃的，吃什么，素食，吃素，食物，辣，"
+        "海鲜，肉，乳糖，奶酪，麸质，猪肉，牛肉，忌口，清真，午饭，午餐，晚饭，晚餐，早饭，"
+        "早餐，菜，做饭，饭",
     ),
     "drink": (
         "drink, drinks, drinking, coffee, tea, beer, wine, alcohol, juice, latte, espresso, milk, "
@@ -84,12 +84,13 @@ TOPICS: dict[str, tuple[str, str]] = {
         "孩子，儿子，女儿，小孩，宝宝，子女，孙子，孙女，娃",
     ),
     "relatives": (
-        "parent, parents, mother, mum, mom, father, dad, sister, brother, sibling, siblings, grandmother,"
-        " grandfather, grandma, grandpa, family, relative, relatives, uncle, aunt, cousin, in-laws, "
-        "dependant, dependants, dependent, dependents",
-        "父母，爸爸，妈妈，母亲，父亲，爸妈，姐姐，妹妹，哥哥，弟弟，兄弟，姐妹，爷爷，"
-        "奶奶，外公，外婆，家人，家里人，亲戚，叔叔，阿姨，表哥，表姐，家属，岳父，岳母，"
-        "公婆",
+        "parent, parents, mother, mum, mom, father, dad, sister, brother, sibling, siblings, grandmother, "
+        "grandfather, grandma, grandpa, family, relative, relatives, uncle, aunt, cousin, in-laws, "
+        "dependant, dependants, dependent, dependents, coming with, join, joining, accompany, "
+        "accompanying",
+        "一起过去，随行，陪同，父母，爸爸，妈妈，母亲，父亲，爸妈，姐姐，妹妹，哥哥，弟弟，"
+        "兄弟，姐妹，爷爷，奶奶，外公，外婆，家人，家里人，亲戚，叔叔，阿姨，表哥，表姐，"
+        "家属，岳父，岳母，公婆",
     ),
     "age": (
         "age, old, years old, birthday, born, birth",
@@ -107,8 +108,9 @@ TOPICS: dict[str, tuple[str, str]] = {
         "意大利语，俄语，阿拉伯语，会说，说话，流利，雅思，托福，母语，双语，外语",
     ),
     "education": (
-        "study, studied, studies, studying, university, college, degree, bachelor, master, masters, phd, "
-        "doctorate, graduate, graduated, school, major, majored, course, student, mba, diploma",
+        "education, educated, academic, alma mater, study, studied, studies, studying, university, "
+        "college, degree, bachelor, master, masters, phd, doctorate, graduate, graduated, school, major, "
+        "majored, course, student, mba, diploma",
         "学历，大学，学位，本科，硕士，博士，毕业，专业，学校，读书，上学，学习，课程，"
         "学生，研究生，文凭",
     ),
@@ -119,13 +121,15 @@ TOPICS: dict[str, tuple[str, str]] = {
     "budget": (
         "budget, invest, investment, investing, afford, spend, spending, money, fund, funds, savings, "
         "assets, capital, pay us, price, cost, fee, fees",
-        "预算，投资，资金，花费，存款，资产，积蓄，费用，价格，多少钱，付得起，花多少",
+        "预算，服务费，投资，资金，花费，存款，资产，积蓄，费用，价格，多少钱，付得起，"
+        "花多少",
     ),
     "contact": (
-        "contact, contacted, reach, reach out, available, availability, call, phone, email, emails, "
-        "message, messages, wechat, whatsapp, text, texts, telegram, in touch, sms",
-        "联系，沟通，语音，视频通话，手机，电话，邮件，邮箱，微信，短信，消息，打电话，发消息，"
-        "联络",
+        "contact, contacted, communicate, communication, talk, reach, reach out, available, availability, "
+        "call, phone, email, emails, message, messages, wechat, whatsapp, text, texts, telegram, in touch, "
+        "sms",
+        "联系，沟通，语音，视频通话，手机，电话，邮件，邮箱，微信，短信，消息，打电话，"
+        "发消息，联络",
     ),
     "reply_style": (
         "answer, answers, reply, replies, response, responses, format, formatted, brief, concise, "
@@ -137,8 +141,8 @@ TOPICS: dict[str, tuple[str, str]] = {
         "enjoys, leisure, pastime, interest, interests, supporter, fan, fans, team, club, play, plays, "
         "playing, music, reading, read, games, gaming, photography, painting, garden, gardening, knit, "
         "knitting, jazz, concert, concerts",
-        "爱好，兴趣，球队，球迷，周末，业余，空闲，闲暇，休闲，消遣，玩，音乐，看书，阅读，游戏，摄影，"
-        "画画，绘画，园艺，爵士，演唱会，音乐会",
+        "爱好，兴趣，球队，球迷，周末，业余，空闲，闲暇，休闲，消遣，玩，音乐，看书，阅读，"
+        "游戏，摄影，画画，绘画，园艺，爵士，演唱会，音乐会",
     ),
     "exercise": (
         "exercise, exercises, gym, run, runs, running, marathon, yoga, swim, swimming, fitness, workout, "
@@ -150,28 +154,28 @@ TOPICS: dict[str, tuple[str, str]] = {
     "travel": (
         "trip, trips, travel, travels, travelling, traveling, holiday, holidays, vacation, visit, "
         "visiting, visited, fly, flying, flight, flights, abroad, tour, journey",
-        "旅行，旅游，出差，假期，度假，出行，机票，航班，出国，去玩，行程，国庆，春节，放假，探亲",
+        "旅行，旅游，出差，假期，度假，出行，机票，航班，出国，去玩，行程，国庆，春节，"
+        "放假，探亲",
     ),
     "goals": (
         "goal, goals, plan, plans, planning, aim, aims, hope, hopes, want to, wants to, dream, ambition, "
-        "target, fallback, plan b, backup, alternative, intend, intends",
-        "目标，计划，打算，希望，梦想，想要，备选，后路，志向",
+        "target, fallback, plan b, backup, alternative, intend, intends, deadline, timeline",
+        "目标，计划，打算，希望，梦想，想要，备选，后路，志向，截止，期限，时间表",
     ),
     "immigration": (
-        "visa, visas, immigration, immigrate, emigrate, permit, residency, ttps, qmas, iang, talent, scheme, "
-        "entrant, "
-        "application, apply, applied, applying, passport, citizenship, citizen, nationality, refused, "
-        "rejected, identity card",
-        "签证，移民，高才通，优才，专才，居留，身份，申请，护照，国籍，公民，拒签，入境，"
-        "续签，永居，身份证",
+        "visa, visas, immigration, immigrate, emigrate, permit, residency, ttps, qmas, iang, talent, "
+        "scheme, route, pathway, entrant, application, apply, applied, applying, passport, citizenship, "
+        "citizen, nationality, refused, rejected, identity card",
+        "签证，移民，路线，途径，高才通，优才，专才，居留，身份，申请，护照，国籍，公民，"
+        "拒签，入境，续签，永居，身份证",
     ),
     "driving": (
         "drive, drives, driving, driver, car, cars, licence, license, vehicle",
         "开车，驾照，驾驶，汽车，车",
     ),
     "religion": (
-        "religion, religious, buddhist, buddhism, christian, christianity, muslim, islam, catholic, "
-        "hindu, jewish, church, temple, mosque, faith, pray",
+        "religion, religious, buddhist, buddhism, christian, christianity, muslim, islam, catholic, hindu, "
+        "jewish, church, temple, mosque, faith, pray",
         "宗教，信仰，佛教，基督，天主教，穆斯林，伊斯兰，教会，寺庙，清真寺，信教，礼拜",
     ),
     "smoking": (
@@ -201,15 +205,16 @@ TOPICS: dict[str, tuple[str, str]] = {
         "政治，政党，投票，选举",
     ),
     "finance": (
-        "bank, banks, account, accounts, loan, loans, debt, credit, insurance, tax, taxes, stock, stocks,"
-        " shares",
+        "bank, banks, account, accounts, loan, loans, debt, credit, insurance, tax, taxes, stock, stocks, "
+        "shares",
         "银行，账户，贷款，债务，信用，保险，税，股票，理财",
     ),
     "schedule": (
-        "morning, mornings, night, nights, evening, evenings, shift, shifts, schedule, weekday, weekdays,"
-        " daily, routine, monday, mondays, tuesday, tuesdays, wednesday, wednesdays, thursday, "
-        "thursdays, friday, fridays",
-        "周一，周二，周三，周四，周五，早上，早晨，晚上，夜里，夜班，作息，日程，每天，早起，熬夜，白天，上午，下午",
+        "morning, mornings, night, nights, evening, evenings, shift, shifts, schedule, weekday, weekdays, "
+        "daily, routine, monday, mondays, tuesday, tuesdays, wednesday, wednesdays, thursday, thursdays, "
+        "friday, fridays",
+        "周一，周二，周三，周四，周五，早上，早晨，晚上，夜里，夜班，作息，日程，每天，"
+        "早起，熬夜，白天，上午，下午",
     ),
     "qualification": (
         "qualification, qualifications, certificate, certificates, certified, certification, chartered, "
@@ -217,6 +222,7 @@ TOPICS: dict[str, tuple[str, str]] = {
         "证书，资格，执照，资质，认证，持证",
     ),
 }
+
 
 def _english_cues() -> dict[str, tuple[frozenset[str], ...]]:
     """Each topic's English cues as the analyser's stems (a cue of stop words only is dropped)."""
