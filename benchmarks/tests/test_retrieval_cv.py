@@ -86,3 +86,43 @@ def test_changed_top5_compares_sets_not_order():
     first = [QueryRow(fold, {}, top5=("x", "y")), QueryRow(fold, {}, top5=("x", "y"))]
     second = [QueryRow(fold, {}, top5=("y", "x")), QueryRow(fold, {}, top5=("x", "z"))]
     assert changed_top5(first, second) == 1
+
+
+def test_off_topic_queries_are_another_conversations_the_users_own_unanswerable_and_out_of_domain_ones():
+    from benchmarks.datasets import BenchQuery, BenchUser
+    from benchmarks.retrieval_cv import off_topic_questions
+
+    transcript = [BenchUser("c1", queries=[BenchQuery("q1", "when did Caroline move?", frozenset({"d1"}))]),
+                  BenchUser("c2", queries=[BenchQuery("q2", "what does Mel paint?", frozenset({"d2"}))])]
+    short = BenchUser("sf-1", queries=[BenchQuery("s1", "where does she live?", frozenset({"m1"}))],
+                      unanswerable=[BenchQuery("n1", "what's her blood type?", frozenset(), "never_mentioned")])
+    users = [(Fold("locomo", u.user_id, "plain"), u, None, {}) for u in transcript] + [
+        (Fold("short_facts", "sf-1", "plain"), short, None, {})]
+
+    questions = off_topic_questions(users, ["notes on the Krebs cycle"])
+
+    asked = questions(users[0][0], transcript[0])
+    assert [(q.text, q.category) for q in asked] == [("what does Mel paint?", "other"),
+                                                     ("notes on the Krebs cycle", "out_of_domain")]
+    assert all(not q.relevant for q in asked)
+    own = questions(users[2][0], short)
+    assert [(q.text, q.category) for q in own] == [("where does she live?", "other"),
+                                                   ("what's her blood type?", "never_mentioned")]
+
+
+def test_the_held_out_report_counts_each_off_topic_kind_apart():
+    on_topic, off_topic = [], []
+    for conv in ("a", "b", "c"):
+        for i in range(10):
+            fold = Fold("d", conv, "plain")
+            on_topic.append(QueryRow(fold, {"hit@5": 1.0, "hit@10": 1.0},
+                                     results=[(True, 0.85 + i / 1000, 0.5, 1.0, 1.0), (False, 0.8, 0.1, 0.0, 1.0)]))
+            off_topic.append(QueryRow(fold, {}, kind="out_of_domain",
+                                      results=[(False, 0.6 + i / 1000, 0.0, 0.0, 0.0)]))
+            off_topic.append(QueryRow(fold, {}, kind="never_mentioned",  # as close as an answer: never empty
+                                      results=[(False, 0.85 + i / 1000, 0.5, 1.0, 1.0)]))
+
+    held = calibrate(on_topic, off_topic)["held_out"]["d/plain"]
+
+    assert held["empty out_of_domain"] == 1.0 and held["empty never_mentioned"] == 0.0
+    assert held["off_topic_empty"] == 0.5
