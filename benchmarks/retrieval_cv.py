@@ -65,7 +65,7 @@ LEVERS: dict[str, tuple[float, ...]] = {
     "memory_search_neighbour_share": (0.0, 0.5, 1.0),
     "memory_search_time_cue_weight": (0.0, 0.4),
     "memory_search_diversity": (0.0, 0.4),
-    "memory_search_topic_weight": (0.0, 0.1, 0.2, 0.3),
+    "memory_search_topic_weight": (0.0, 0.1, 0.2),
 }
 DATASETS = (*LOADERS, "short_facts")
 INTERACTION_WEIGHTS = (0.0, 0.05, 0.2)
@@ -74,7 +74,8 @@ SCORED = ("hit@5", "hit@10")  # what a floor may cost
 OBJECTIVE = ("hit@1", "hit@5", "hit@10")  # what a lever is chosen by
 DEPTH = 10
 FEATURE_DEPTH = 20  # results per query the calibration learns from
-FLOOR_GRID = tuple(round(0.05 * i, 2) for i in range(20))  # 0 .. 0.95
+# 0 .. 0.3 by 0.01, then by 0.05 to 0.95
+FLOOR_GRID = (*(round(0.01 * i, 2) for i in range(31)), *(round(0.05 * i, 2) for i in range(7, 20)))
 FLOOR_COST = 0.01  # the most hit@5 a default floor may cost the tuning folds
 OFF_TOPIC_PER_USER = 40  # off-topic questions asked of each user
 

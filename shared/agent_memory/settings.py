@@ -103,16 +103,18 @@ class Settings(BaseSettings):
     # breaks ties.
     memory_search_interaction_weight: float = Field(default=0.0, ge=0, le=1)
     # When the query names an everyday topic (residence, pets, allergies...; domain/topics.py): the weight in
-    # relevance of a memory naming the same topic, in either language. 0 = off.
-    memory_search_topic_weight: float = Field(default=0.0, ge=0, le=1)
+    # relevance of a memory naming the same topic, in either language; chosen by leave-one-conversation-out
+    # validation (22 of 23 held-out folds chose 0.1 of 0, 0.1, 0.2). 0 = off.
+    memory_search_topic_weight: float = Field(default=0.1, ge=0, le=1)
     # Absolute relevance = sigmoid(cosine_weight * (cosine - the query's best background cosine)
-    # + keyword_weight * term coverage + bias): what min_relevance_score bounds (domain/relevance.py).
+    # + keyword_weight * term coverage + topic_weight * topic match + topical_weight * (the query names a
+    # topic) + bias): what min_relevance_score bounds (domain/relevance.py).
     # Fitted for the bundled embedder by `make bench-retrieval-cv`; another embedding model needs its own fit.
-    memory_relevance_cosine_weight: float = 4.3122
-    memory_relevance_keyword_weight: float = 7.3981
-    memory_relevance_bias: float = -2.4615
-    memory_relevance_topic_weight: float = 0.0
-    memory_relevance_topical_weight: float = 0.0
+    memory_relevance_cosine_weight: float = 3.6172
+    memory_relevance_keyword_weight: float = 7.2019
+    memory_relevance_bias: float = -2.4425
+    memory_relevance_topic_weight: float = 2.3751
+    memory_relevance_topical_weight: float = 0.9997
     memory_extraction_max_keywords: int = Field(default=5, ge=1, le=20)
     memory_extraction_min_keyword_weight: float = Field(default=0.3, ge=0, le=1)
     memory_extraction_enable_synonym_expansion: bool = True

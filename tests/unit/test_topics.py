@@ -58,8 +58,9 @@ def test_every_topic_has_cues_in_both_languages():
         assert english.strip() and chinese.strip(), name
 
 
-def test_topic_match_needs_a_shared_topic():
+def test_topic_match_is_the_share_of_the_query_topics_the_memory_names():
     assert topic_match(frozenset({"pets"}), frozenset({"pets", "name"})) == 1.0
+    assert topic_match(frozenset({"pets", "name", "diet", "health"}), frozenset({"pets"})) == 0.25
     assert topic_match(frozenset({"pets"}), frozenset({"diet"})) == 0.0
     assert topic_match(frozenset(), frozenset({"diet"})) == 0.0
 

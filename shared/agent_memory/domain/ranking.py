@@ -101,7 +101,7 @@ class ScoreBreakdown(BaseModel):
     matched_keywords: list[str]
     # The share of the query's terms the memory's text holds: absolute relevance's lexical evidence.
     term_coverage: float = 0.0
-    # 1 when the memory names one of the everyday topics the query names (residence, pets, ...), else 0.
+    # The share of the everyday topics the query names (residence, pets, ...) the memory names too.
     topic: float = 0.0
     # The highest cosine similarity to a result ranked above this one: what diversification weighed against
     # `final` when it ordered the results (0 for the first, and when the ranking is not diversified).

@@ -39,12 +39,13 @@ BACKGROUND = (
 class RelevanceCalibration:
     """relevance = sigmoid(cosine_weight * (cosine - the query's best background cosine)
                            + keyword_weight * term coverage
-                           + topic_weight * (the memory names one of the query's topics)
+                           + topic_weight * (the share of the query's topics the memory names)
                            + topical_weight * (the query names a topic) + bias).
 
     The last two (domain/topics.py): a memory about what the query asks (both name `pets`) gains
-    topic_weight; a query about a topic (topical_weight, fitted negative) that a memory does not name is the
-    question about something never mentioned."""
+    topic_weight, so that of a question about a topic none of the user's memories name (something never
+    mentioned) every memory scores lower than an answer would; topical_weight is whether the query asks
+    about an everyday topic at all (fitted positive: out-of-domain queries mostly name none)."""
 
     cosine_weight: float
     keyword_weight: float

@@ -18,7 +18,7 @@ MAX_QUERY_CHARS = 2000
 # on the retrieval dev sets (`make bench-retrieval-cv`): the highest floor that costs no dataset's tuning
 # conversations more than 0.01 of hit@5. It leaves out memories that share no term with the query and are no
 # closer to it than everyday text is; with the bundled embedder it cannot tell much more (docs/design.md).
-DEFAULT_MIN_RELEVANCE = 0.05
+DEFAULT_MIN_RELEVANCE = 0.08
 
 
 def summary_of(memory: Memory, length: int = 100) -> str:

@@ -147,10 +147,10 @@ SYSTEM_PROMPTS: dict[Lang, str] = {
 
 ## Using the results
 Each result has a relevance score (0-1) that orders the results of one search; it is not a probability. Measured
-on held-out questions over short memories, about 6 in 10 results scoring 0.6 or more answered the question, half of
-those at 0.5-0.6 and about 1 in 10 below 0.5. Rely on results at 0.5 or more, treat lower ones as hints to check
-against what the user says, weigh several related memories together, and call get_memory_detail when you need one
-in full.
+on held-out questions over short memories, about 8 in 10 results scoring 0.6 or more answered the question, about
+half of those at 0.5-0.6, 1 in 4 at 0.4-0.5 and fewer than 1 in 20 below 0.4. Rely on results at 0.5 or more, treat
+0.4-0.5 as hints to check against what the user says, weigh several related memories together, and call
+get_memory_detail when you need one in full.
 
 ## Saving (save_user_memory)
 Save facts, preferences and intents the user states, one short statement each, in their own language.
@@ -186,10 +186,10 @@ Save facts, preferences and intents the user states, one short statement each, i
 
 ## 检索结果使用
 
-检索结果会显示相关性分数(0-1),用于排列同一次检索的结果,并非概率。在留出的短记忆问题上实测:分数 ≥ 0.6 的结果约六成
-回答了问题,0.5-0.6 约一半,低于 0.5 约一成。建议:
+检索结果会显示相关性分数(0-1),用于排列同一次检索的结果,并非概率。在留出的短记忆问题上实测:分数 ≥ 0.6 的结果约八成
+回答了问题,0.5-0.6 约一半,0.4-0.5 约四分之一,低于 0.4 不到二十分之一。建议:
 - 优先使用分数 ≥ 0.5 的记忆
-- 低于 0.5 的记忆仅作参考,需结合对话核实
+- 0.4-0.5 的记忆仅作参考,需结合对话核实
 - 多个相关记忆时综合判断
 - 需要完整内容时调用 get_memory_detail
 """,
