@@ -3,6 +3,8 @@ the offline extractor, the profile, the synonyms, the knowledge triggers and the
 
 from __future__ import annotations
 
+from typing import Any
+
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.packs import pack_named
 from agent_memory.domain.profile import build_profile, slot_field, template_narrative
@@ -202,3 +204,49 @@ def test_a_retracted_value_is_not_in_the_profile_nor_its_narrative_and_the_other
     assert "allergies" not in profile.user_profile["health"]
     assert profile.user_profile["family"]["pets"] == ["cat (Luna)", "dog"]
     assert "allergic" not in template_narrative(profile)
+
+
+def test_the_protocol_folder_stands_in_for_a_knowledge_service_only_for_a_pack_with_trigger_words():
+    from agent_memory.services.blocks.base import BlockCache
+    from agent_memory.services.blocks.retrieved import RelevantKnowledgeSource
+
+    class Protocol:
+        def __init__(self) -> None:
+            self.asked: list[str] = []
+
+        def retrieve(self, user: ScopeRef, query: str, limit: int) -> list[dict[str, str]]:
+            self.asked.append(query)
+            return [{"content": "高才通B类：全球百强大学学士学位，三年工作经验", "source": "protocol.md"}]
+
+    protocol = Protocol()
+    source = RelevantKnowledgeSource(retriever=None, protocol=protocol,
+                                     triggers=lambda tenant: two_packs().settings.pack_for(tenant).knowledge_triggers)
+
+    class Request:
+        def __init__(self, message: str, intent: Any = None) -> None:
+            self.current_user_message, self.intent, self.relevant_knowledge = message, intent, None
+
+    class Context:
+        def __init__(self, tenant: str, message: str, intent: Any = None) -> None:
+            self.user = ScopeRef(tenant_id=tenant, user_id="u")
+            self.request = Request(message, intent)
+            self.locale = "zh"
+
+        def pick(self, zh: str, en: str) -> str:
+            return zh
+
+        def message_hash(self) -> str:
+            return self.request.current_user_message
+
+    class NoCache(BlockCache):
+        def __init__(self) -> None:
+            pass
+
+        def get_or_build(self, key: str, ttl: float, build: Any) -> str:
+            return build()
+
+    assert "百强大学" in source.build(Context("acme", "高才通的申请条件是什么？"), NoCache())  # type: ignore[arg-type]
+    assert source.build(Context("globex", "Can you suggest a restaurant?"), NoCache()) == ""  # type: ignore[arg-type]
+    intent = type("Intent", (), {"type": "PROTOCOL_QA"})()
+    assert source.build(Context("acme", "高才通的申请条件是什么？", intent), NoCache()) == ""  # type: ignore[arg-type]
+    assert protocol.asked == ["高才通的申请条件是什么？"]

@@ -52,8 +52,8 @@ def default_sources(
     always_relevant: Callable[[str], frozenset[str]] | None = None,
 ) -> list[BlockSource]:
     """Hot memory first, the request's eight block types, then the intent's context. Without a knowledge
-    retriever of its own, relevant_knowledge searches the `protocol` one (the protocol knowledge base), except
-    for a protocol question, whose intent context carries that already."""
+    retriever of its own, relevant_knowledge searches the `protocol` one (the protocol knowledge base) for a
+    message with one of the tenant's trigger words, except a protocol question, whose intent context has it."""
     return [
         HotMemorySource(layers=memory_layers, store=store),
         UserMemorySource(store=store, search=search, current_memories=current_memories, top_n=top_memories,
@@ -63,8 +63,7 @@ def default_sources(
         CollectedInfoSource(wording=assessment),
         ConversationStatsSource(),
         AssessmentResultSource(wording=assessment),
-        RelevantKnowledgeSource(retriever=knowledge or protocol, triggers=knowledge_triggers,
-                                left_to_intent=frozenset() if knowledge else frozenset({"PROTOCOL_QA"})),
+        RelevantKnowledgeSource(retriever=knowledge, triggers=knowledge_triggers, protocol=protocol),
         SimilarExperiencesSource(retriever=experiences),
         DeviceContextSource(),
         ActiveAgentsHistorySource(),

@@ -41,12 +41,15 @@ class _RetrievedSource:
         supplied = self._supplied(ctx)
         if supplied is not None:
             return self._format(ctx, supplied)
-        retriever = self._retriever
+        retriever = self._retriever_for(ctx)
         if retriever is None:
             return ""
         return cache.get_or_build(f"{self.type}#{ctx.message_hash()}", self.ttl_seconds, lambda: self._format(
             ctx, [self._item.model_validate(i) for i in
                   retriever.retrieve(ctx.user, ctx.request.current_user_message, self._limit)]))
+
+    def _retriever_for(self, ctx: FetchContext) -> Retriever | None:
+        return self._retriever
 
     def _supplied(self, ctx: FetchContext) -> list[Any] | None:
         raise NotImplementedError
@@ -66,18 +69,21 @@ class RelevantKnowledgeSource(_RetrievedSource):
     _item = KnowledgeItem
 
     def __init__(self, *, retriever: Retriever | None, triggers: Triggers = DEFAULT_KNOWLEDGE_TRIGGERS,
-                 limit: int = 3, left_to_intent: frozenset[str] = frozenset()) -> None:
-        """`left_to_intent`: intent types whose intent context retrieves from the same source (it is not
-        searched twice for them)."""
+                 limit: int = 3, protocol: Retriever | None = None) -> None:
+        """`protocol`: without a knowledge retriever, the protocol knowledge base is searched instead, for a
+        message naming one of the tenant's trigger words (never for every message: a protocol is one domain's)
+        and not for a protocol question, whose intent context carries it already."""
         super().__init__(retriever=retriever, limit=limit)
         self._triggers_of = triggers if callable(triggers) else lambda _: triggers
-        self._left_to_intent = left_to_intent
+        self._protocol = protocol
 
-    def build(self, ctx: FetchContext, cache: BlockCache) -> str:
+    def _retriever_for(self, ctx: FetchContext) -> Retriever | None:
+        if self._retriever is not None or self._protocol is None:
+            return self._retriever
         intent = ctx.request.intent
-        if intent is not None and intent.type.upper() in self._left_to_intent and self._supplied(ctx) is None:
-            return ""
-        return super().build(ctx, cache)
+        if (intent is not None and intent.type.upper() == "PROTOCOL_QA") or not self._triggers_of(ctx.user.tenant_id):
+            return None
+        return self._protocol
 
     def _supplied(self, ctx: FetchContext) -> list[Any] | None:
         return ctx.request.relevant_knowledge
