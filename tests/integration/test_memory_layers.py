@@ -108,13 +108,13 @@ def test_intent_context_brings_history_for_questions_only_and_respects_the_budge
     tight = api.call("POST", f"{PROJECT}/context/intent",
                      {"intent": {"type": "QA_QUERY", "query": "访视窗口"}, "max_tokens": 100}).body
 
-    # Two weekly reports match: the history book is full, so the log is not searched
-    assert [p["layer"] for p in question["parts"]] == ["hot_memory", "reports"]
+    # Two weekly reports match, and the log is searched too (a question gets both)
+    assert [p["layer"] for p in question["parts"]] == ["hot_memory", "reports", "log"]
     assert "## 项目信息\n- name: \"高血压III期临床研究\"" in question["context"]
     assert "## 相关历史记录" in question["context"] and "访视窗口放宽" in question["context"]
-    assert "## 相关对话记录" not in question["context"]
+    assert "## 相关对话记录" in question["context"]
     assert question["tokens"] <= question["max_tokens"] == 2000
-    assert [p["layer"] for p in task["parts"]] == ["hot_memory"] and task["skipped"] == ["reports", "log"]
+    assert [p["layer"] for p in task["parts"]] == ["hot_memory"] and task["skipped"] == ["reports", "log", "sop"]  # no SOP retriever here
     assert [p["layer"] for p in tight["parts"]] == ["hot_memory"] and "reports" in tight["skipped"]
 
 

@@ -225,6 +225,7 @@ class ScoreBreakdown(TypedDict):
     matched_keywords: list[str]
     redundancy: float  # highest cosine similarity to a result above it (results come diversified)
     term_coverage: float  # share of the query's terms the memory's text holds
+    topic: float  # share of the query's everyday topics the memory names too
     absolute_relevance: float  # calibrated, comparable across queries: what min_relevance_score bounds
 
 
