@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent_memory.domain.keywords import normalize_keyword
 from agent_memory.domain.mmr import mmr_order
 from agent_memory.domain.models import Memory, MemoryType
-from agent_memory.domain.relevance import RelevanceCalibration, memory_terms, term_coverage
+from agent_memory.domain.relevance import RelevanceCalibration, memory_terms, memory_text, term_coverage
 from agent_memory.domain.temporal import TimeCue
 from agent_memory.domain.text import is_cjk
 from agent_memory.domain.topics import topic_match, topics_of
@@ -165,7 +165,7 @@ def keyword_match(memory: Memory, query: QueryKeywords, weights: RankingWeights)
 
 def memory_topics(memory: Memory) -> frozenset[str]:
     """The everyday topics a memory names: in its text, its keywords or its category."""
-    return topics_of(" ".join([memory.content, *(k.term for k in memory.keywords), memory.category or ""]))
+    return topics_of(memory_text(memory.content, tuple(k.term for k in memory.keywords), memory.category))
 
 
 def _memory_terms(memory: Memory) -> frozenset[str]:

@@ -77,9 +77,14 @@ def term_coverage(query_terms: Collection[str], held: frozenset[str],
                if term in held or any(alt and alt <= held for alt in alternatives.get(term, ()))) / len(query_terms)
 
 
+def memory_text(content: str, keywords: Sequence[str] = (), category: str | None = None) -> str:
+    """What a memory says for relevance: its text, its keywords and its category."""
+    return " ".join([content, *keywords, category or ""])
+
+
 def memory_terms(content: str, keywords: Sequence[str] = (), category: str | None = None) -> frozenset[str]:
     """The analysed terms a memory holds: its text's, its keywords' and its category's."""
-    return _terms(" ".join([content, *keywords, category or ""]))
+    return _terms(memory_text(content, keywords, category))
 
 
 @lru_cache(maxsize=16384)
