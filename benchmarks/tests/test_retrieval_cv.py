@@ -64,15 +64,23 @@ def test_a_floor_leaves_results_under_it_out_of_the_ranking():
     assert floored_metrics(row, calibration, 0.5) == {"hit@5": 0.0, "hit@10": 0.0}
 
 
-def test_calibration_separates_answers_from_off_topic_results_and_reports_held_out_folds():
+def _three_conversations(answer, off_topic_kinds):
+    """Ten questions in each of three conversations: an answered one (`answer(i)`: its results) and, per
+    (kind, results(i)) of `off_topic_kinds`, one off-topic question of that kind."""
     on_topic, off_topic = [], []
     for conv in ("a", "b", "c"):
+        fold = Fold("d", conv, "plain")
         for i in range(10):
-            fold = Fold("d", conv, "plain")
-            on_topic.append(QueryRow(fold, {"hit@5": 1.0, "hit@10": 1.0},
-                                     results=[(True, 0.85 + i / 1000, 0.5), (False, 0.8, 0.1)]))
-            off_topic.append(QueryRow(fold, {"hit@5": 0.0, "hit@10": 0.0},
-                                      results=[(False, 0.7 + i / 1000, 0.0), (False, 0.68, 0.0)]))
+            on_topic.append(QueryRow(fold, {"hit@5": 1.0, "hit@10": 1.0}, results=answer(i)))
+            off_topic += [QueryRow(fold, {"hit@5": 0.0, "hit@10": 0.0}, kind=kind, results=results(i))
+                          for kind, results in off_topic_kinds]
+    return on_topic, off_topic
+
+
+def test_calibration_separates_answers_from_off_topic_results_and_reports_held_out_folds():
+    on_topic, off_topic = _three_conversations(
+        lambda i: [(True, 0.85 + i / 1000, 0.5), (False, 0.8, 0.1)],
+        [("other", lambda i: [(False, 0.7 + i / 1000, 0.0), (False, 0.68, 0.0)])])
 
     report = calibrate(on_topic, off_topic)
 
@@ -111,16 +119,10 @@ def test_off_topic_queries_are_another_conversations_the_users_own_unanswerable_
 
 
 def test_the_held_out_report_counts_each_off_topic_kind_apart():
-    on_topic, off_topic = [], []
-    for conv in ("a", "b", "c"):
-        for i in range(10):
-            fold = Fold("d", conv, "plain")
-            on_topic.append(QueryRow(fold, {"hit@5": 1.0, "hit@10": 1.0},
-                                     results=[(True, 0.85 + i / 1000, 0.5, 1.0, 1.0), (False, 0.8, 0.1, 0.0, 1.0)]))
-            off_topic.append(QueryRow(fold, {}, kind="out_of_domain",
-                                      results=[(False, 0.6 + i / 1000, 0.0, 0.0, 0.0)]))
-            off_topic.append(QueryRow(fold, {}, kind="never_mentioned",  # as close as an answer: never empty
-                                      results=[(False, 0.85 + i / 1000, 0.5, 1.0, 1.0)]))
+    on_topic, off_topic = _three_conversations(
+        lambda i: [(True, 0.85 + i / 1000, 0.5, 1.0, 1.0), (False, 0.8, 0.1, 0.0, 1.0)],
+        [("out_of_domain", lambda i: [(False, 0.6 + i / 1000, 0.0, 0.0, 0.0)]),
+         ("never_mentioned", lambda i: [(False, 0.85 + i / 1000, 0.5, 1.0, 1.0)])])  # as close as an answer
 
     held = calibrate(on_topic, off_topic)["held_out"]["d/plain"]
 

@@ -265,6 +265,19 @@ def format_hot_memory(entries: list[HotMemoryEntry], *, zh: bool, project: bool,
 # ---- a message's intent ---------------------------------------------------------------------------
 
 
+# What an intent type retrieves beside hot memory: (retriever name, title in Chinese, in English).
+INTENT_RETRIEVALS: dict[str, tuple[Literal["sop", "protocol"], str, str]] = {
+    "QC_TASK": ("sop", "## 相关SOP", "## Relevant SOPs"),
+    "PROTOCOL_QA": ("protocol", "## 方案知识库", "## Protocol knowledge base"),
+}
+
+
+def retrieval_of(intent_type: str) -> Literal["sop", "protocol"] | None:
+    """The retriever an intent type reads (INTENT_RETRIEVALS), None when it reads none."""
+    entry = INTENT_RETRIEVALS.get(intent_type.upper())
+    return entry[0] if entry else None
+
+
 class Intent(OpenRequestModel):
     """A message's intent: a type (QA_QUERY, QC_TASK, ...) and what it is about."""
 

@@ -165,7 +165,9 @@ def keyword_match(memory: Memory, query: QueryKeywords, weights: RankingWeights)
 
 def memory_topics(memory: Memory) -> frozenset[str]:
     """The everyday topics a memory names: in its text, its keywords or its category."""
-    return topics_of(memory_text(memory.content, tuple(k.term for k in memory.keywords), memory.category))
+    keywords = tuple(k.term for k in memory.keywords)
+    return topics_of(memory_text(memory.content, keywords, memory.category),
+                     memory_terms(memory.content, keywords, memory.category))
 
 
 def _memory_terms(memory: Memory) -> frozenset[str]:

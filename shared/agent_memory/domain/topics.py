@@ -238,11 +238,16 @@ _CHINESE = {topic: tuple(c.strip() for c in unicodedata.normalize("NFKC", chines
             for topic, (_, chinese) in TOPICS.items()}
 
 
+def topics_of(text: str, stems: frozenset[str] | None = None) -> frozenset[str]:
+    """The topics `text` names; `stems`: its analysed terms when the caller has them already (a memory's
+    `memory_terms`), so the text is not analysed twice."""
+    return _topics(text, frozenset(tokenize(text)) if stems is None else stems)
+
+
 @lru_cache(maxsize=32768)
-def topics_of(text: str) -> frozenset[str]:
-    """The topics `text` names (memoised: a user's memories meet query after query)."""
+def _topics(text: str, stems: frozenset[str]) -> frozenset[str]:
+    """Memoised: a user's memories meet query after query."""
     folded = unicodedata.normalize("NFKC", text).casefold()
-    stems = frozenset(tokenize(folded))
     return frozenset(topic for topic in TOPICS
                      if any(cue <= stems for cue in _ENGLISH[topic]) or any(c in folded for c in _CHINESE[topic]))
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from agent_memory.domain.context import neutralize, one_line
 from agent_memory.domain.hybrid import rank_stored
 from agent_memory.domain.injection import KnowledgeItem
 from agent_memory.domain.keys import PROJECT_PREFIX
 from agent_memory.domain.layers import (
+    INTENT_RETRIEVALS,
     ContextPart,
     HotMemoryEntry,
     HotMemoryType,
@@ -32,10 +33,6 @@ REPORTS_PER_QUESTION = 2
 LOG_LINES_PER_QUESTION = 3
 # What an intent type retrieves besides hot memory: a QC task the SOPs, a protocol question the protocol's
 # knowledge base (its part's layer, zh title, en title).
-INTENT_RETRIEVALS: dict[str, tuple[Literal["sop", "protocol"], str, str]] = {
-    "QC_TASK": ("sop", "## 相关SOP", "## Relevant SOPs"),
-    "PROTOCOL_QA": ("protocol", "## 方案知识库", "## Protocol knowledge base"),
-}
 RETRIEVED_ITEMS = 3
 ITEM_CHARS = 1000  # the most of one retrieved item a part shows
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from agent_memory.domain.context import ContextType, Priority, neutralize, one_line
 from agent_memory.domain.injection import ExperienceItem, KnowledgeItem
+from agent_memory.domain.layers import retrieval_of
 from agent_memory.domain.packs.immigration import IMMIGRATION
 from agent_memory.domain.requests import RequestModel
 from agent_memory.ports import Retriever
@@ -81,7 +82,9 @@ class RelevantKnowledgeSource(_RetrievedSource):
         if self._retriever is not None or self._protocol is None:
             return self._retriever
         intent = ctx.request.intent
-        if (intent is not None and intent.type.upper() == "PROTOCOL_QA") or not self._triggers_of(ctx.user.tenant_id):
+        # An intent that reads the protocol already has it in its own part; no triggers: no knowledge asked for.
+        if (intent is not None and retrieval_of(intent.type) == "protocol") or not self._triggers_of(
+                ctx.user.tenant_id):
             return None
         return self._protocol
 
