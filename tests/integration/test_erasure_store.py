@@ -149,3 +149,25 @@ def test_given_a_cached_index_when_the_user_is_erased_and_starts_again_then_only
 
     assert store.user_version(user) == 1
     assert found("cello violin") == ["Plays the violin"]
+
+
+def test_an_erasure_reads_the_rollup_markers_of_every_week_in_one_batch(dynamodb_client):
+    """A marker per active week: probing them one GetItem at a time made a user of two turns cost dozens of calls."""
+    user = scope()
+    layers = DynamoLayerStore(table_name=TABLE, client=dynamodb_client)
+    logged = [LogMessage(message_id=f"m-{i}", conversation_id="c1", role="user", content=f"message {i}",
+                         created_at=NOW - timedelta(days=i), expires_at=NOW + timedelta(days=30)) for i in (1, 2)]
+    layers.append_messages(user, logged, {week_start_of(m.created_at) for m in logged})
+    calls: list[str] = []
+    dynamodb_client.meta.events.register("before-call.dynamodb.*",
+                                         lambda model, **_: calls.append(model.name), unique_id="count-erasure")
+    try:
+        receipt = service(dynamodb_client).erase(user)
+    finally:
+        dynamodb_client.meta.events.unregister("before-call.dynamodb.*", unique_id="count-erasure")
+
+    assert receipt.status == "complete" and receipt.verified
+    assert items_of(dynamodb_client, user) == []
+    # The tombstone read; the markers once in the sweep and once in the final check.
+    assert calls.count("GetItem") == 1 and calls.count("BatchGetItem") == 2
+    assert len(calls) <= 16, sorted(calls)

@@ -24,7 +24,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from agent_memory.adapters.dynamodb.batch import partition_key_pages, write_all
+from agent_memory.adapters.dynamodb.batch import partition_key_pages, read_all, write_all
 from agent_memory.adapters.dynamodb.items import from_item, raise_domain_error, to_item
 from agent_memory.adapters.dynamodb.layers import ACTIVE_MARKER_DAYS, active_partition
 from agent_memory.domain.erasure import (
@@ -114,19 +114,11 @@ class DynamoScopeEraser:
                 (INDEX_SNAPSHOTS, snapshot_partition_key(scope))]
 
     def _markers(self, scope: ScopeRef, weeks: set[date]) -> list[dict[str, Any]]:
-        """The keys of the scope's active-week markers that exist, for these weeks."""
+        """The keys of the scope's active-week markers that exist, for these weeks: one BatchGetItem per 100."""
         shard, pk = active_shard(scope, self._shards), partition_key(scope)
-        found = []
-        for week in sorted(weeks):
-            key = {"pk": {"S": active_partition(week, shard)}, "sk": {"S": pk}}
-            try:
-                item = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True,
-                                             ProjectionExpression="pk").get("Item")
-            except ClientError as error:
-                raise_domain_error(error)
-            if item:
-                found.append(key)
-        return found
+        keys = [{"pk": {"S": active_partition(week, shard)}, "sk": {"S": pk}} for week in sorted(weeks)]
+        return [{"pk": item["pk"], "sk": item["sk"]} for item in read_all(self._client, self._table, keys,
+                                                                           projection="pk, sk")]
 
     def _delete(self, keys: list[dict[str, Any]]) -> None:
         try:
