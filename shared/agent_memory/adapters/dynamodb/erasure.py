@@ -25,7 +25,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from agent_memory.adapters.dynamodb.batch import partition_key_pages, read_all, write_all
-from agent_memory.adapters.dynamodb.items import from_item, raise_domain_error, to_item
+from agent_memory.adapters.dynamodb.items import from_item, raise_domain_error, to_item, ttl_seconds
 from agent_memory.adapters.dynamodb.layers import ACTIVE_MARKER_DAYS, active_partition
 from agent_memory.domain.erasure import (
     CONTEXT_CACHE,
@@ -42,9 +42,6 @@ from agent_memory.domain.models import ScopeRef
 TOMBSTONES = "ERASED"
 RECEIPTS = "ERASURE"
 
-
-def _epoch(moment: datetime) -> int:
-    return int(moment.timestamp())
 
 
 def _mondays(start: date, end: date) -> list[date]:
@@ -131,7 +128,7 @@ class DynamoScopeEraser:
     def put_tombstone(self, tombstone: Tombstone) -> None:
         self._put({"pk": f"T#{tombstone.tenant_id}#{TOMBSTONES}", "sk": f"U#{tombstone.user_id}",
                    "kind": "tombstone", "erased_at": tombstone.erased_at.isoformat(),
-                   "erasure_id": tombstone.erasure_id, "expires_at": _epoch(tombstone.expires_at),
+                   "erasure_id": tombstone.erasure_id, "expires_at": ttl_seconds(tombstone.expires_at),
                    **({"completed_at": tombstone.completed_at.isoformat()} if tombstone.completed_at else {})})
 
     def tombstone(self, scope: ScopeRef) -> Tombstone | None:
@@ -147,7 +144,7 @@ class DynamoScopeEraser:
 
     def put_receipt(self, receipt: ErasureReceipt, expires_at: datetime) -> None:
         self._put({"pk": f"T#{receipt.tenant_id}#{RECEIPTS}", "sk": receipt.erasure_id, "kind": "erasure_receipt",
-                   "receipt_json": receipt.model_dump_json(), "expires_at": _epoch(expires_at)})
+                   "receipt_json": receipt.model_dump_json(), "expires_at": ttl_seconds(expires_at)})
 
     def receipt(self, tenant_id: str, erasure_id: str) -> ErasureReceipt | None:
         item = self._get(f"T#{tenant_id}#{RECEIPTS}", erasure_id)

@@ -66,6 +66,12 @@ def ttl_seconds(moment: datetime) -> int:
     return math.ceil(moment.timestamp())
 
 
+def epoch_now(moment: datetime) -> int:
+    """A moment compared with TTL attributes (`expires_at > now`): truncated, so an item rounded up by
+    `ttl_seconds` is live until its expiry's whole second is over, never hidden before its moment."""
+    return int(moment.timestamp())
+
+
 def memory_from_item(item: dict[str, Any]) -> Memory:
     values = from_item(item)
     for key in ("pk", "sk", "kind"):

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from boto3.dynamodb.types import Binary
@@ -33,11 +33,13 @@ from agent_memory.adapters.dynamodb.changes import transact_recorded
 from agent_memory.adapters.dynamodb.items import (
     CONDITION_FAILED,
     TRANSACTION_CANCELLED,
+    epoch_now,
     error_code,
     from_item,
     raise_domain_error,
     to_item,
     to_value,
+    ttl_seconds,
 )
 from agent_memory.domain.keys import active_shard, partition_key
 from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogKey, LogMessage, WeeklyReport
@@ -55,9 +57,6 @@ def _iso(moment: datetime) -> str:
     # isoformat pads the year to four digits (strftime's %Y gives "337" for the year 337, out of order).
     return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
 
-
-def _epoch(moment: datetime) -> int:
-    return int(moment.timestamp())
 
 
 def log_sort_key(message: LogMessage | LogKey) -> str:
@@ -88,7 +87,7 @@ class DynamoLayerStore:
         if len(messages) > MAX_TRANSACTION_ITEMS:
             raise ValueError(f"at most {MAX_TRANSACTION_ITEMS} messages per append")
         pk = partition_key(scope)
-        marker_expiry = _epoch(utcnow()) + ACTIVE_MARKER_DAYS * 86400
+        marker_expiry = ttl_seconds(utcnow() + timedelta(days=ACTIVE_MARKER_DAYS))
         shard = active_shard(scope, self.shards)
         markers = [{"PutRequest": {"Item": to_item({
             "pk": active_partition(week, shard), "sk": pk, "kind": "active", "tenant_id": scope.tenant_id,
@@ -128,7 +127,7 @@ class DynamoLayerStore:
         """Messages in [start, end), oldest first; expired ones are never returned, whatever TTL did."""
         low = f"LOG#{_iso(start)}" if start else "LOG#"
         high = f"LOG#{_iso(end)}" if end else "LOG$"
-        cutoff = _epoch(now or utcnow())
+        cutoff = epoch_now(now or utcnow())
         items = self._query(
             KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
             FilterExpression="expires_at > :now",
@@ -138,7 +137,7 @@ class DynamoLayerStore:
 
     def recent_log(self, scope: ScopeRef, *, limit: int, now: datetime | None = None) -> list[LogMessage]:
         """The newest `limit` unexpired messages (a hot-memory refresh reads 50 by default), oldest first."""
-        values = to_item({":pk": partition_key(scope), ":log": "LOG#", ":now": _epoch(now or utcnow())})
+        values = to_item({":pk": partition_key(scope), ":log": "LOG#", ":now": epoch_now(now or utcnow())})
         pages = self._pages(
             KeyConditionExpression="pk = :pk AND begins_with(sk, :log)", FilterExpression="expires_at > :now",
             ScanIndexForward=False, Limit=max(limit, 25), ExpressionAttributeValues=values)
@@ -154,7 +153,7 @@ class DynamoLayerStore:
         expired = self._query(
             KeyConditionExpression="pk = :pk AND begins_with(sk, :log)", FilterExpression="expires_at <= :now",
             ProjectionExpression="pk, sk",
-            ExpressionAttributeValues=to_item({":pk": partition_key(scope), ":log": "LOG#", ":now": _epoch(now)}))
+            ExpressionAttributeValues=to_item({":pk": partition_key(scope), ":log": "LOG#", ":now": epoch_now(now)}))
         self._batch_delete([{"pk": i["pk"], "sk": i["sk"]} for i in expired])
         return len(expired)
 
@@ -321,7 +320,7 @@ class DynamoLayerStore:
 
 def log_item(pk: str, message: LogMessage) -> dict[str, Any]:
     values = message.model_dump(mode="json", exclude={"embedding"}, exclude_none=True)
-    values["expires_at"] = _epoch(message.expires_at)  # the table's TTL attribute: epoch seconds
+    values["expires_at"] = ttl_seconds(message.expires_at)  # the table's TTL attribute: epoch seconds
     item = to_item({"pk": pk, "sk": log_sort_key(message), "kind": "log", **values})
     if message.embedding:
         item["embedding"] = to_value(Binary(message.embedding))
