@@ -26,8 +26,7 @@ from agent_memory.bootstrap.portability import scope_archive
 from agent_memory.bootstrap.scheduler import rollup_queue
 from agent_memory.domain.conversation import Message
 from agent_memory.domain.models import ExtractedMemory, ScopeRef
-from agent_memory.domain.packs import DomainPack, ExtractionRules, pack_named
-from agent_memory.domain.packs.immigration import IMMIGRATION
+from agent_memory.domain.packs import DomainPack, ExtractionRules, default_pack, pack_named
 from agent_memory.domain.profile import Profile
 from agent_memory.domain.ranking import RankingWeights
 from agent_memory.domain.relevance import RelevanceCalibration
@@ -102,10 +101,10 @@ class Services:
     portability: PortabilityService  # export and import of a scope's data, page by page
 
 
-def read_fields(text: str, pack: DomainPack = IMMIGRATION) -> list[ExtractedMemory]:
+def read_fields(text: str, pack: DomainPack | None = None) -> list[ExtractedMemory]:
     """The profile fields a directly saved memory states, read by the pack's offline rules: deterministic and
     free, whichever LLM extracts conversation turns (a direct save never waits for a model)."""
-    return _offline_rules(pack.extraction).extract(ConversationTurn(user_message=text))
+    return _offline_rules((pack or default_pack()).extraction).extract(ConversationTurn(user_message=text))
 
 
 @cache

@@ -11,8 +11,7 @@ from pydantic import BaseModel, Field
 
 from agent_memory.domain.models import Memory, is_cjk_text
 from agent_memory.domain.occupations import industry_of
-from agent_memory.domain.packs import DomainPack
-from agent_memory.domain.packs.immigration import IMMIGRATION
+from agent_memory.domain.packs import DomainPack, default_pack
 from agent_memory.domain.profile_schema import (
     Narrative,
     NarrativeSegment,
@@ -26,16 +25,17 @@ __all__ = ["DEFAULT_PROFILE_SCHEMA", "Completeness", "Profile", "ProfileField", 
 
 
 # The default profile: the immigration pack's (an applicant's basics, career, immigration plans and family).
-DEFAULT_PROFILE_SCHEMA = IMMIGRATION.profile
+DEFAULT_PROFILE_SCHEMA = default_pack().profile
 
 # The immigration pack's fields that hold several values at once (a pack's `list_fields`).
-LIST_MEMORY_FIELDS = IMMIGRATION.list_fields
+LIST_MEMORY_FIELDS = default_pack().list_fields
 
 
-def slot_field(field: str | None, category: str | None, value: object, pack: DomainPack = IMMIGRATION
+def slot_field(field: str | None, category: str | None, value: object, pack: DomainPack | None = None
                ) -> str | None:
     """The slot a memory fills: its field, or for one of the pack's list fields the field and what names the
-    value (its category or its value, as the pack says)."""
+    value (its category or its value, as the pack says; the default pack when none is given)."""
+    pack = pack or default_pack()
     if not field or field not in pack.list_fields:
         return field
     stated = str(value) if value not in (None, "") else ""

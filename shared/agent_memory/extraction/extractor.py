@@ -14,8 +14,7 @@ import unicodedata
 from collections.abc import Callable
 
 from agent_memory.domain.models import ExtractedMemory, MemoryType, is_cjk_text
-from agent_memory.domain.packs import ExtractionRules
-from agent_memory.domain.packs.immigration import IMMIGRATION
+from agent_memory.domain.packs import ExtractionRules, default_pack
 from agent_memory.domain.text import sentences
 from agent_memory.extraction.dialogue import answer_segments, asked_questions, statements
 from agent_memory.extraction.exemplars import ExemplarReader
@@ -172,10 +171,11 @@ class OfflineExtractor:
     not filter `turn.existing_info`: the caller skips known fields and reports them as skipped.
     """
 
-    def __init__(self, rules: ExtractionRules = IMMIGRATION.extraction, *, reader: ExemplarReader | None = None,
+    def __init__(self, rules: ExtractionRules | None = None, *, reader: ExemplarReader | None = None,
                  list_fields: frozenset[str] = frozenset()) -> None:
         """`reader`: reads the clauses no rule read by the pack's labelled examples (`list_fields`: the pack's
         fields that hold several values)."""
+        rules = rules or default_pack().extraction
         unknown = [name for name in rules.fields if name not in RULES]
         if unknown or rules.preferences not in PREFERENCE_STAGES:
             raise ValueError(f"no offline rule for {', '.join(unknown) or rules.preferences!r}")

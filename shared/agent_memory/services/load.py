@@ -8,8 +8,7 @@ from datetime import datetime
 
 from agent_memory.domain.keys import is_valid_memory_key
 from agent_memory.domain.models import Memory, MemoryPage, MemoryType, ScopeRef, is_cjk_text
-from agent_memory.domain.packs import DomainPack
-from agent_memory.domain.packs.immigration import IMMIGRATION
+from agent_memory.domain.packs import DomainPack, default_pack
 from agent_memory.domain.placeholders import resolve
 from agent_memory.domain.search import SearchQuery, summary_of
 from agent_memory.errors import InvalidInput
@@ -17,7 +16,7 @@ from agent_memory.ports import MemoryStore
 from agent_memory.services.search import SearchService
 
 # The immigration pack's profile field order (a pack's `summary_fields` phrase the profile summary).
-PROFILE_FIELD_ORDER = IMMIGRATION.summary_fields
+PROFILE_FIELD_ORDER = default_pack().summary_fields
 # A profile summary is written only when at least this many profile fields are known.
 MIN_FIELDS_FOR_SUMMARY = 3
 # Blend of two orderings: importance (0-100) and relevance to the query (0-1).
@@ -72,7 +71,7 @@ class LoadService:
         store: MemoryStore,
         search: SearchService,
         current_memories: Callable[[ScopeRef], list[Memory]] | None = None,
-        packs: Callable[[str], DomainPack] = lambda _: IMMIGRATION,
+        packs: Callable[[str], DomainPack] = lambda _: default_pack(),
         memories_at: Callable[[ScopeRef, datetime], list[Memory]] | None = None,
     ) -> None:
         """`packs`: a tenant's pack, whose summary fields phrase the profile summary; `memories_at`: the memories

@@ -24,8 +24,7 @@ from agent_memory.domain.models import (
     ScopeRef,
     utcnow,
 )
-from agent_memory.domain.packs import DomainPack
-from agent_memory.domain.packs.immigration import IMMIGRATION
+from agent_memory.domain.packs import DomainPack, default_pack
 from agent_memory.domain.profile import slot_field
 from agent_memory.domain.requests import MAX_CONTENT_BYTES
 from agent_memory.domain.retention import RetentionPolicy
@@ -115,7 +114,7 @@ class SaveService:
         index: SearchIndex | None = None,
         duplicates: DuplicateRule | None = None,
         max_embedded_tokens: int = 0,
-        packs: Callable[[str], DomainPack] = lambda _: IMMIGRATION,
+        packs: Callable[[str], DomainPack] = lambda _: default_pack(),
         extractors: Callable[[DomainPack], MemoryExtractor] | None = None,
         offline_rules: bool = False,
         retention: Callable[[str], RetentionPolicy] | None = None,
@@ -147,7 +146,7 @@ class SaveService:
         """Write-time work: list slots, keywords (unless given), conversation context, embeddings (one batch call).
         `recent`: the user's newest memories, read once when first needed (where a turn finds the turn before
         it); `pack`: whose list fields name slots (default: the user's pack, else the immigration pack)."""
-        pack = pack or (self._packs(user.tenant_id) if user is not None else IMMIGRATION)
+        pack = pack or (self._packs(user.tenant_id) if user is not None else default_pack())
         enriched = []
         previous_in_conversation: dict[str, str] = {}
         stored: dict[str, list[str]] | None = None  # the user's recent turns by conversation, read when needed

@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING
 
 from agent_memory.domain.keywords import extract_keywords, normalize_keyword
 from agent_memory.domain.models import Memory, ScopeRef, utcnow
-from agent_memory.domain.packs import DomainPack
-from agent_memory.domain.packs.immigration import IMMIGRATION
+from agent_memory.domain.packs import DomainPack, default_pack
 from agent_memory.domain.ranking import (
     Candidate,
     QueryKeywords,
@@ -90,7 +89,7 @@ class SearchService:
         query_vector_lines: int = 0,
         neighbour_share: float = 0.0,
         diversity: float = 0.0,
-        packs: Callable[[str], DomainPack] = lambda _: IMMIGRATION,
+        packs: Callable[[str], DomainPack] = lambda _: default_pack(),
         as_of_index: SearchIndex | None = None,
         retention: Callable[[str], RetentionPolicy] | None = None,
     ) -> None:

@@ -18,8 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_memory.adapters.llm.messages import create_with_tools
 from agent_memory.domain.models import ExtractedMemory, Keyword, MemoryType
-from agent_memory.domain.packs import DomainPack
-from agent_memory.domain.packs.immigration import IMMIGRATION
+from agent_memory.domain.packs import DomainPack, default_pack
 from agent_memory.errors import LlmUnavailable
 from agent_memory.observability import logger
 from agent_memory.ports import ConversationTurn
@@ -80,9 +79,9 @@ def extraction_tool(pack: DomainPack) -> dict[str, Any]:
 
 
 # The immigration pack's (the default deployment's) tool, prompt and fields.
-SAVE_USER_MEMORY_TOOL = extraction_tool(IMMIGRATION)
-SYSTEM_PROMPT = IMMIGRATION.llm.system
-CORE_FIELDS = IMMIGRATION.llm.core_fields
+SAVE_USER_MEMORY_TOOL = extraction_tool(default_pack())
+SYSTEM_PROMPT = default_pack().llm.system
+CORE_FIELDS = default_pack().llm.core_fields
 
 
 class _ToolKeyword(BaseModel):
@@ -166,7 +165,8 @@ class ClaudeExtractor:
     """Extraction with the pack's prompt and tool (by default the immigration pack's)."""
 
     def __init__(self, *, client: Any, model: str, max_tokens: int = 1000, temperature: float | None = 0.0,
-                 pack: DomainPack = IMMIGRATION) -> None:
+                 pack: DomainPack | None = None) -> None:
+        pack = pack or default_pack()
         self._system = pack.llm.system
         self._tool = extraction_tool(pack)
         self._client = client

@@ -113,6 +113,11 @@ def pack_named(name: str) -> DomainPack:
     return found
 
 
+def default_pack() -> DomainPack:
+    """The pack of a tenant and a setting that name none (DEFAULT_PACK): every default in the code is this one."""
+    return pack_named(DEFAULT_PACK)
+
+
 class TenantPacks:
     """Which pack a tenant's memory uses: the deployment's, unless the tenant has its own."""
 

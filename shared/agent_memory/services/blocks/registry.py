@@ -7,7 +7,6 @@ from collections.abc import Callable
 from agent_memory.domain.duplicates import DuplicateRule
 from agent_memory.domain.memory_selection import DEFAULT_IMPORTANCE_MARGIN, DEFAULT_MAX_SHARE, DEFAULT_MAX_TOKENS
 from agent_memory.domain.models import Memory, ScopeRef
-from agent_memory.domain.packs.immigration import IMMIGRATION
 from agent_memory.domain.search import SearchMode
 from agent_memory.ports import MemoryStore, Retriever
 from agent_memory.services.blocks.base import BlockSource
@@ -46,7 +45,7 @@ def default_sources(
     importance_margin: int = DEFAULT_IMPORTANCE_MARGIN,
     user_memory_max_share: float = DEFAULT_MAX_SHARE,
     user_memory_max_tokens: int = DEFAULT_MAX_TOKENS,
-    assessment: Wording = IMMIGRATION.assessment,
+    assessment: Wording | None = None,
     protocol: Retriever | None = None,
     duplicates: DuplicateRule | None = None,
     always_relevant: Callable[[str], frozenset[str]] | None = None,

@@ -7,8 +7,7 @@ from collections.abc import Callable
 
 from agent_memory.domain.context import CONVERSATION_LIFETIME, ContextType, Priority
 from agent_memory.domain.current_message import user_texts
-from agent_memory.domain.packs import AssessmentWording
-from agent_memory.domain.packs.immigration import IMMIGRATION
+from agent_memory.domain.packs import AssessmentWording, default_pack
 from agent_memory.domain.request_blocks import (
     agents_text,
     assessment_text,
@@ -32,8 +31,8 @@ class CollectedInfoSource:
     ttl_seconds = 0.0
     does_io = False
 
-    def __init__(self, *, wording: Wording = IMMIGRATION.assessment) -> None:
-        self._wording = wording
+    def __init__(self, *, wording: Wording | None = None) -> None:
+        self._wording = wording or default_pack().assessment
 
     def build(self, ctx: FetchContext, cache: BlockCache) -> str:
         return collected_info_text(ctx.request.consulting_state, _for_tenant(self._wording, ctx), ctx.locale)
@@ -58,8 +57,8 @@ class AssessmentResultSource:
     ttl_seconds = 0.0
     does_io = False
 
-    def __init__(self, *, wording: Wording = IMMIGRATION.assessment) -> None:
-        self._wording = wording
+    def __init__(self, *, wording: Wording | None = None) -> None:
+        self._wording = wording or default_pack().assessment
 
     def build(self, ctx: FetchContext, cache: BlockCache) -> str:
         return assessment_text(ctx.request.consulting_state, _for_tenant(self._wording, ctx), ctx.locale)

@@ -10,13 +10,13 @@ from typing import Any
 from agent_memory.domain.context import ContextType, Priority, neutralize, one_line
 from agent_memory.domain.injection import ExperienceItem, KnowledgeItem
 from agent_memory.domain.layers import retrieval_of
-from agent_memory.domain.packs.immigration import IMMIGRATION
+from agent_memory.domain.packs import default_pack
 from agent_memory.domain.requests import RequestModel
 from agent_memory.ports import Retriever
 from agent_memory.services.blocks.base import BlockCache, FetchContext
 
 # The immigration pack's: only policy-like questions are worth a knowledge retrieval call (a pack has its own).
-DEFAULT_KNOWLEDGE_TRIGGERS = IMMIGRATION.knowledge_triggers
+DEFAULT_KNOWLEDGE_TRIGGERS = default_pack().knowledge_triggers
 # The words that make a message worth a retrieval: one list for every tenant, or a tenant's (its pack's).
 Triggers = tuple[str, ...] | Callable[[str], tuple[str, ...]]
 # Stages where experiences help: information collection, assessment and recommendation, objections.
