@@ -32,8 +32,8 @@ def scope_ref(tenant_id: str, scope_type: ScopeType, scope_id: str) -> ScopeRef:
 
 def scope_label(scope: ScopeRef) -> dict[str, str]:
     """How a scope is shown to callers: `{"type": "project", "id": "p-1"}`."""
-    if scope.user_id.startswith(PROJECT_PREFIX):
-        return {"type": "project", "id": scope.user_id.removeprefix(PROJECT_PREFIX)}
+    if scope.is_project:
+        return {"type": "project", "id": scope.scope_id}
     return {"type": "user", "id": scope.user_id}
 
 

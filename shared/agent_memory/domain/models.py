@@ -12,7 +12,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, JsonValue
 
 from agent_memory.domain.field_names import MemoryFieldName
-from agent_memory.domain.keys import Id, ScopeId
+from agent_memory.domain.keys import PROJECT_PREFIX, Id, ScopeId
 from agent_memory.domain.text import is_cjk
 
 
@@ -79,6 +79,16 @@ class ScopeRef(BaseModel):
 
     tenant_id: Id
     user_id: ScopeId
+
+    @property
+    def is_project(self) -> bool:
+        """A project's scope (a team's shared memory), not a user's."""
+        return self.user_id.startswith(PROJECT_PREFIX)
+
+    @property
+    def scope_id(self) -> str:
+        """The user's id, or the project's id without its prefix."""
+        return self.user_id.removeprefix(PROJECT_PREFIX)
 
 
 # A JSON object as it crosses a port (a retriever's item, a Messages entry, a pagination cursor).

@@ -30,7 +30,6 @@ from agent_memory.domain.erasure import (
     new_erasure_id,
     tombstone_expiry,
 )
-from agent_memory.domain.keys import PROJECT_PREFIX
 from agent_memory.domain.models import ScopeRef, utcnow
 from agent_memory.observability import logger
 from agent_memory.ports import IndexEraser, TableEraser
@@ -122,10 +121,10 @@ class ErasureService:
 
     def _begin(self, scope: ScopeRef, requested_by: str | None) -> ErasureReceipt:
         now = self._clock()
-        project = scope.user_id.startswith(PROJECT_PREFIX)
+        project = scope.is_project
         receipt = ErasureReceipt(
             erasure_id=new_erasure_id(), tenant_id=scope.tenant_id, scope_type="projects" if project else "users",
-            scope_id=scope.user_id.removeprefix(PROJECT_PREFIX), status="in_progress", requested_at=now,
+            scope_id=scope.scope_id, status="in_progress", requested_at=now,
             requested_by=requested_by, tombstone_expires_at=tombstone_expiry(now, self._tombstone_days),
             stores=[StoreErasure(store=SEARCH_INDEX)] if self._index is not None else [])
         # The tombstone first: from this moment, work queued before it is dropped wherever it arrives.

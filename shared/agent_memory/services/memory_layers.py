@@ -9,7 +9,6 @@ from typing import Any
 from agent_memory.domain.context import neutralize, one_line
 from agent_memory.domain.hybrid import rank_stored
 from agent_memory.domain.injection import KnowledgeItem
-from agent_memory.domain.keys import PROJECT_PREFIX
 from agent_memory.domain.layers import (
     INTENT_RETRIEVALS,
     ContextPart,
@@ -86,7 +85,7 @@ class MemoryLayersService:
 
     def hot_memory_text(self, scope: ScopeRef, *, zh: bool) -> str:
         entries, _ = self.hot_memory(scope)
-        return format_hot_memory(entries, zh=zh, project=scope.user_id.startswith(PROJECT_PREFIX),
+        return format_hot_memory(entries, zh=zh, project=scope.is_project,
                                  clean=lambda t: one_line(t, 500))
 
     # ---- L3 ------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-from agent_memory.domain.keys import PROJECT_PREFIX, Id, ScopeId
+from agent_memory.domain.keys import Id, ScopeId
 from agent_memory.domain.layers import (
     HotMemoryEntry,
     HotMemoryRefresh,
@@ -273,4 +273,4 @@ class RollupBatch:
 
 
 def _is_project(scope: ScopeRef) -> bool:
-    return scope.user_id.startswith(PROJECT_PREFIX)
+    return scope.is_project
