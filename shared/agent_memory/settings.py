@@ -110,11 +110,11 @@ class Settings(BaseSettings):
     # + keyword_weight * term coverage + topic_weight * topic match + topical_weight * (the query names a
     # topic) + bias): what min_relevance_score bounds (domain/relevance.py).
     # Fitted for the bundled embedder by `make bench-retrieval-cv`; another embedding model needs its own fit.
-    memory_relevance_cosine_weight: float = 3.6172
-    memory_relevance_keyword_weight: float = 7.2019
-    memory_relevance_bias: float = -2.4425
-    memory_relevance_topic_weight: float = 2.3751
-    memory_relevance_topical_weight: float = 0.9997
+    memory_relevance_cosine_weight: float = 5.0562
+    memory_relevance_keyword_weight: float = 6.8636
+    memory_relevance_bias: float = -2.2852
+    memory_relevance_topic_weight: float = 2.3518
+    memory_relevance_topical_weight: float = 0.9339
     memory_extraction_max_keywords: int = Field(default=5, ge=1, le=20)
     memory_extraction_min_keyword_weight: float = Field(default=0.3, ge=0, le=1)
     memory_extraction_enable_synonym_expansion: bool = True

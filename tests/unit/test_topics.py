@@ -50,7 +50,25 @@ def test_a_text_about_none_of_the_everyday_topics_names_none_of_them(text):
 
 def test_a_chinese_cue_inside_another_word_is_not_taken_for_it():
     assert "diet" not in topics_of("看手机屏幕吃力")  # 吃力 is strain, not eating
-    assert "drink" not in topics_of("酒店在机场旁边")  # a hotel, not a drink
+    assert not topics_of("酒店在机场旁边") & {"drink", "alcohol"}  # a hotel, not a drink
+    assert "sibling" not in topics_of("去哥伦比亚出差")  # Colombia, not a brother
+
+
+def test_an_idiom_names_the_topic_it_means_not_the_topics_of_its_words():
+    assert topics_of("what does she do for a living?") == {"work"}
+    assert "work" not in topics_of("Lives in Manchester, UK")
+
+
+@pytest.mark.parametrize(("question", "answer", "near_miss"), [
+    ("which city was she in before?", "Moved from Leeds to Manchester in 2021", "Lives in Manchester, UK"),
+    ("should I offer him a beer?", "Quit alcohol in 2023", "Drinks cold brew every morning, no sugar"),
+    ("what does her mum do?", "User's mother runs a bakery in Ipoh", "Going to Seoul in December with her cousin"),
+    ("他女儿在读什么？", "Daughter Chioma is studying medicine at Edinburgh", "Son Tobi, 15, plays academy football"),
+    ("她老家是哪里？", "Born in Kuala Lumpur; moved to Singapore for university", "Lives in Tiong Bahru, Singapore"),
+])
+def test_a_finer_topic_tells_the_answer_from_a_memory_of_the_same_broad_topic(question, answer, near_miss):
+    asked = topics_of(question)
+    assert topic_match(asked, topics_of(answer)) > topic_match(asked, topics_of(near_miss)) > 0
 
 
 def test_every_topic_has_cues_in_both_languages():

@@ -23,8 +23,9 @@ from functools import lru_cache
 
 from agent_memory.domain.text import tokenize
 
-# Everyday sentences about nothing in particular, English and Chinese: what "not about the query" looks like
-# to the embedder.
+# Sentences about nothing in particular, English and Chinese: what "not about the query" looks like to the
+# embedder. Everyday ones, and ones about the world (code, science, history, cooking, repairs, money, sport):
+# a question about the world rather than about the user is as close to them as to any memory, and so scores low.
 BACKGROUND = (
     "The weather was nice today.", "I bought some groceries at the store.", "The meeting was moved to Tuesday.",
     "She likes to read books in the evening.", "The train was late this morning.", "We watched a movie last night.",
@@ -32,6 +33,20 @@ BACKGROUND = (
     "My phone battery died.", "今天天气很好。", "我去超市买了些东西。", "会议改到了周二。", "她晚上喜欢看书。",
     "早上的火车晚点了。", "我们昨晚看了一部电影。", "他在学弹钢琴。", "报告下周要交。", "他们周日去了海边。",
     "我的手机没电了。",
+    "A hash map stores key-value pairs for constant-time lookup.", "The function returns a sorted copy of the list.",
+    "HTTP status code 404 means the page was not found.", "The derivative of sine is cosine.",
+    "Light travels at about 300,000 kilometres per second.", "Mitochondria produce energy for the cell.",
+    "Saturn's rings are made mostly of ice.", "The Nile flows north into the Mediterranean Sea.",
+    "The Roman Empire split into eastern and western halves.",
+    "Mix the flour and butter, then bake for twenty minutes.",
+    "Tighten the bolt with a wrench and check for leaks.", "Vinegar removes limescale from a kettle.",
+    "One mile is about 1.6 kilometres.", "The central bank raised interest rates to curb inflation.",
+    "The match ended in a draw after extra time.", "The novel was first published in 1925.",
+    "数组的下标从零开始。", "数据库索引可以加快查询速度。", "三角形的内角和是一百八十度。", "水由氢和氧组成。",
+    "太阳系有八大行星。", "秦始皇统一了六国。", "把面粉和鸡蛋搅拌均匀后下锅。", "拧紧螺丝前先检查垫圈。",
+    "一英寸约等于二点五四厘米。", "股市今天小幅上涨。", "这首曲子是C大调。", "细胞通过分裂进行繁殖。",
+    "用命令行安装这个软件包。", "重启路由器后网络恢复了。", "这本小说讲述了一个家族的兴衰。",
+    "比赛在加时赛后打成平局。",
 )
 
 

@@ -32,9 +32,9 @@ TOPICS: dict[str, tuple[str, str]] = {
     "work": (
         "job, jobs, work, works, working, worked, career, occupation, profession, employer, employed, "
         "employee, company, colleague, colleagues, office, boss, retire, retired, retiring, position, "
-        "role, industry, manager, engineer, teacher, nurse, doctor, designer, developer, lawyer, "
+        "role, industry, manager, engineer, teacher, headteacher, nurse, doctor, designer, developer, lawyer, "
         "accountant, consultant, analyst, firm, director, founder, startup, intern, internship, freelance, "
-        "freelancer, self-employed, hired, promoted, promotion, resign, resigned, do for a living",
+        "freelancer, self-employed, hired, promoted, promotion, resign, resigned",
         "工作，职业，公司，上班，就职，入职，离职，跳槽，职位，任职，岗位，从事，单位，"
         "老板，同事，退休，开发，实习，创业，创办，经营，总监，董事长，做什么，行业，经理，"
         "工程师，老师，教师，护士，医生，设计师，律师，会计，顾问，分析师，干什么，在职",
@@ -86,7 +86,7 @@ TOPICS: dict[str, tuple[str, str]] = {
     "relatives": (
         "parent, parents, mother, mum, mom, father, dad, sister, brother, sibling, siblings, grandmother, "
         "grandfather, grandma, grandpa, family, relative, relatives, uncle, aunt, cousin, in-laws, "
-        "dependant, dependants, dependent, dependents, coming with, join, joining, accompany, "
+        "dependant, dependants, dependent, dependents, join, joining, accompany, "
         "accompanying",
         "一起过去，随行，陪同，父母，爸爸，妈妈，母亲，父亲，爸妈，姐姐，妹妹，哥哥，弟弟，"
         "兄弟，姐妹，爷爷，奶奶，外公，外婆，家人，家里人，亲戚，叔叔，阿姨，表哥，表姐，"
@@ -216,6 +216,27 @@ TOPICS: dict[str, tuple[str, str]] = {
         "周一，周二，周三，周四，周五，早上，早晨，晚上，夜里，夜班，作息，日程，每天，"
         "早起，熬夜，白天，上午，下午",
     ),
+    # Finer topics inside the broad ones: a question about a former city, a mother or a beer names the broad
+    # topic and the finer one, so the memory that names both ranks above the one that names only the first.
+    "former": (
+        "before, previously, previous, formerly, former, prior, earlier, ago, originally, moved, "
+        "moving, ex, until, grew up, back then, no longer, quit, stopped, switched",
+        "以前，之前，原来，原先，曾经，曾在，过去，早年，从前，前任，搬到，搬来，搬去，不再，戒了，改成",
+    ),
+    "origin": (
+        "hometown, home town, born, birthplace, grew up, raised, originally, native, roots",
+        "老家，家乡，出生，出生地，哪里人，长大，籍贯，祖籍",
+    ),
+    "alcohol": (
+        "alcohol, alcoholic, beer, beers, wine, wines, spirits, whisky, whiskey, vodka, gin, rum, cocktail, "
+        "cocktails, pub, bar, sober, teetotal, drunk, booze",
+        "啤酒，喝酒，红酒，白酒，葡萄酒，酒精，戒酒，烈酒，鸡尾酒，酒吧",
+    ),
+    "mother": ("mother, mum, mom, mama, mummy, mothers", "妈妈，母亲，老妈，妈"),
+    "father": ("father, dad, daddy, papa, fathers", "爸爸，父亲，老爸，爸"),
+    "sibling": ("sister, brother, sibling, siblings, sisters, brothers", "姐姐，妹妹，哥哥，弟弟，兄弟，姐妹"),
+    "son": ("son, sons", "儿子"),
+    "daughter": ("daughter, daughters", "女儿"),
     "qualification": (
         "qualification, qualifications, certificate, certificates, certified, certification, chartered, "
         "cpa, cfa, pmp, accredited",
@@ -238,16 +259,26 @@ _CHINESE = {topic: tuple(c.strip() for c in unicodedata.normalize("NFKC", chines
             for topic, (_, chinese) in TOPICS.items()}
 
 
+# Idioms whose words would name another topic ("for a living" is about work, not residence): read as the topic's
+# word before analysis.
+IDIOMS = {"for a living": "job", "make a living": "job", "makes a living": "job"}
+
+
 def topics_of(text: str, stems: frozenset[str] | None = None) -> frozenset[str]:
     """The topics `text` names; `stems`: its analysed terms when the caller has them already (a memory's
     `memory_terms`), so the text is not analysed twice."""
-    return _topics(text, frozenset(tokenize(text)) if stems is None else stems)
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    idioms = [idiom for idiom in IDIOMS if idiom in folded]
+    if idioms:
+        for idiom in idioms:
+            folded = folded.replace(idiom, IDIOMS[idiom])
+        stems = None
+    return _topics(folded, frozenset(tokenize(folded)) if stems is None else stems)
 
 
 @lru_cache(maxsize=32768)
-def _topics(text: str, stems: frozenset[str]) -> frozenset[str]:
-    """Memoised: a user's memories meet query after query."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
+def _topics(folded: str, stems: frozenset[str]) -> frozenset[str]:
+    """Memoised: a user's memories meet query after query. `folded`: NFKC, case-folded."""
     return frozenset(topic for topic in TOPICS
                      if any(cue <= stems for cue in _ENGLISH[topic]) or any(c in folded for c in _CHINESE[topic]))
 
