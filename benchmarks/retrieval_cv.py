@@ -66,6 +66,7 @@ LEVERS: dict[str, tuple[float, ...]] = {
     "memory_search_time_cue_weight": (0.0, 0.4),
     "memory_search_diversity": (0.0, 0.4),
     "memory_search_topic_weight": (0.0, 0.1, 0.2, 0.3),
+    "memory_search_absolute_weight": (0.0, 0.15, 0.3),
 }
 DATASETS = (*LOADERS, "short_facts")
 INTERACTION_WEIGHTS = (0.0, 0.05, 0.2)

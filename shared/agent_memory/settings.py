@@ -106,6 +106,9 @@ class Settings(BaseSettings):
     # relevance of a memory naming the same topic, in either language; chosen by leave-one-conversation-out
     # validation (22 of 23 held-out folds chose 0.1 of 0, 0.1, 0.2). 0 = off.
     memory_search_topic_weight: float = Field(default=0.1, ge=0, le=1)
+    # The share of a memory's relevance that is its absolute relevance (below), the rest its relevance relative to
+    # the search's other candidates; chosen like the topic weight.
+    memory_search_absolute_weight: float = Field(default=0.0, ge=0, le=1)
     # Absolute relevance = sigmoid(cosine_weight * (cosine - the query's best background cosine)
     # + keyword_weight * term coverage + topic_weight * topic match + topical_weight * (the query names a
     # topic) + bias): what min_relevance_score bounds (domain/relevance.py).

@@ -130,3 +130,17 @@ def test_fitting_on_four_features_learns_that_a_topic_match_counts():
 def test_fitting_refuses_rows_of_another_width():
     with pytest.raises(ValueError, match="feature row"):
         fit_calibration([(0.1, 0.2, 0.3)] * 2, [True, False])
+
+
+def test_with_an_absolute_weight_the_memory_likelier_to_answer_ranks_above_a_closer_cosine():
+    # Given cosines a hundredth apart, which normalised over two candidates are 1 and 0
+    coffee, name = memory("Likes black coffee in the morning"), memory("Goes by Alex")
+    candidates = [Candidate(memory=name, vector=0.84), Candidate(memory=coffee, vector=0.83)]
+
+    def ranked(absolute):
+        return rank(candidates, query=QueryKeywords(()), mode="semantic", now=NOW, query_terms=("coffe",),
+                    weights=replace(WEIGHTS, topic=0.0, absolute=absolute))
+
+    assert ranked(0.0)[0].memory is name
+    best = ranked(0.5)[0]
+    assert best.memory is coffee and best.absolute_relevance == 1.0  # no background: the term coverage alone

@@ -133,6 +133,7 @@ def ranking_weights(settings: Settings) -> RankingWeights:
         time_cue=settings.memory_search_time_cue_weight,
         interaction=settings.memory_search_interaction_weight,
         topic=settings.memory_search_topic_weight,
+        absolute=settings.memory_search_absolute_weight,
         calibration=RelevanceCalibration(cosine_weight=settings.memory_relevance_cosine_weight,
                                          keyword_weight=settings.memory_relevance_keyword_weight,
                                          bias=settings.memory_relevance_bias,

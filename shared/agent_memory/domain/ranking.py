@@ -79,6 +79,9 @@ class RankingWeights:
     interaction: float
     # When the query names a topic (domain/topics.py): the weight in relevance of a memory naming it too.
     topic: float = 0.0
+    # The share of relevance that is the absolute relevance (the calibrated chance the memory answers), the rest
+    # the relevance relative to the search's candidates.
+    absolute: float = 0.0
     type_priority: float = 0.1
     exact_match: float = 1.0
     prefix_match: float = 0.8
@@ -355,8 +358,9 @@ class Ranking:
             text = share * lex + (1 - share) * vec
             relevance = (keyword_weight * keyword + weights.text * text + self._time_weight * decay
                          + topic_weight * topic) / relevance_total
-            final = weights.relevance * relevance + weights.interaction * interaction + weights.type_priority * priority
             absolute = calibration.score(margin if mode != "keyword" else None, coverage, topic, self._topical)
+            relevance = (1 - weights.absolute) * relevance + weights.absolute * absolute
+            final = weights.relevance * relevance + weights.interaction * interaction + weights.type_priority * priority
             scored.append(ScoredMemory(memory, final, (keyword, text, lex, vec, decay, relevance, interaction,
                                                        priority), matched, absolute_relevance=absolute,
                                        term_coverage=coverage, topic=topic))
