@@ -58,7 +58,6 @@ def _iso(moment: datetime) -> str:
     return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
 
 
-
 def log_sort_key(message: LogMessage | LogKey) -> str:
     """Time first (the log reads by time range), then the conversation and the message: the same message
     id at the same moment in two conversations is two messages."""
