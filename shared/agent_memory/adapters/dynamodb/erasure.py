@@ -43,7 +43,6 @@ TOMBSTONES = "ERASED"
 RECEIPTS = "ERASURE"
 
 
-
 def _mondays(start: date, end: date) -> list[date]:
     first = start - timedelta(days=start.weekday())
     return [first + timedelta(days=7 * n) for n in range((end - first).days // 7 + 1)]
