@@ -264,9 +264,10 @@ _CHINESE = {topic: tuple(c.strip() for c in unicodedata.normalize("NFKC", chines
 IDIOMS = {"for a living": "job", "make a living": "job", "makes a living": "job"}
 
 
+@lru_cache(maxsize=32768)
 def topics_of(text: str, stems: frozenset[str] | None = None) -> frozenset[str]:
     """The topics `text` names; `stems`: its analysed terms when the caller has them already (a memory's
-    `memory_terms`), so the text is not analysed twice."""
+    `memory_terms`), so the text is not analysed twice. Memoised: a user's memories meet query after query."""
     folded = unicodedata.normalize("NFKC", text).casefold()
     idioms = [idiom for idiom in IDIOMS if idiom in folded]
     if idioms:
@@ -276,9 +277,8 @@ def topics_of(text: str, stems: frozenset[str] | None = None) -> frozenset[str]:
     return _topics(folded, frozenset(tokenize(folded)) if stems is None else stems)
 
 
-@lru_cache(maxsize=32768)
 def _topics(folded: str, stems: frozenset[str]) -> frozenset[str]:
-    """Memoised: a user's memories meet query after query. `folded`: NFKC, case-folded."""
+    """`folded`: NFKC, case-folded."""
     return frozenset(topic for topic in TOPICS
                      if any(cue <= stems for cue in _ENGLISH[topic]) or any(c in folded for c in _CHINESE[topic]))
 
