@@ -94,6 +94,24 @@ class SearchIndex(Protocol):
         most k, nearest first, each with its cosine in `vector`: one read for a whole batch of new memories."""
         ...
 
+    def memory_cache(self) -> MemoryCache | None:
+        """The user memories this tier holds in the process, when it holds them (the serverless tier), for reads
+        to be served from and an erasure to drop; None for a tier that holds none (OpenSearch)."""
+        ...
+
+
+class MemoryCache(Protocol):
+    """A search tier's in-process copy of users' current memories, kept to the store's version."""
+
+    def current_memories(self, user: ScopeRef) -> list[Memory]:
+        """The user's current memories as of the store's version (expired ones still in: the reader applies
+        retention)."""
+        ...
+
+    def forget(self, user: ScopeRef) -> None:
+        """Drop all the process holds of the user (the user was erased)."""
+        ...
+
 
 class IndexSnapshotStore(Protocol):
     """Saved search indexes of the serverless tier (opaque bytes), one per user, keyed by the user's content

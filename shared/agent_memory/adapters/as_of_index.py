@@ -97,6 +97,10 @@ class AsOfIndex:
         """Saves look for the current memories a new one restates: never in the past."""
         return [[] for _ in range(len(vectors))]
 
+    def memory_cache(self) -> None:
+        """Its windows of the past are no copy of the current memories."""
+        return None
+
     @property
     def stats(self) -> dict[str, int]:
         """Its cache's hits and misses, and its snapshots' loads and saves."""

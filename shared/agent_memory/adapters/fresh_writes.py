@@ -30,7 +30,7 @@ from agent_memory.domain.models import Memory, ScopeRef, StoreVersions
 from agent_memory.domain.ranking import Candidate
 from agent_memory.domain.text import searchable_text
 from agent_memory.domain.vectors import decode_vector
-from agent_memory.ports import CandidateQuery, Embedder, MemoryStore, SearchIndex
+from agent_memory.ports import CandidateQuery, Embedder, MemoryCache, MemoryStore, SearchIndex
 
 DEFAULT_WINDOW_SECONDS = 30.0
 MAX_RECORDS = 50  # the newest change records read at most: a burst past it is found once indexed
@@ -106,6 +106,10 @@ class FreshWritesIndex:
                                                       embedding=vector)
             merged.append(sorted(by_key.values(), key=lambda c: -(c.vector or 0.0))[:k])
         return merged
+
+    def memory_cache(self) -> MemoryCache | None:
+        """What it holds of a user is keyed to the store's version: the inner tier's copy, if any, is the one."""
+        return self.inner.memory_cache()
 
     def _recent(self, user: ScopeRef) -> RecentWrites:
         """The writes of the window, read once per version of the user's counter: while it has not moved nothing

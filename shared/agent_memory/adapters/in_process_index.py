@@ -255,6 +255,10 @@ class InProcessIndex:
                           for i in ordered])
         return found
 
+    def memory_cache(self) -> InProcessIndex:
+        """Its version-keyed cache of each user's index holds the user's current memories."""
+        return self
+
     def current_memories(self, user: ScopeRef) -> list[Memory]:
         """The user's current memories from the version-keyed cache (one GetItem when warm)."""
         index = self._index(user)

@@ -1,4 +1,5 @@
-"""The erasure service's graph: the table's eraser, the OpenSearch tier's index eraser, the in-process index."""
+"""The erasure service's graph: the table's eraser, the OpenSearch tier's index eraser, and what the
+process holds of the user dropped."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ def build_erasure(settings: Settings, dynamodb_client: object, index: SearchInde
                   table: TableEraser | None = None) -> ErasureService:
     """`table`: the table's eraser (tests hand in a fake); else the DynamoDB one over the client."""
     from agent_memory.adapters.dynamodb.erasure import DynamoScopeEraser
-    from agent_memory.adapters.in_process_index import InProcessIndex
 
     index_eraser: IndexEraser | None = None
     if settings.search_tier == "opensearch":
@@ -22,6 +22,6 @@ def build_erasure(settings: Settings, dynamodb_client: object, index: SearchInde
     return ErasureService(
         table=table or DynamoScopeEraser(table_name=settings.memory_table_name, client=dynamodb_client,
                                          shards=settings.rollup_shards),
-        index=index_eraser, forget=index.forget if isinstance(index, InProcessIndex) else lambda _: None,
+        index=index_eraser, forget=cache.forget if (cache := index.memory_cache()) is not None else lambda _: None,
         tombstone_days=settings.erasure_tombstone_days, receipt_days=settings.erasure_receipt_days,
         budget_seconds=settings.erasure_budget_seconds)

@@ -18,16 +18,16 @@ if TYPE_CHECKING:
 
 
 def cached_memories(index: SearchIndex, retention: TenantRetention) -> Callable[[ScopeRef], list[Memory]] | None:
-    """The serverless tier's version-keyed cache also serves load_context (what it cached leaves out what expired
-    since); other tiers read the store."""
-    from agent_memory.adapters.in_process_index import InProcessIndex
-
-    if not isinstance(index, InProcessIndex):
+    """A tier that holds the users' current memories in the process (the serverless tier's version-keyed cache)
+    also serves load_context, the profile and inject from them, less what expired since it cached them; None
+    for a tier that holds none: those read the store."""
+    cache = index.memory_cache()
+    if cache is None:
         return None
 
     def current(user: ScopeRef) -> list[Memory]:
         kept = retention(user.tenant_id).keeper(utcnow())
-        return [m for m in index.current_memories(user) if kept(m)]
+        return [m for m in cache.current_memories(user) if kept(m)]
 
     return current
 

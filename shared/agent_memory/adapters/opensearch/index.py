@@ -212,6 +212,10 @@ class OpenSearchIndex:
             found.append(list(hits.values()))
         return found
 
+    def memory_cache(self) -> None:
+        """The memories are in the cluster: the process holds none."""
+        return None
+
     def _share_with_neighbours(self, user: ScopeRef, query: CandidateQuery, found: dict[str, Candidate]) -> None:
         """The serverless tier's neighbour sharing (domain/neighbours.py) over the lexical hits: their
         conversation neighbours are fetched, then every one adds `neighbour_share` of its best neighbour's
