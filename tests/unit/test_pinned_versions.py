@@ -115,3 +115,15 @@ def test_every_other_call_reaches_the_store_unchanged():
     assert store.access_stats(ALICE)[memory.memory_key].access_count == 1
     assert store.delete(ALICE, memory.memory_key).memory_key == memory.memory_key
     assert store.get(ALICE, memory.memory_key) is None
+
+
+def test_every_other_member_of_the_store_port_is_the_inner_stores_own():
+    from agent_memory.ports import MemoryStore
+
+    inner = CountingStore()
+    store = VersionPinningStore(inner)
+    members = [name for name in vars(MemoryStore) if not name.startswith("_") and callable(getattr(MemoryStore, name))]
+
+    assert len(members) > 10
+    for name in set(members) - {"versions", "user_version"}:
+        assert getattr(store, name) == getattr(inner, name), name

@@ -17,20 +17,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from datetime import datetime
+from typing import Any
 
 from agent_memory.adapters.single_flight import SingleFlight
-from agent_memory.domain.index_changes import IndexChanges, RecentWrites
-from agent_memory.domain.models import (
-    AccessStats,
-    Memory,
-    MemoryPage,
-    MemoryType,
-    NewMemory,
-    SaveResult,
-    ScopeRef,
-    StoreVersions,
-)
+from agent_memory.domain.models import ScopeRef, StoreVersions
 from agent_memory.ports import MemoryStore
 
 
@@ -60,7 +50,8 @@ def pinned_versions() -> Iterator[None]:
 
 
 class VersionPinningStore:
-    """`inner`, with `versions` and `user_version` answered from the request's pins when there are any."""
+    """`inner`, with `versions` and `user_version` answered from the request's pins when there are any; every
+    other member is the inner store's own (looked up on it, so a member the port gains needs nothing here)."""
 
     def __init__(self, inner: MemoryStore) -> None:
         self._inner = inner
@@ -74,43 +65,5 @@ class VersionPinningStore:
             return self._inner.user_version(user)
         return self.versions(user).content
 
-    def changes(self, user: ScopeRef, after: StoreVersions, through: StoreVersions, *,
-                every_version: bool = False) -> IndexChanges | None:
-        return self._inner.changes(user, after, through, every_version=every_version)
-
-    def recent_writes(self, user: ScopeRef, since: float, *, limit: int = 50) -> RecentWrites:
-        return self._inner.recent_writes(user, since, limit=limit)
-
-    def save(self, user: ScopeRef, memory: NewMemory) -> SaveResult:
-        return self._inner.save(user, memory)
-
-    def save_many(self, user: ScopeRef, memories: list[NewMemory]) -> list[SaveResult]:
-        return self._inner.save_many(user, memories)
-
-    def get(self, user: ScopeRef, memory_key: str) -> Memory | None:
-        return self._inner.get(user, memory_key)
-
-    def history(self, user: ScopeRef, memory: Memory) -> list[Memory]:
-        return self._inner.history(user, memory)
-
-    def list_current(self, user: ScopeRef, *, memory_type: MemoryType | None = None, limit: int = 50,
-                     cursor: str | None = None) -> MemoryPage:
-        return self._inner.list_current(user, memory_type=memory_type, limit=limit, cursor=cursor)
-
-    def all_current(self, user: ScopeRef) -> list[Memory]:
-        return self._inner.all_current(user)
-
-    def all_versions(self, user: ScopeRef) -> list[Memory]:
-        return self._inner.all_versions(user)
-
-    def delete(self, user: ScopeRef, memory_key: str) -> Memory:
-        return self._inner.delete(user, memory_key)
-
-    def purge(self, user: ScopeRef, memory_key: str) -> list[Memory]:
-        return self._inner.purge(user, memory_key)
-
-    def access_stats(self, user: ScopeRef) -> dict[str, AccessStats]:
-        return self._inner.access_stats(user)
-
-    def record_access(self, user: ScopeRef, memory_keys: list[str], accessed_at: datetime) -> None:
-        self._inner.record_access(user, memory_keys, accessed_at)
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
