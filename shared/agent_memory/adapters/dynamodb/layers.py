@@ -20,7 +20,6 @@ caches keyed on it (inject's context blocks) are invalidated with no call.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -33,6 +32,7 @@ from agent_memory.adapters.dynamodb.changes import transact_recorded
 from agent_memory.adapters.dynamodb.items import (
     CONDITION_FAILED,
     TRANSACTION_CANCELLED,
+    domain_errors,
     epoch_now,
     error_code,
     from_item,
@@ -49,6 +49,7 @@ from agent_memory.errors import NotFound
 ACTIVE_SHARDS = 16
 # Active-scope markers outlive the week they mark by long enough for a late or re-run rollup.
 ACTIVE_MARKER_DAYS = 60
+EXTRACTION_MARKER_DAYS = 40  # a done marker outlives every redelivery of its queue message (SQS keeps 14 days)
 MAX_TRANSACTION_ITEMS = 100
 
 
@@ -159,13 +160,14 @@ class DynamoLayerStore:
     def claim_extraction(self, scope: ScopeRef, message_id: str, lease_seconds: int = 300) -> bool:
         """Log-and-forget idempotency: True = this delivery may extract the message. A done marker, or
         another delivery's live lease, says no; an expired lease (a crashed worker) may be taken over."""
-        now = int(time.time())
+        moment = utcnow()
+        now = epoch_now(moment)
         try:
             self._client.put_item(
                 TableName=self._table,
-                Item=to_item({"pk": partition_key(scope), "sk": f"LOGX#{message_id}", "kind": "extraction",
-                            "status": "running", "lease_until": now + lease_seconds,
-                            "expires_at": now + 40 * 86400}),
+                Item={**self._extraction_key(scope, message_id), **to_item({
+                    "kind": "extraction", "status": "running", "lease_until": now + lease_seconds,
+                    "expires_at": ttl_seconds(moment + timedelta(days=EXTRACTION_MARKER_DAYS))})},
                 ConditionExpression="attribute_not_exists(pk) OR (#status = :running AND lease_until < :now)",
                 ExpressionAttributeNames={"#status": "status"},
                 ExpressionAttributeValues=to_item({":running": "running", ":now": now}))
@@ -176,15 +178,21 @@ class DynamoLayerStore:
         return True
 
     def finish_extraction(self, scope: ScopeRef, message_id: str, saved: int) -> None:
-        self._client.update_item(
-            TableName=self._table, Key=to_item({"pk": partition_key(scope), "sk": f"LOGX#{message_id}"}),
-            UpdateExpression="SET #status = :done, saved = :saved", ExpressionAttributeNames={"#status": "status"},
-            ExpressionAttributeValues=to_item({":done": "done", ":saved": saved}))
+        with domain_errors():
+            self._client.update_item(
+                TableName=self._table, Key=self._extraction_key(scope, message_id),
+                UpdateExpression="SET #status = :done, saved = :saved", ExpressionAttributeNames={"#status": "status"},
+                ExpressionAttributeValues=to_item({":done": "done", ":saved": saved}))
 
     def release_extraction(self, scope: ScopeRef, message_id: str) -> None:
         """A failed extraction lets the next delivery try again at once."""
-        self._client.delete_item(TableName=self._table,
-                                 Key=to_item({"pk": partition_key(scope), "sk": f"LOGX#{message_id}"}))
+        with domain_errors():
+            self._client.delete_item(TableName=self._table, Key=self._extraction_key(scope, message_id))
+
+    @staticmethod
+    def _extraction_key(scope: ScopeRef, message_id: str) -> dict[str, Any]:
+        """The one item that leases a logged message's extraction and then marks it done."""
+        return to_item({"pk": partition_key(scope), "sk": f"LOGX#{message_id}"})
 
     # ---- L2: hot memory ------------------------------------------------------------------------
 
