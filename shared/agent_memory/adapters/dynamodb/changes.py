@@ -18,7 +18,6 @@ partition.
 
 from __future__ import annotations
 
-import math
 import random
 import secrets
 import time
@@ -35,6 +34,7 @@ from agent_memory.adapters.dynamodb.items import (
     memory_from_item,
     memory_to_item,
     to_item,
+    ttl_seconds,
 )
 from agent_memory.domain.index_changes import IndexChanges
 from agent_memory.domain.models import Memory, StoreVersions, utcnow
@@ -83,7 +83,7 @@ def recorded_bump(table: str, pk: str, *, seen: StoreVersions, by: int, written:
               "first": {"N": str(seen.content + 1)}, "complete": {"BOOL": complete},
               "written_at": {"N": f"{now:.3f}"},
               "written": {"L": [{"M": item} for item in items] if complete else []},
-              "expires_at": {"N": str(max(0, math.ceil(expires)))}}
+              "expires_at": {"N": str(ttl_seconds(expires))}}
     return [
         {"Update": {
             "TableName": table, "Key": to_item({"pk": pk, "sk": "META"}),

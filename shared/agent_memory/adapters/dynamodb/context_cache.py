@@ -7,12 +7,11 @@ The ``CTX#`` prefix keeps the inject function's write permission off the memorie
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from botocore.exceptions import ClientError
 
-from agent_memory.adapters.dynamodb.items import error_code
+from agent_memory.adapters.dynamodb.items import error_code, ttl_seconds
 from agent_memory.domain.keys import cache_partition_key
 from agent_memory.domain.models import ScopeRef
 from agent_memory.observability import logger
@@ -52,7 +51,7 @@ class DynamoContextCache:
             "pk": {"S": cache_partition_key(user)}, "sk": {"S": key}, "kind": {"S": "context"},
             "content": {"S": entry.content}, "created_at": {"N": repr(entry.created_at)},
             "expires_at_precise": {"N": repr(entry.expires_at)},
-            "expires_at": {"N": str(math.ceil(entry.expires_at))},  # the table's TTL attribute
+            "expires_at": {"N": str(ttl_seconds(entry.expires_at))},  # the table's TTL attribute
         }
         try:
             self._client.put_item(TableName=self._table, Item=item)

@@ -25,7 +25,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from agent_memory.adapters.dynamodb.batch import partition_key_pages, read_all, write_all
-from agent_memory.adapters.dynamodb.items import from_item, raise_domain_error, to_item, ttl_seconds
+from agent_memory.adapters.dynamodb.items import epoch_now, from_item, raise_domain_error, to_item, ttl_seconds
 from agent_memory.adapters.dynamodb.layers import ACTIVE_MARKER_DAYS, active_partition
 from agent_memory.domain.erasure import (
     CONTEXT_CACHE,
@@ -37,7 +37,7 @@ from agent_memory.domain.erasure import (
     store_of,
 )
 from agent_memory.domain.keys import active_shard, cache_partition_key, partition_key, snapshot_partition_key
-from agent_memory.domain.models import ScopeRef
+from agent_memory.domain.models import ScopeRef, utcnow
 
 TOMBSTONES = "ERASED"
 RECEIPTS = "ERASURE"
@@ -133,7 +133,7 @@ class DynamoScopeEraser:
     def tombstone(self, scope: ScopeRef) -> Tombstone | None:
         """The scope's unexpired tombstone, if it was ever erased."""
         item = self._get(f"T#{scope.tenant_id}#{TOMBSTONES}", f"U#{scope.user_id}")
-        if item is None or int(item["expires_at"]) <= time.time():
+        if item is None or int(item["expires_at"]) <= epoch_now(utcnow()):
             return None
         return Tombstone(tenant_id=scope.tenant_id, user_id=scope.user_id, erasure_id=item["erasure_id"],
                          erased_at=datetime.fromisoformat(item["erased_at"]),
@@ -147,7 +147,7 @@ class DynamoScopeEraser:
 
     def receipt(self, tenant_id: str, erasure_id: str) -> ErasureReceipt | None:
         item = self._get(f"T#{tenant_id}#{RECEIPTS}", erasure_id)
-        if item is None or int(item["expires_at"]) <= time.time():
+        if item is None or int(item["expires_at"]) <= epoch_now(utcnow()):
             return None
         return ErasureReceipt.model_validate(json.loads(item["receipt_json"]))
 

@@ -19,7 +19,6 @@ Failures are logged and read as "no snapshot": a snapshot only ever saves time.
 from __future__ import annotations
 
 import hashlib
-import math
 import secrets
 import threading
 import time
@@ -30,7 +29,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from agent_memory.adapters.dynamodb.batch import write_all
-from agent_memory.adapters.dynamodb.items import CONDITION_FAILED, error_code
+from agent_memory.adapters.dynamodb.items import CONDITION_FAILED, error_code, ttl_seconds
 from agent_memory.domain.keys import snapshot_partition_key
 from agent_memory.domain.models import ScopeRef
 from agent_memory.observability import logger
@@ -129,7 +128,7 @@ class DynamoIndexSnapshotStore:
             chunks = [payload[i:i + CHUNK_BYTES] for i in range(0, len(payload), CHUNK_BYTES)]
             about = {"writer": {"S": writer}, "chunks": {"N": str(len(chunks))},
                      "digest": {"S": hashlib.sha256(payload).hexdigest()},
-                     "expires_at": {"N": str(math.ceil(now + self._ttl))}}
+                     "expires_at": {"N": str(ttl_seconds(now + self._ttl))}}
             write_all(self._client, self._table, [{"PutRequest": {"Item": {
                 "pk": {"S": pk}, "sk": {"S": self._chunk_sk(version, writer, n)}, "kind": {"S": "index_snapshot"},
                 "data": {"B": chunk}, **about}}} for n, chunk in enumerate(chunks)])

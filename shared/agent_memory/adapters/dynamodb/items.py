@@ -61,9 +61,10 @@ def memory_to_item(memory: Memory) -> dict[str, Any]:
     return to_item({"pk": partition_key(memory), "sk": f"MEM#{memory.memory_key}", "kind": "memory", **values})
 
 
-def ttl_seconds(moment: datetime) -> int:
-    """A time as the table's TTL attribute holds it (epoch seconds, rounded up: never before the moment)."""
-    return math.ceil(moment.timestamp())
+def ttl_seconds(moment: datetime | float) -> int:
+    """A time (a datetime, or epoch seconds) as the table's TTL attribute holds it: whole epoch seconds,
+    rounded up, so an item never expires before its moment."""
+    return max(0, math.ceil(moment.timestamp() if isinstance(moment, datetime) else moment))
 
 
 def epoch_now(moment: datetime) -> int:
