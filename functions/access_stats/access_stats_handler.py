@@ -14,7 +14,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from agent_memory.bootstrap import get_services
+from agent_memory.bootstrap import get_access_stats
 from agent_memory.domain.models import ScopeRef
 from agent_memory.observability import logger, metrics, tracer
 
@@ -38,7 +38,7 @@ def _reads_by_user(records: list[dict[str, Any]]) -> tuple[dict[ScopeRef, list[t
         by_user[user].append(read)
     counted: dict[ScopeRef, list[tuple[str, list[str], datetime]]] = {}
     for user, reads in by_user.items():  # a user erased since the reads: nothing to count
-        dropped = get_services().erasure.dropper(user)  # its tombstone read once for the batch
+        dropped = get_access_stats().erasure.dropper(user)  # its tombstone read once for the batch
         if kept := [read for read in reads if not dropped(read[2])]:
             counted[user] = kept
     return counted, malformed
@@ -53,7 +53,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailure
     for user, reads in by_user.items():
         keys = [key for _, read_keys, _ in reads for key in read_keys]
         try:
-            get_services().store.record_access(user, keys, max(at for _, _, at in reads))
+            get_access_stats().store.record_access(user, keys, max(at for _, _, at in reads))
         except Exception:
             logger.exception("access statistics not recorded: retried", messages=len(reads))
             failed += [message_id for message_id, _, _ in reads]

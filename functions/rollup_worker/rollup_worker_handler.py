@@ -14,7 +14,7 @@ from aws_lambda_powertools.utilities.batch.types import PartialItemFailureRespon
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from agent_memory.bootstrap import get_services
+from agent_memory.bootstrap import get_rollup_worker
 from agent_memory.observability import logger, metrics, tracer
 
 processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
@@ -24,7 +24,7 @@ processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failu
 @tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
-    batch = get_services().rollup.batch(remaining_seconds=lambda: context.get_remaining_time_in_millis() / 1000)
+    batch = get_rollup_worker().batch(remaining_seconds=lambda: context.get_remaining_time_in_millis() / 1000)
 
     def run(record: SQSRecord) -> None:
         try:

@@ -8,7 +8,7 @@ from typing import Any
 import boto3
 import pytest
 
-from agent_memory.bootstrap import get_rollup_scheduler, get_services
+from agent_memory.bootstrap import get_access_stats, get_rollup_scheduler, get_rollup_worker, get_services
 from agent_memory.settings import get_settings
 from local.runtime import LocalFunctions, create_local_resources, http_api_event, local_environment, match_route
 
@@ -55,6 +55,8 @@ def reset_containers() -> None:
     get_settings.cache_clear()
     get_services.cache_clear()
     get_rollup_scheduler.cache_clear()
+    get_access_stats.cache_clear()
+    get_rollup_worker.cache_clear()
 
 
 @pytest.fixture

@@ -90,7 +90,7 @@ FUTURE = (datetime.now(UTC) + timedelta(hours=1)).isoformat()
     (FUTURE, "future"),
     (1700000000, "ISO-8601"),
     ("2024-13-01T00:00:00Z", "datetime"),
-])
+], ids=["word", "naive", "future", "epoch", "month-13"])  # stable ids: parallel workers collect alike
 @pytest.mark.parametrize(("method", "route", "body"), [
     ("POST", "memories/search", {"query": "x"}),
     ("POST", "context/load", {"query": "x"}),

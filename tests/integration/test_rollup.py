@@ -118,7 +118,8 @@ def use_services(api: Any, monkeypatch: pytest.MonkeyPatch, lambda_env: Any, **o
     its queue)."""
     services = build_services(get_settings(), dynamodb_client=lambda_env, **overrides)
     monkeypatch.setattr("agent_memory.bootstrap.get_services", lambda: services)
-    monkeypatch.setitem(api.functions.container("RollupWorkerFunction").__dict__, "get_services", lambda: services)
+    monkeypatch.setitem(api.functions.container("RollupWorkerFunction").__dict__, "get_rollup_worker",
+                        lambda: services.rollup)
     return services
 
 

@@ -36,8 +36,6 @@ def imported_modules(path: Path) -> set[str]:
 
 
 def files_of(layer: str) -> list[Path]:
-    if layer == "ports":
-        return [PACKAGE / "ports.py"]
     return sorted((PACKAGE / layer).rglob("*.py"))
 
 

@@ -41,10 +41,12 @@ def test_functions_run_python312_on_one_shared_layer():
 
 def test_functions_that_build_the_services_get_the_opensearch_layer_only_with_the_opensearch_tier():
     # With OpenSearchEndpoint set, building the services (or the indexer) opens the index client (opensearch-py);
-    # the docs never do, nor does the weekly schedule, which builds only its queue (get_rollup_scheduler).
+    # the docs never do, nor does the weekly schedule, which builds only its queue (get_rollup_scheduler), nor do
+    # the access-statistics and rollup workers, which build their own graphs (tests/unit/test_worker_graphs.py).
     builders = {logical_id for logical_id, function in functions().items()
                 if re.search(r"\bget_(services|indexer)\b", function.handler_file.read_text(encoding="utf-8"))}
-    assert builders == set(functions()) - {"DocsFunction", "RollupFunction"}
+    assert builders == set(functions()) - {"DocsFunction", "RollupFunction", "AccessStatsFunction",
+                                            "RollupWorkerFunction"}
     assert resources()["OpenSearchLayer"]["Condition"] == "UseOpenSearch"
     on_condition = {"Fn::If": ["UseOpenSearch", {"Ref": "OpenSearchLayer"}, {"Ref": "AWS::NoValue"}]}
     for logical_id in builders:
@@ -203,9 +205,11 @@ def test_every_function_that_opens_the_index_client_may_query_the_opensearch_tie
     assert "ESHttpPut" not in document and "ESHttpDelete" not in document
     on_the_tier = {logical_id for logical_id, function in functions().items()
                    if function.handler_file.read_text(encoding="utf-8").count("get_services")}
-    assert on_the_tier == set(functions()) - {"DocsFunction", "RollupFunction", "IndexerFunction"}
-    for logical_id in on_the_tier:
-        assert query in resources()[logical_id]["Properties"]["Policies"], logical_id
+    assert on_the_tier == set(functions()) - {"DocsFunction", "RollupFunction", "IndexerFunction",
+                                               "AccessStatsFunction", "RollupWorkerFunction"}
+    for logical_id in set(functions()) - {"IndexerFunction"}:
+        policies = resources()[logical_id]["Properties"].get("Policies", [])
+        assert (query in policies) == (logical_id in on_the_tier), logical_id
 
 
 def test_api_access_logging_and_reserved_concurrency_are_parameters():

@@ -36,7 +36,7 @@ from agent_memory.domain.index_snapshot import MergedMemories, RowOutline, Store
 from agent_memory.domain.models import AccessStats, Memory, ScopeRef, StoreVersions
 from agent_memory.domain.neighbours import previous_turns, with_neighbours
 from agent_memory.domain.ranking import Candidate
-from agent_memory.ports import CandidateQuery, Embedder, IndexSnapshotStore, MemoryStore
+from agent_memory.ports import CandidateQuery, Embedder, IndexSnapshotStore, MemoryStore, SearchIndex
 
 _NEVER = np.inf  # the end of a version's validity that nothing retired yet
 _WINDOWS_KEPT = 8  # per user, the last asked for: each holds its versions' vectors, row numbers and BM25 statistics
@@ -62,7 +62,7 @@ class _EveryVersion:
         return self._store.changes(user, after, through, every_version=True)
 
 
-class AsOfIndex:
+class AsOfIndex(SearchIndex):  # windows of the past, no copy of the current memories: no memory_cache
     """A search tier for queries with `as_of`, over every version of a user's memories."""
 
     def __init__(self, *, store: MemoryStore, embedder: Callable[[], Embedder | None], max_users: int = 8,
@@ -96,10 +96,6 @@ class AsOfIndex:
     def nearest(self, user: ScopeRef, vectors: np.ndarray, k: int) -> list[list[Candidate]]:
         """Saves look for the current memories a new one restates: never in the past."""
         return [[] for _ in range(len(vectors))]
-
-    def memory_cache(self) -> None:
-        """Its windows of the past are no copy of the current memories."""
-        return None
 
     @property
     def stats(self) -> dict[str, int]:

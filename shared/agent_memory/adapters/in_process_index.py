@@ -26,7 +26,6 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, wait
 from contextlib import contextmanager, suppress
 from functools import cache
-from typing import Protocol
 
 import numpy as np
 
@@ -41,28 +40,13 @@ from agent_memory.domain.index_snapshot import (
     decode_snapshot,
     encode_snapshot,
 )
-from agent_memory.domain.models import AccessStats, Keyword, Memory, ScopeRef, StoreVersions
+from agent_memory.domain.models import Keyword, Memory, ScopeRef, StoreVersions
 from agent_memory.domain.neighbours import previous_from_links, turn_links, with_neighbours
 from agent_memory.domain.ranking import Candidate
 from agent_memory.domain.text import searchable_text, tokenize
 from agent_memory.domain.vectors import decode_vector
 from agent_memory.observability import logger
-from agent_memory.ports import CandidateQuery, Embedder, IndexSnapshotStore
-
-
-class IndexedMemories(Protocol):
-    """What the index reads of a store (a MemoryStore is one): the version counters, the memories it indexes
-    and their access statistics."""
-
-    def versions(self, user: ScopeRef) -> StoreVersions: ...
-
-    def all_current(self, user: ScopeRef) -> list[Memory]: ...
-
-    def access_stats(self, user: ScopeRef) -> dict[str, AccessStats]: ...
-
-    def changes(self, user: ScopeRef, after: StoreVersions, through: StoreVersions) -> IndexChanges | None:
-        """What changed from one version to another, or None when the store cannot say (then it is read)."""
-        ...
+from agent_memory.ports import CandidateQuery, Embedder, IndexedMemories, IndexSnapshotStore
 
 
 @cache

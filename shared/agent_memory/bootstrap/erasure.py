@@ -25,3 +25,12 @@ def build_erasure(settings: Settings, dynamodb_client: object, index: SearchInde
         index=index_eraser, forget=cache.forget if (cache := index.memory_cache()) is not None else lambda _: None,
         tombstone_days=settings.erasure_tombstone_days, receipt_days=settings.erasure_receipt_days,
         budget_seconds=settings.erasure_budget_seconds)
+
+
+def erased_scopes(settings: Settings, dynamodb_client: object) -> ErasureService:
+    """The erasure service as a worker needs it: only to read the erased scopes' tombstones (work queued before
+    its scope was erased is dropped), with no index to erase."""
+    from agent_memory.adapters.dynamodb.erasure import DynamoScopeEraser
+
+    return ErasureService(table=DynamoScopeEraser(table_name=settings.memory_table_name, client=dynamodb_client,
+                                                  shards=settings.rollup_shards))

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime
 from enum import Enum
 from functools import cache
 from typing import TYPE_CHECKING, Literal
@@ -23,9 +22,9 @@ from agent_memory.bootstrap.index import (
     kept_as_of,
 )
 from agent_memory.bootstrap.portability import scope_archive
-from agent_memory.bootstrap.scheduler import rollup_queue
+from agent_memory.bootstrap.workers import layer_store, rollup_service
 from agent_memory.domain.conversation import Message
-from agent_memory.domain.models import ExtractedMemory, ScopeRef
+from agent_memory.domain.models import ExtractedMemory
 from agent_memory.domain.packs import DomainPack, ExtractionRules, default_pack, pack_named
 from agent_memory.domain.profile import Profile
 from agent_memory.domain.ranking import RankingWeights
@@ -230,7 +229,7 @@ def build_services(
         retention=retention,
     )
     if layers is None:
-        layers = _layer_store(settings, dynamodb_client)
+        layers = layer_store(settings, dynamodb_client)
     conversation_log = _conversation_log(settings, layers, embedder_provider)
     retrievers = intent_retrievers(settings, embedder_provider)
     memory_layers = MemoryLayersService(layers=layers, log=conversation_log, embedder=embedder_provider,
@@ -299,13 +298,20 @@ def build_services(
         erasure=erasure,
         memory_tool=MemoryToolService(_memory_file_store(settings, dynamodb_client) if memory_files is None
                                       else memory_files),
-        rollup=_rollup_service(settings, layers, embedder_provider, writer=report_writer,
-                               refresher=hot_memory_refresher, dropped=erasure.dropped),
+        rollup=rollup_service(settings, layers, embedder_provider, writer=report_writer,
+                              refresher=_given(hot_memory_refresher), dropped=erasure.dropped),
         portability=PortabilityService(archive=scope_archive(settings, dynamodb_client), synonyms=synonyms,
                                        embedder=embedder_provider,
                                        max_embedded_tokens=settings.max_embedded_tokens_per_request,
                                        retention=retention),
     )
+
+
+def _given(refresher: HotMemoryRefresher | _Unset | None) -> Callable[[], HotMemoryRefresher | None] | None:
+    """The refresher a test handed in (None included: no refresher), or None for the configured one."""
+    if isinstance(refresher, _Unset):
+        return None
+    return lambda: refresher
 
 
 def _pack_extractors(settings: Settings, extractor: MemoryExtractor | None,
@@ -325,46 +331,11 @@ def _pack_extractors(settings: Settings, extractor: MemoryExtractor | None,
     return lambda pack: extractor_of(pack.name)
 
 
-def _rollup_service(settings: Settings, layers: LayerStore, embedder: EmbedderProvider, *,
-                    writer: WeeklyReportWriter | None, refresher: HotMemoryRefresher | _Unset | None,
-                    dropped: Callable[[ScopeRef, datetime | None], bool]) -> RollupService:
-    """The rollup, its SQS queue, report writer and hot-memory refresher each built on first use only."""
-    from agent_memory.services.rollup import RollupService
-
-    @cache
-    def report_writer() -> WeeklyReportWriter:
-        if writer is not None:
-            return writer
-        from agent_memory.adapters.llm import build_report_writer
-
-        return build_report_writer(settings)
-
-    @cache
-    def hot_memory_refresher() -> HotMemoryRefresher | None:
-        if not isinstance(refresher, _Unset):
-            return refresher
-        from agent_memory.adapters.llm import build_hot_memory_refresher
-
-        return build_hot_memory_refresher(settings)
-
-    return RollupService(layers=layers, queue=rollup_queue(settings), writer=report_writer,
-                         refresher=hot_memory_refresher, embedder=embedder, timezone=settings.rollup_timezone,
-                         refresh_messages=settings.hot_memory_refresh_messages,
-                         page_size=settings.rollup_page_size, dropped=dropped)
-
-
 def _memory_file_store(settings: Settings, dynamodb_client: object) -> MemoryFileStore:
     from agent_memory.adapters.dynamodb.memory_files import DynamoMemoryFileStore
 
     return DynamoMemoryFileStore(table_name=settings.memory_table_name, client=dynamodb_client,
                                  max_attempts=settings.store_max_attempts)
-
-
-def _layer_store(settings: Settings, dynamodb_client: object) -> LayerStore:
-    from agent_memory.adapters.dynamodb.layers import DynamoLayerStore
-
-    return DynamoLayerStore(table_name=settings.memory_table_name, client=dynamodb_client,
-                            shards=settings.rollup_shards)
 
 
 def _conversation_log(settings: Settings, layers: LayerStore, embedder: EmbedderProvider) -> ConversationLogService:

@@ -25,7 +25,7 @@ from agent_memory.domain.ranking import Candidate
 from agent_memory.domain.text import tokenize
 from agent_memory.errors import AgentMemoryError, SearchIndexMismatch, SearchUnavailable, Throttled
 from agent_memory.observability import logger
-from agent_memory.ports import CandidateQuery
+from agent_memory.ports import CandidateQuery, SearchIndex
 
 if TYPE_CHECKING:
     from agent_memory.settings import Settings
@@ -98,7 +98,7 @@ def _raise_for(error: Exception) -> NoReturn:
     raise error
 
 
-class OpenSearchIndex:
+class OpenSearchIndex(SearchIndex):  # the memories are in the cluster: no memory_cache
     """A SearchIndex over one alias. The client is built elsewhere (`make_client`).
 
     `custom_ids=False` is for OpenSearch Serverless vector collections, which reject custom
@@ -211,10 +211,6 @@ class OpenSearchIndex:
                 self._candidate(hits, hit).vector = cosine_from_score(float(hit["_score"]))
             found.append(list(hits.values()))
         return found
-
-    def memory_cache(self) -> None:
-        """The memories are in the cluster: the process holds none."""
-        return None
 
     def _share_with_neighbours(self, user: ScopeRef, query: CandidateQuery, found: dict[str, Candidate]) -> None:
         """The serverless tier's neighbour sharing (domain/neighbours.py) over the lexical hits: their

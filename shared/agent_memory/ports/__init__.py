@@ -1,16 +1,15 @@
-"""The small interfaces the services depend on. Adapters implement them; tests use fakes."""
+"""The small interfaces the services depend on. Adapters implement them; tests use fakes. A scope's erasure and
+its export and import have theirs in `ports.lifecycle` (re-exported here)."""
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import date, datetime
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_memory.domain.erasure import ErasureReceipt, Tombstone
 from agent_memory.domain.index_changes import IndexChanges, RecentWrites
 from agent_memory.domain.layers import (
     EmbeddingJob,
@@ -34,9 +33,11 @@ from agent_memory.domain.models import (
     ScopeRef,
     StoreVersions,
 )
-from agent_memory.domain.portable import ImportBatch
 from agent_memory.domain.ranking import Candidate
 from agent_memory.domain.reports import ReportDraft, WeekLog
+from agent_memory.ports.lifecycle import IndexEraser as IndexEraser
+from agent_memory.ports.lifecycle import ScopeArchive as ScopeArchive
+from agent_memory.ports.lifecycle import TableEraser as TableEraser
 
 
 class Embedder(Protocol):
@@ -96,8 +97,9 @@ class SearchIndex(Protocol):
 
     def memory_cache(self) -> MemoryCache | None:
         """The user memories this tier holds in the process, when it holds them (the serverless tier), for reads
-        to be served from and an erasure to drop; None for a tier that holds none (OpenSearch)."""
-        ...
+        to be served from and an erasure to drop; None, the default of a tier subclassing this port, for a tier
+        that holds none (OpenSearch)."""
+        return None
 
 
 class MemoryCache(Protocol):
@@ -110,6 +112,21 @@ class MemoryCache(Protocol):
 
     def forget(self, user: ScopeRef) -> None:
         """Drop all the process holds of the user (the user was erased)."""
+        ...
+
+
+class IndexedMemories(Protocol):
+    """What the serverless tier's index reads of a store (a MemoryStore is one): the version counters, the
+    memories it indexes and their access statistics."""
+
+    def versions(self, user: ScopeRef) -> StoreVersions: ...
+
+    def all_current(self, user: ScopeRef) -> list[Memory]: ...
+
+    def access_stats(self, user: ScopeRef) -> dict[str, AccessStats]: ...
+
+    def changes(self, user: ScopeRef, after: StoreVersions, through: StoreVersions) -> IndexChanges | None:
+        """What changed from one version to another, or None when the store cannot say (then it is read)."""
         ...
 
 
@@ -405,62 +422,4 @@ class MemoryFileStore(Protocol):
         """Move a file, or a directory with everything below it, all or nothing, creating the new path's
         missing parents. NotFound without a source; Conflict when the destination is taken, a parent of it is
         a file, or the source changed meanwhile; InvalidInput past MAX_RENAME_ENTRIES entries."""
-        ...
-
-
-class TableEraser(Protocol):
-    """A scope's items in the table: swept, looked for again; the scope's tombstone and the tenant's receipts."""
-
-    def sweep(self, scope: ScopeRef, *, deadline: float, now: datetime, weeks: set[date]) -> Counter[str]:
-        """Every item of the scope deleted; how many, by store. OutOfTime past `deadline` (time.monotonic)."""
-        ...
-
-    def remaining(self, scope: ScopeRef, *, now: datetime, weeks: set[date]) -> Counter[str]: ...
-
-    def put_tombstone(self, tombstone: Tombstone) -> None: ...
-
-    def tombstone(self, scope: ScopeRef) -> Tombstone | None: ...
-
-    def put_receipt(self, receipt: ErasureReceipt, expires_at: datetime) -> None: ...
-
-    def receipt(self, tenant_id: str, erasure_id: str) -> ErasureReceipt | None: ...
-
-
-class IndexEraser(Protocol):
-    """A scope's documents in a search index kept apart from the table (the OpenSearch tier)."""
-
-    def erase(self, scope: ScopeRef) -> tuple[int, int]:
-        """(documents found, documents removed)."""
-        ...
-
-    def remaining(self, scope: ScopeRef) -> int: ...
-
-
-class ScopeArchive(Protocol):
-    """A scope's partition for export and import: its items read by section, an import's items written whole."""
-
-    def memories_after(self, scope: ScopeRef, after: str | None) -> Iterator[tuple[str, Memory]]:
-        """The scope's memories, current and history, oldest key first, after the sort key `after`."""
-        ...
-
-    def memories(self, scope: ScopeRef, memory_keys: list[str]) -> dict[str, Memory]: ...
-
-    def entries_after(self, scope: ScopeRef, prefix: str, after: str | None) -> Iterator[tuple[str, Any]]:
-        """A section's items after the sort key `after` (prefix LOG#, HOT#, REPORT# or FILE#) as domain objects."""
-        ...
-
-    def slot_holders(self, scope: ScopeRef, memories: list[Memory]) -> dict[str, dict[str, str]]:
-        """For each current memory (by key): the key of the memory holding its "content" or "field" now, if any."""
-        ...
-
-    def held(self, scope: ScopeRef, entries: list[LogMessage | HotMemoryEntry | WeeklyReport | MemoryFile
-                                                  | MemoryDirectory]) -> list[str | None]:
-        """For each entry, what the scope holds at its place: None, "present", or for a memory-tool path "file" or
-        "directory"."""
-        ...
-
-    def present_synonyms(self, tenant_id: str, pairs: list[tuple[str, str]]) -> set[tuple[str, str]]: ...
-
-    def write(self, scope: ScopeRef, batch: ImportBatch) -> None:
-        """All of the batch (none of its items present before) and a version bump, or nothing (Conflict)."""
         ...
