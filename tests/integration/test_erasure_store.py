@@ -14,11 +14,17 @@ import pytest
 from agent_memory.adapters.dynamodb.context_cache import DynamoContextCache
 from agent_memory.adapters.dynamodb.erasure import DynamoScopeEraser
 from agent_memory.adapters.dynamodb.index_snapshots import DynamoIndexSnapshotStore
-from agent_memory.adapters.dynamodb.layers import DynamoLayerStore, active_partition
+from agent_memory.adapters.dynamodb.layers import DynamoLayerStore
 from agent_memory.adapters.dynamodb.memory_files import DynamoMemoryFileStore
 from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
 from agent_memory.adapters.in_process_index import InProcessIndex
-from agent_memory.domain.keys import active_shard, cache_partition_key, partition_key, snapshot_partition_key
+from agent_memory.domain.keys import (
+    active_partition_key,
+    active_shard,
+    cache_partition_key,
+    partition_key,
+    snapshot_partition_key,
+)
 from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogMessage, WeeklyReport, week_start_of
 from agent_memory.domain.memory_files import MemoryFile
 from agent_memory.domain.models import Keyword, MemoryType, NewMemory, ScopeRef
@@ -76,7 +82,7 @@ def items_of(client: Any, user: ScopeRef) -> list[str]:
             ConsistentRead=True)["Items"]]
     for days in range(-70, 8):
         week = week_start_of(NOW + timedelta(days=days))
-        key = {"pk": {"S": active_partition(week, active_shard(user, 16))}, "sk": {"S": partition_key(user)}}
+        key = {"pk": {"S": active_partition_key(week, active_shard(user, 16))}, "sk": {"S": partition_key(user)}}
         if client.get_item(TableName=TABLE, Key=key).get("Item"):
             found.append(f"marker {week}")
     return sorted(set(found))

@@ -21,20 +21,34 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from agent_memory.domain.keys import Id, new_memory_key
+from agent_memory.domain.keys import (
+    CHANGE_PREFIX,
+    CONTENT_PREFIX,
+    EXTRACTION_PREFIX,
+    FIELD_PREFIX,
+    FILE_PREFIX,
+    HOT_PREFIX,
+    KEYWORD_PREFIX,
+    LOG_PREFIX,
+    MEMORY_PREFIX,
+    META,
+    REPORT_PREFIX,
+    Id,
+    new_memory_key,
+)
 
 # The stores a receipt reports on, in the order it lists them. The first nine are kinds of item in the scope's
 # partition (by sort-key prefix); `other` is any item there of a kind this list does not name (erased too).
 PARTITION_STORES: dict[str, str] = {
-    "MEM": "memories",  # every version of every memory
-    "FIELD": "memory_keys", "HASH": "memory_keys", "KW": "memory_keys",  # what finds a current memory
-    "META": "version_counter",
-    "CHG": "change_log",  # what each write stored, for search indexes to follow
-    "LOG": "conversation_log",
-    "LOGX": "extraction_markers",
-    "HOT": "hot_memory",
-    "REPORT": "reports",
-    "FILE": "memory_files",
+    MEMORY_PREFIX: "memories",  # every version of every memory
+    FIELD_PREFIX: "memory_keys", CONTENT_PREFIX: "memory_keys", KEYWORD_PREFIX: "memory_keys",  # what finds one
+    META: "version_counter",
+    CHANGE_PREFIX: "change_log",  # what each write stored, for search indexes to follow
+    LOG_PREFIX: "conversation_log",
+    EXTRACTION_PREFIX: "extraction_markers",
+    HOT_PREFIX: "hot_memory",
+    REPORT_PREFIX: "reports",
+    FILE_PREFIX: "memory_files",
 }
 OTHER_STORE = "other"
 CONTEXT_CACHE = "context_cache"
@@ -60,7 +74,8 @@ class OutOfTime(Exception):
 
 def store_of(sort_key: str) -> str:
     """The store an item of the scope's partition belongs to, by its sort key's prefix."""
-    return PARTITION_STORES.get(sort_key.split("#", 1)[0], OTHER_STORE)
+    head = sort_key.split("#", 1)[0]
+    return PARTITION_STORES.get(head + "#" if head != META else META, OTHER_STORE)
 
 
 def new_erasure_id() -> str:

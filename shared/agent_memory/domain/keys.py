@@ -1,4 +1,5 @@
-"""Identifiers: validated user/tenant ids and time-ordered memory keys."""
+"""Identifiers: validated user/tenant ids and time-ordered memory keys; and the table's keys, each item's
+partition and sort key built here and only here (docs/design.md, "DynamoDB items", describes every item)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import re
 import secrets
 import threading
 import time
+from datetime import date
 from typing import Annotated, Protocol
 
 from pydantic import StringConstraints
@@ -44,6 +46,53 @@ def partition_key(scope: Scoped) -> str:
     return f"T#{scope.tenant_id}#U#{scope.user_id}"
 
 
+# The sort keys of a scope's partition, by kind of item.
+META = "META"  # the scope's version counters
+MEMORY_PREFIX = "MEM#"  # MEM#<memory_key>: a memory version
+FIELD_PREFIX = "FIELD#"  # FIELD#<field>: which memory holds the field now
+CONTENT_PREFIX = "HASH#"  # HASH#<digest>: which memory holds this content now
+KEYWORD_PREFIX = "KW#"  # KW#<keyword>#<memory_key>: a memory's keyword
+CHANGE_PREFIX = "CHG#"  # CHG#<version>: the change log
+LOG_PREFIX = "LOG#"  # LOG#<created_at>#<conversation>#<message>: L1, a logged message
+EXTRACTION_PREFIX = "LOGX#"  # LOGX#<message_id>: a logged message's extraction lease, then its done marker
+HOT_PREFIX = "HOT#"  # HOT#<type>#<key>: L2, a hot-memory entry
+REPORT_PREFIX = "REPORT#"  # REPORT#<week_start>: L3, a weekly report
+FILE_PREFIX = "FILE#"  # FILE#<path>: the memory tool's files and directories
+
+
+def memory_sort_key(memory_key: str) -> str:
+    return MEMORY_PREFIX + memory_key
+
+
+def field_sort_key(field: str) -> str:
+    return FIELD_PREFIX + field
+
+
+def content_sort_key(digest: str) -> str:
+    return CONTENT_PREFIX + digest
+
+
+def keyword_sort_key(normalized_term: str, memory_key: str) -> str:
+    return f"{KEYWORD_PREFIX}{normalized_term}#{memory_key}"
+
+
+def change_sort_key(version: int) -> str:
+    """Zero-padded: the change log reads in version order."""
+    return f"{CHANGE_PREFIX}{version:012d}"
+
+
+def extraction_sort_key(message_id: str) -> str:
+    return EXTRACTION_PREFIX + message_id
+
+
+def hot_sort_key(entry_type: str, key: str) -> str:
+    return f"{HOT_PREFIX}{entry_type}#{key}"
+
+
+def report_sort_key(week_start: date) -> str:
+    return f"{REPORT_PREFIX}{week_start.isoformat()}"
+
+
 def cache_partition_key(scope: Scoped) -> str:
     """The scope's partition of assembled-context cache entries, apart from its memories."""
     return "CTX#" + partition_key(scope)
@@ -52,6 +101,27 @@ def cache_partition_key(scope: Scoped) -> str:
 def snapshot_partition_key(scope: Scoped) -> str:
     """The scope's partition of saved search indexes, apart from its memories (as the context cache's)."""
     return "SNAP#" + partition_key(scope)
+
+
+def active_partition_key(week_start: date, shard: int) -> str:
+    """One shard of the week's list of scopes that logged messages (the rollup's work list): its items' sort
+    keys are the scopes' partition keys."""
+    return f"ACTIVE#{week_start.isoformat()}#{shard:02d}"
+
+
+def synonyms_partition_key(tenant_id: str) -> str:
+    """The tenant's synonym pairs."""
+    return f"T#{tenant_id}#SYN"
+
+
+def tenant_section_key(tenant_id: str, section: str) -> str:
+    """A tenant-wide list apart from its scopes (erasure tombstones, erasure receipts)."""
+    return f"T#{tenant_id}#{section}"
+
+
+def scope_sort_key(user_id: str) -> str:
+    """A scope's item in a tenant-wide list (its tombstone)."""
+    return f"U#{user_id}"
 
 
 def active_shard(scope: Scoped, shards: int) -> int:

@@ -30,7 +30,15 @@ from pydantic import (
 
 from agent_memory.domain.embedding_budget import embedding_costs
 from agent_memory.domain.field_names import MemoryFieldName
-from agent_memory.domain.keys import MEMORY_KEY_PATTERN, Id
+from agent_memory.domain.keys import (
+    FILE_PREFIX,
+    HOT_PREFIX,
+    LOG_PREFIX,
+    MEMORY_KEY_PATTERN,
+    MEMORY_PREFIX,
+    REPORT_PREFIX,
+    Id,
+)
 from agent_memory.domain.keywords import normalize_keyword
 from agent_memory.domain.layers import (
     HOT_MEMORY_KEY_PATTERN,
@@ -351,7 +359,8 @@ def page_bytes(page: BaseModel) -> int:
 
 # The sections in export order, with the sort-key prefix of their items in the scope's partition.
 SECTIONS: tuple[tuple[str, str], ...] = (
-    ("memories", "MEM#"), ("log", "LOG#"), ("hot_memory", "HOT#"), ("reports", "REPORT#"), ("files", "FILE#"))
+    ("memories", MEMORY_PREFIX), ("log", LOG_PREFIX), ("hot_memory", HOT_PREFIX), ("reports", REPORT_PREFIX),
+    ("files", FILE_PREFIX))
 SECTION_NAMES = tuple(name for name, _ in SECTIONS)
 _PREFIX = dict(SECTIONS)
 

@@ -10,7 +10,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from agent_memory.adapters.dynamodb.items import CONDITION_FAILED, error_code, raise_domain_error, to_item
-from agent_memory.domain.keys import partition_key
+from agent_memory.domain.keys import META, memory_sort_key, partition_key
 from agent_memory.domain.models import ScopeRef
 
 # How many memories' updates run at once (their round trips overlap; DynamoDB takes them in any order).
@@ -28,7 +28,7 @@ def record_access(client: Any, table: str, user: ScopeRef, memory_keys: list[str
         try:
             client.update_item(
                 TableName=table,
-                Key=to_item({"pk": partition_key(user), "sk": f"MEM#{memory_key}"}),
+                Key=to_item({"pk": partition_key(user), "sk": memory_sort_key(memory_key)}),
                 UpdateExpression="ADD access_count :n SET last_accessed_at = :at",
                 ConditionExpression="attribute_exists(pk)",
                 ExpressionAttributeValues=to_item({":n": counts[memory_key], ":at": accessed_at.isoformat()}),
@@ -46,7 +46,7 @@ def record_access(client: Any, table: str, user: ScopeRef, memory_keys: list[str
         try:
             # Only a counter that is there: an erasure in between leaves nothing for statistics to bring back.
             client.update_item(
-                TableName=table, Key=to_item({"pk": partition_key(user), "sk": "META"}),
+                TableName=table, Key=to_item({"pk": partition_key(user), "sk": META}),
                 UpdateExpression="ADD access_version :n", ConditionExpression="attribute_exists(pk)",
                 ExpressionAttributeValues=to_item({":n": recorded}))
         except ClientError as error:

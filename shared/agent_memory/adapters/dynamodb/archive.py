@@ -30,13 +30,11 @@ from agent_memory.adapters.dynamodb.items import (
 from agent_memory.adapters.dynamodb.layers import (
     hot_from_item,
     hot_item,
-    hot_sort_key,
     log_from_item,
     log_item,
     log_sort_key,
     report_from_item,
     report_item,
-    report_sort_key,
 )
 from agent_memory.adapters.dynamodb.memory_files import (
     DIRECTORY_KIND,
@@ -48,8 +46,21 @@ from agent_memory.adapters.dynamodb.memory_files import (
     file_key,
 )
 from agent_memory.adapters.dynamodb.memory_writes import MAX_TRANSACTION_ACTIONS, save_writes
-from agent_memory.adapters.dynamodb.synonyms import synonym_item, synonym_partition, synonym_sort_key
-from agent_memory.domain.keys import partition_key
+from agent_memory.adapters.dynamodb.synonyms import synonym_item, synonym_sort_key
+from agent_memory.domain.keys import (
+    FILE_PREFIX,
+    HOT_PREFIX,
+    LOG_PREFIX,
+    MEMORY_PREFIX,
+    REPORT_PREFIX,
+    content_sort_key,
+    field_sort_key,
+    hot_sort_key,
+    memory_sort_key,
+    partition_key,
+    report_sort_key,
+    synonyms_partition_key,
+)
 from agent_memory.domain.layers import HotMemoryEntry, LogMessage, WeeklyReport
 from agent_memory.domain.memory_files import MemoryDirectory, MemoryFile
 from agent_memory.domain.models import Memory, SaveOutcome, SaveResult, ScopeRef
@@ -64,13 +75,13 @@ def _places(entry: Entry) -> list[str]:
     if isinstance(entry, LogMessage):
         return [log_sort_key(entry)]
     if isinstance(entry, HotMemoryEntry):
-        return [hot_sort_key(entry.type, entry.key)]
+        return [hot_sort_key(entry.type.value, entry.key)]
     if isinstance(entry, WeeklyReport):
         return [report_sort_key(entry.week_start)]
     return [file_key(entry.path), directory_key(entry.path)]
 
 
-_READERS = {"LOG#": log_from_item, "HOT#": hot_from_item, "REPORT#": report_from_item}
+_READERS = {LOG_PREFIX: log_from_item, HOT_PREFIX: hot_from_item, REPORT_PREFIX: report_from_item}
 
 
 class DynamoScopeArchive:
@@ -83,13 +94,13 @@ class DynamoScopeArchive:
 
     def memories_after(self, scope: ScopeRef, after: str | None) -> Iterator[tuple[str, Memory]]:
         """The scope's memories (current and history) by key, oldest key first, after the sort key `after`."""
-        for item in self._items(scope, "MEM#", after):
+        for item in self._items(scope, MEMORY_PREFIX, after):
             yield str(item["sk"]["S"]), memory_from_item(item)
 
     def memories(self, scope: ScopeRef, memory_keys: list[str]) -> dict[str, Memory]:
         """The scope's memories at these keys that exist."""
         pk = partition_key(scope)
-        keys = [to_item({"pk": pk, "sk": f"MEM#{key}"}) for key in dict.fromkeys(memory_keys)]
+        keys = [to_item({"pk": pk, "sk": memory_sort_key(key)}) for key in dict.fromkeys(memory_keys)]
         return {m.memory_key: m for m in map(memory_from_item, read_all(self._client, self._table, keys))}
 
     def entries_after(self, scope: ScopeRef, prefix: str, after: str | None) -> Iterator[tuple[str, Any]]:
@@ -97,7 +108,7 @@ class DynamoScopeArchive:
         as domain objects: a log message, a hot-memory entry, a weekly report, a memory file or directory."""
         for item in self._items(scope, prefix, after):
             sk = str(item["sk"]["S"])
-            if prefix == "FILE#":
+            if prefix == FILE_PREFIX:
                 kind = item.get("kind", {}).get("S")
                 yield sk, directory_from_item(item) if kind == DIRECTORY_KIND else file_from_item(item)
             else:
@@ -107,8 +118,8 @@ class DynamoScopeArchive:
 
     def slot_holders(self, scope: ScopeRef, memories: list[Memory]) -> dict[str, dict[str, str]]:
         """For each current memory (by key): which memory holds its content or its field now, if any."""
-        slots = {m.memory_key: {"content": f"HASH#{m.content_hash}", **({"field": f"FIELD#{m.field}"} if m.field
-                                                                         else {})}
+        slots = {m.memory_key: {"content": content_sort_key(m.content_hash),
+                                 **({"field": field_sort_key(m.field)} if m.field else {})}
                  for m in memories if m.is_current}
         found = self._present(scope, [sk for named in slots.values() for sk in named.values()])
         return {key: {name: str(found[sk]["memory_key"]) for name, sk in named.items() if sk in found}
@@ -137,7 +148,7 @@ class DynamoScopeArchive:
         return {str(values["sk"]): values for values in map(from_item, found)}
 
     def present_synonyms(self, tenant_id: str, pairs: list[tuple[str, str]]) -> set[tuple[str, str]]:
-        keys = [to_item({"pk": synonym_partition(tenant_id), "sk": synonym_sort_key(a, b)})
+        keys = [to_item({"pk": synonyms_partition_key(tenant_id), "sk": synonym_sort_key(a, b)})
                 for a, b in dict.fromkeys(pairs)]
         found = read_all(self._client, self._table, keys) if keys else []
         return {(str(v["keyword"]), str(v["synonym"])) for v in map(from_item, found)}

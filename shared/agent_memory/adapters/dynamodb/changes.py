@@ -37,17 +37,13 @@ from agent_memory.adapters.dynamodb.items import (
     ttl_seconds,
 )
 from agent_memory.domain.index_changes import IndexChanges
+from agent_memory.domain.keys import CHANGE_PREFIX, META, change_sort_key
 from agent_memory.domain.models import Memory, StoreVersions, utcnow
 from agent_memory.errors import Conflict
 
-CHANGE_PREFIX = "CHG#"
 CHANGE_TTL_SECONDS = 7 * 86400
 # An item holds at most 400 KB: a write storing more than this in memories records only that it happened.
 MAX_RECORDED_BYTES = 300_000
-
-
-def change_sk(version: int) -> str:
-    return f"{CHANGE_PREFIX}{version:012d}"
 
 
 @dataclass(frozen=True)
@@ -79,14 +75,14 @@ def recorded_bump(table: str, pk: str, *, seen: StoreVersions, by: int, written:
                               ":generation": seen.generation or secrets.token_hex(8)}
     if seen.content:
         values[":seen"] = seen.content
-    record = {"pk": {"S": pk}, "sk": {"S": change_sk(last)}, "kind": {"S": "change"},
+    record = {"pk": {"S": pk}, "sk": {"S": change_sort_key(last)}, "kind": {"S": "change"},
               "first": {"N": str(seen.content + 1)}, "complete": {"BOOL": complete},
               "written_at": {"N": f"{now:.3f}"},
               "written": {"L": [{"M": item} for item in items] if complete else []},
               "expires_at": {"N": str(ttl_seconds(expires))}}
     return [
         {"Update": {
-            "TableName": table, "Key": to_item({"pk": pk, "sk": "META"}),
+            "TableName": table, "Key": to_item({"pk": pk, "sk": META}),
             "UpdateExpression": "SET version = :version, updated_at = :now, kind = :kind, "
                                 "generation = if_not_exists(generation, :generation)",
             "ConditionExpression": condition, "ExpressionAttributeValues": to_item(values)}},
@@ -115,8 +111,8 @@ def read_changes(client: Any, table: str, pk: str, *, after: int, through: int) 
     params: dict[str, Any] = {
         "TableName": table, "ConsistentRead": True,
         "KeyConditionExpression": "pk = :pk AND sk BETWEEN :low AND :high",
-        "ExpressionAttributeValues": {":pk": {"S": pk}, ":low": {"S": change_sk(after + 1)},
-                                      ":high": {"S": change_sk(through)}},
+        "ExpressionAttributeValues": {":pk": {"S": pk}, ":low": {"S": change_sort_key(after + 1)},
+                                      ":high": {"S": change_sort_key(through)}},
     }
     records: list[ChangeRecord] = []
     expected = after + 1
@@ -178,7 +174,7 @@ def _record(item: dict[str, Any]) -> ChangeRecord:
 
 def read_versions(client: Any, table: str, pk: str) -> StoreVersions:
     """The scope's counters (`META`), read consistently; zeros when nothing was written yet."""
-    response = client.get_item(TableName=table, Key={"pk": {"S": pk}, "sk": {"S": "META"}}, ConsistentRead=True)
+    response = client.get_item(TableName=table, Key={"pk": {"S": pk}, "sk": {"S": META}}, ConsistentRead=True)
     return versions_of(from_item(response["Item"]) if response.get("Item") else {})
 
 

@@ -26,7 +26,7 @@ from botocore.exceptions import ClientError
 
 from agent_memory.adapters.dynamodb.batch import partition_key_pages, read_all, write_all
 from agent_memory.adapters.dynamodb.items import epoch_now, from_item, raise_domain_error, to_item, ttl_seconds
-from agent_memory.adapters.dynamodb.layers import ACTIVE_MARKER_DAYS, active_partition
+from agent_memory.adapters.dynamodb.layers import ACTIVE_MARKER_DAYS
 from agent_memory.domain.erasure import (
     CONTEXT_CACHE,
     INDEX_SNAPSHOTS,
@@ -36,7 +36,16 @@ from agent_memory.domain.erasure import (
     Tombstone,
     store_of,
 )
-from agent_memory.domain.keys import active_shard, cache_partition_key, partition_key, snapshot_partition_key
+from agent_memory.domain.keys import (
+    LOG_PREFIX,
+    active_partition_key,
+    active_shard,
+    cache_partition_key,
+    partition_key,
+    scope_sort_key,
+    snapshot_partition_key,
+    tenant_section_key,
+)
 from agent_memory.domain.models import ScopeRef, utcnow
 
 TOMBSTONES = "ERASED"
@@ -86,7 +95,7 @@ class DynamoScopeEraser:
                 if time.monotonic() > deadline:
                     raise OutOfTime(removed)
                 if store is None:
-                    weeks.update(week for item in page if item["sk"]["S"].startswith("LOG#")
+                    weeks.update(week for item in page if item["sk"]["S"].startswith(LOG_PREFIX)
                                  for week in _log_weeks(item["sk"]["S"]))
                 self._delete([{"pk": item["pk"], "sk": item["sk"]} for item in page])
                 removed.update(store or store_of(item["sk"]["S"]) for item in page)
@@ -112,7 +121,7 @@ class DynamoScopeEraser:
     def _markers(self, scope: ScopeRef, weeks: set[date]) -> list[dict[str, Any]]:
         """The keys of the scope's active-week markers that exist, for these weeks: one BatchGetItem per 100."""
         shard, pk = active_shard(scope, self._shards), partition_key(scope)
-        keys = [{"pk": {"S": active_partition(week, shard)}, "sk": {"S": pk}} for week in sorted(weeks)]
+        keys = [{"pk": {"S": active_partition_key(week, shard)}, "sk": {"S": pk}} for week in sorted(weeks)]
         return [{"pk": item["pk"], "sk": item["sk"]} for item in read_all(self._client, self._table, keys,
                                                                            projection="pk, sk")]
 
@@ -125,14 +134,14 @@ class DynamoScopeEraser:
     # ---- tombstones and receipts ---------------------------------------------------------------
 
     def put_tombstone(self, tombstone: Tombstone) -> None:
-        self._put({"pk": f"T#{tombstone.tenant_id}#{TOMBSTONES}", "sk": f"U#{tombstone.user_id}",
+        self._put({"pk": tenant_section_key(tombstone.tenant_id, TOMBSTONES), "sk": scope_sort_key(tombstone.user_id),
                    "kind": "tombstone", "erased_at": tombstone.erased_at.isoformat(),
                    "erasure_id": tombstone.erasure_id, "expires_at": ttl_seconds(tombstone.expires_at),
                    **({"completed_at": tombstone.completed_at.isoformat()} if tombstone.completed_at else {})})
 
     def tombstone(self, scope: ScopeRef) -> Tombstone | None:
         """The scope's unexpired tombstone, if it was ever erased."""
-        item = self._get(f"T#{scope.tenant_id}#{TOMBSTONES}", f"U#{scope.user_id}")
+        item = self._get(tenant_section_key(scope.tenant_id, TOMBSTONES), scope_sort_key(scope.user_id))
         if item is None or int(item["expires_at"]) <= epoch_now(utcnow()):
             return None
         return Tombstone(tenant_id=scope.tenant_id, user_id=scope.user_id, erasure_id=item["erasure_id"],
@@ -142,11 +151,12 @@ class DynamoScopeEraser:
                          else None)
 
     def put_receipt(self, receipt: ErasureReceipt, expires_at: datetime) -> None:
-        self._put({"pk": f"T#{receipt.tenant_id}#{RECEIPTS}", "sk": receipt.erasure_id, "kind": "erasure_receipt",
-                   "receipt_json": receipt.model_dump_json(), "expires_at": ttl_seconds(expires_at)})
+        self._put({"pk": tenant_section_key(receipt.tenant_id, RECEIPTS), "sk": receipt.erasure_id,
+                   "kind": "erasure_receipt", "receipt_json": receipt.model_dump_json(),
+                   "expires_at": ttl_seconds(expires_at)})
 
     def receipt(self, tenant_id: str, erasure_id: str) -> ErasureReceipt | None:
-        item = self._get(f"T#{tenant_id}#{RECEIPTS}", erasure_id)
+        item = self._get(tenant_section_key(tenant_id, RECEIPTS), erasure_id)
         if item is None or int(item["expires_at"]) <= epoch_now(utcnow()):
             return None
         return ErasureReceipt.model_validate(json.loads(item["receipt_json"]))

@@ -16,7 +16,7 @@ from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
-from agent_memory.domain.keys import partition_key
+from agent_memory.domain.keys import META, memory_sort_key, partition_key
 from agent_memory.domain.models import Memory, utcnow
 from agent_memory.errors import StoreUnavailable, Throttled
 
@@ -58,7 +58,7 @@ def memory_to_item(memory: Memory) -> dict[str, Any]:
         values["embedding"] = Binary(memory.embedding)
     if memory.expires_at is not None:  # the table's TTL attribute: epoch seconds
         values["expires_at"] = ttl_seconds(memory.expires_at)
-    return to_item({"pk": partition_key(memory), "sk": f"MEM#{memory.memory_key}", "kind": "memory", **values})
+    return to_item({"pk": partition_key(memory), "sk": memory_sort_key(memory.memory_key), "kind": "memory", **values})
 
 
 def ttl_seconds(moment: datetime | float) -> int:
@@ -90,7 +90,7 @@ def bump_version(table: str, pk: str, by: int = 1) -> dict[str, Any]:
     are invalidated with no call. The counter's first write names its generation: an erased scope's counter
     starts again from 0, and its new versions must not be taken for the old ones a cache holds."""
     return {"Update": {
-        "TableName": table, "Key": to_item({"pk": pk, "sk": "META"}),
+        "TableName": table, "Key": to_item({"pk": pk, "sk": META}),
         "UpdateExpression": "ADD version :by SET updated_at = :now, kind = :kind, "
                             "generation = if_not_exists(generation, :generation)",
         "ExpressionAttributeValues": to_item({":by": by, ":now": utcnow().isoformat(), ":kind": "meta",

@@ -1,18 +1,8 @@
 """The three layers (L1 log, L2 hot memory, L3 reports) in the memory table, in the scope's partition.
 
-Items, next to the memories (``pk = T#<tenant>#U#<scope>``):
-
-=========================================  ====================================================
-``LOG#<created_at>#<conv>#<message_id>``   a logged message; ``expires_at`` is the table TTL
-``HOT#<type>#<key>``                        a hot-memory entry (upsert slot: scope, type, key)
-``REPORT#<week_start>``                     the week's report; written once (conditional put), again only
-                                            from more of its log (``messages_covered``); ``rollup_stage``
-                                            says how far the rollup got
-``LOGX#<message_id>``                       "this message was extracted" (log-and-forget idempotency)
-=========================================  ====================================================
-
-and, for the rollup's fan-out, ``pk = ACTIVE#<week_start>#<shard>``, ``sk = <scope partition>``:
-the scopes that logged something that week, spread over shards so no partition runs hot.
+Its items sit next to the memories: the log's messages (TTL), hot-memory entries, weekly reports and the
+extraction markers, and outside the scopes' partitions the weeks' shards of active scopes for the rollup's
+fan-out; their keys are built in domain/keys.py, and docs/design.md ("DynamoDB items") describes each.
 Every hot-memory write bumps the scope's version counter (``META``), like memory writes, so
 caches keyed on it (inject's context blocks) are invalidated with no call.
 """
@@ -41,7 +31,17 @@ from agent_memory.adapters.dynamodb.items import (
     to_value,
     ttl_seconds,
 )
-from agent_memory.domain.keys import active_shard, partition_key
+from agent_memory.domain.keys import (
+    HOT_PREFIX,
+    LOG_PREFIX,
+    REPORT_PREFIX,
+    active_partition_key,
+    active_shard,
+    extraction_sort_key,
+    hot_sort_key,
+    partition_key,
+    report_sort_key,
+)
 from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogKey, LogMessage, WeeklyReport
 from agent_memory.domain.models import ScopeRef, utcnow
 from agent_memory.errors import NotFound
@@ -62,11 +62,7 @@ def _iso(moment: datetime) -> str:
 def log_sort_key(message: LogMessage | LogKey) -> str:
     """Time first (the log reads by time range), then the conversation and the message: the same message
     id at the same moment in two conversations is two messages."""
-    return f"LOG#{_iso(message.created_at)}#{message.conversation_id}#{message.message_id}"
-
-
-def active_partition(week_start: date, shard: int) -> str:
-    return f"ACTIVE#{week_start.isoformat()}#{shard:02d}"
+    return f"{LOG_PREFIX}{_iso(message.created_at)}#{message.conversation_id}#{message.message_id}"
 
 
 class DynamoLayerStore:
@@ -90,7 +86,7 @@ class DynamoLayerStore:
         marker_expiry = ttl_seconds(utcnow() + timedelta(days=ACTIVE_MARKER_DAYS))
         shard = active_shard(scope, self.shards)
         markers = [{"PutRequest": {"Item": to_item({
-            "pk": active_partition(week, shard), "sk": pk, "kind": "active", "tenant_id": scope.tenant_id,
+            "pk": active_partition_key(week, shard), "sk": pk, "kind": "active", "tenant_id": scope.tenant_id,
             "scope_id": scope.user_id, "week_start": week.isoformat(), "expires_at": marker_expiry})}}
             for week in sorted(weeks)]
         try:
@@ -125,8 +121,8 @@ class DynamoLayerStore:
     def log_messages(self, scope: ScopeRef, *, start: datetime | None = None, end: datetime | None = None,
                      now: datetime | None = None) -> list[LogMessage]:
         """Messages in [start, end), oldest first; expired ones are never returned, whatever TTL did."""
-        low = f"LOG#{_iso(start)}" if start else "LOG#"
-        high = f"LOG#{_iso(end)}" if end else "LOG$"
+        low = f"{LOG_PREFIX}{_iso(start)}" if start else LOG_PREFIX
+        high = f"{LOG_PREFIX}{_iso(end)}" if end else LOG_PREFIX[:-1] + "$"  # "$" sorts just after "#"
         cutoff = epoch_now(now or utcnow())
         items = self._query(
             KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
@@ -137,7 +133,7 @@ class DynamoLayerStore:
 
     def recent_log(self, scope: ScopeRef, *, limit: int, now: datetime | None = None) -> list[LogMessage]:
         """The newest `limit` unexpired messages (a hot-memory refresh reads 50 by default), oldest first."""
-        values = to_item({":pk": partition_key(scope), ":log": "LOG#", ":now": epoch_now(now or utcnow())})
+        values = to_item({":pk": partition_key(scope), ":log": LOG_PREFIX, ":now": epoch_now(now or utcnow())})
         pages = self._pages(
             KeyConditionExpression="pk = :pk AND begins_with(sk, :log)", FilterExpression="expires_at > :now",
             ScanIndexForward=False, Limit=max(limit, 25), ExpressionAttributeValues=values)
@@ -153,7 +149,8 @@ class DynamoLayerStore:
         expired = self._query(
             KeyConditionExpression="pk = :pk AND begins_with(sk, :log)", FilterExpression="expires_at <= :now",
             ProjectionExpression="pk, sk",
-            ExpressionAttributeValues=to_item({":pk": partition_key(scope), ":log": "LOG#", ":now": epoch_now(now)}))
+            ExpressionAttributeValues=to_item({":pk": partition_key(scope), ":log": LOG_PREFIX,
+                                               ":now": epoch_now(now)}))
         self._batch_delete([{"pk": i["pk"], "sk": i["sk"]} for i in expired])
         return len(expired)
 
@@ -192,14 +189,14 @@ class DynamoLayerStore:
     @staticmethod
     def _extraction_key(scope: ScopeRef, message_id: str) -> dict[str, Any]:
         """The one item that leases a logged message's extraction and then marks it done."""
-        return to_item({"pk": partition_key(scope), "sk": f"LOGX#{message_id}"})
+        return to_item({"pk": partition_key(scope), "sk": extraction_sort_key(message_id)})
 
     # ---- L2: hot memory ------------------------------------------------------------------------
 
     def put_hot(self, scope: ScopeRef, entry: HotMemoryEntry) -> HotMemoryEntry:
         """Upsert by (scope, type, key), keeping the first created_at; bumps the scope's version."""
         pk = partition_key(scope)
-        key = to_item({"pk": pk, "sk": f"HOT#{entry.type.value}#{entry.key}"})
+        key = to_item({"pk": pk, "sk": hot_sort_key(entry.type.value, entry.key)})
         try:
             existing = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True).get("Item")
             created_at = from_item(existing)["created_at"] if existing else entry.created_at.isoformat()
@@ -213,7 +210,7 @@ class DynamoLayerStore:
     def hot_memory(self, scope: ScopeRef) -> list[HotMemoryEntry]:
         """Highest priority first, then most recently updated."""
         items = self._query(KeyConditionExpression="pk = :pk AND begins_with(sk, :hot)",
-                            ExpressionAttributeValues=to_item({":pk": partition_key(scope), ":hot": "HOT#"}))
+                            ExpressionAttributeValues=to_item({":pk": partition_key(scope), ":hot": HOT_PREFIX}))
         entries = [hot_from_item(i) for i in items]
         return sorted(entries, key=lambda e: (-e.priority, -e.updated_at.timestamp(), e.type, e.key))
 
@@ -221,7 +218,7 @@ class DynamoLayerStore:
         pk = partition_key(scope)
         try:
             transact_recorded(self._client, self._table, pk, [
-                {"Delete": {"TableName": self._table, "Key": to_item({"pk": pk, "sk": f"HOT#{type_.value}#{key}"}),
+                {"Delete": {"TableName": self._table, "Key": to_item({"pk": pk, "sk": hot_sort_key(type_.value, key)}),
                             "ConditionExpression": "attribute_exists(pk)"}}])
         except ClientError as error:
             if error_code(error) == TRANSACTION_CANCELLED:
@@ -255,7 +252,7 @@ class DynamoLayerStore:
     def report_stage(self, scope: ScopeRef, week_start: date) -> str | None:
         """None = the week has no report yet; else how far its rollup got: "written" (the report), then
         "complete" (hot memory refreshed too). A re-run or a redelivery resumes from there."""
-        key = to_item({"pk": partition_key(scope), "sk": f"REPORT#{week_start.isoformat()}"})
+        key = to_item({"pk": partition_key(scope), "sk": report_sort_key(week_start)})
         try:
             item = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True,
                                          ProjectionExpression="sk, rollup_stage").get("Item")
@@ -269,7 +266,7 @@ class DynamoLayerStore:
         try:
             self._client.update_item(
                 TableName=self._table,
-                Key=to_item({"pk": partition_key(scope), "sk": f"REPORT#{week_start.isoformat()}"}),
+                Key=to_item({"pk": partition_key(scope), "sk": report_sort_key(week_start)}),
                 UpdateExpression="SET rollup_stage = :stage", ConditionExpression="attribute_exists(pk)",
                 ExpressionAttributeValues=to_item({":stage": stage}))
         except ClientError as error:
@@ -278,7 +275,7 @@ class DynamoLayerStore:
     def reports(self, scope: ScopeRef) -> list[WeeklyReport]:
         """Newest week first."""
         items = self._query(KeyConditionExpression="pk = :pk AND begins_with(sk, :report)",
-                            ExpressionAttributeValues=to_item({":pk": partition_key(scope), ":report": "REPORT#"}),
+                            ExpressionAttributeValues=to_item({":pk": partition_key(scope), ":report": REPORT_PREFIX}),
                             ScanIndexForward=False)
         return [report_from_item(i) for i in items]
 
@@ -288,7 +285,7 @@ class DynamoLayerStore:
                       limit: int = 500) -> tuple[list[ScopeRef], dict[str, Any] | None]:
         kwargs: dict[str, Any] = {
             "TableName": self._table, "KeyConditionExpression": "pk = :pk", "Limit": limit,
-            "ExpressionAttributeValues": to_item({":pk": active_partition(week_start, shard)}),
+            "ExpressionAttributeValues": to_item({":pk": active_partition_key(week_start, shard)}),
             "ProjectionExpression": "tenant_id, scope_id",
         }
         if cursor:
@@ -335,14 +332,10 @@ def log_item(pk: str, message: LogMessage) -> dict[str, Any]:
 
 
 def hot_item(pk: str, entry: HotMemoryEntry) -> dict[str, Any]:
-    return to_item({"pk": pk, "sk": hot_sort_key(entry.type, entry.key), "kind": "hot", "type": entry.type.value,
+    return to_item({"pk": pk, "sk": hot_sort_key(entry.type.value, entry.key), "kind": "hot", "type": entry.type.value,
                     "key": entry.key, "value_json": json.dumps(entry.value, ensure_ascii=False),
                     "priority": entry.priority, "source": entry.source, "created_at": entry.created_at.isoformat(),
                     "updated_at": entry.updated_at.isoformat()})
-
-
-def hot_sort_key(type_: HotMemoryType, key: str) -> str:
-    return f"HOT#{type_.value}#{key}"
 
 
 def report_item(pk: str, report: WeeklyReport) -> dict[str, Any]:
@@ -353,10 +346,6 @@ def report_item(pk: str, report: WeeklyReport) -> dict[str, Any]:
     if report.embedding:
         item["embedding"] = to_value(Binary(report.embedding))
     return item
-
-
-def report_sort_key(week_start: date) -> str:
-    return f"REPORT#{week_start.isoformat()}"
 
 
 def log_from_item(item: dict[str, Any]) -> LogMessage:

@@ -36,7 +36,7 @@ from agent_memory.adapters.dynamodb.items import (
     throttled_transaction,
     to_item,
 )
-from agent_memory.domain.keys import partition_key
+from agent_memory.domain.keys import FILE_PREFIX, partition_key
 from agent_memory.domain.memory_files import (
     MAX_RENAME_ENTRIES,
     MemoryDirectory,
@@ -48,17 +48,16 @@ from agent_memory.domain.memory_paths import ROOT, ancestors
 from agent_memory.domain.models import ScopeRef
 from agent_memory.errors import Conflict, InvalidInput, NotFound, Throttled
 
-PREFIX = "FILE#"
 FILE_KIND = "memory_file"
 DIRECTORY_KIND = "memory_dir"
 
 
 def file_key(path: str) -> str:
-    return PREFIX + path
+    return FILE_PREFIX + path
 
 
 def directory_key(path: str) -> str:
-    return PREFIX + path + "/"
+    return FILE_PREFIX + path + "/"
 
 
 def file_from_item(item: dict[str, Any]) -> MemoryFile:
@@ -195,7 +194,7 @@ class DynamoMemoryFileStore:
         actions: list[dict[str, Any]] = []
         for values in moving:
             old_sk = str(values["sk"])
-            moved = {**values, "sk": PREFIX + new_path + old_sk[len(PREFIX + old_path):],
+            moved = {**values, "sk": FILE_PREFIX + new_path + old_sk[len(FILE_PREFIX + old_path):],
                      "path": new_path + str(values["path"])[len(old_path):]}
             actions.append(self._delete_unchanged(pk, values))
             actions.append({"Put": {"TableName": self._table, "Item": to_item(moved),
@@ -247,12 +246,12 @@ class DynamoMemoryFileStore:
         except ClientError as error:
             raise_domain_error(error)
         if not item:
-            raise Conflict(f"{sk.removeprefix(PREFIX)} changed meanwhile")
+            raise Conflict(f"{sk.removeprefix(FILE_PREFIX)} changed meanwhile")
         return from_item(item)
 
     def _items(self, user: ScopeRef, directory: str, projection: str | None = None) -> Iterator[dict[str, Any]]:
         """The items of `directory` (its own, then everything below it), strongly consistent, page by page."""
-        prefix = PREFIX + ROOT + "/" if directory == ROOT else directory_key(directory)
+        prefix = FILE_PREFIX + ROOT + "/" if directory == ROOT else directory_key(directory)
         params: dict[str, Any] = {
             "TableName": self._table, "ConsistentRead": True,
             "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_memory.adapters.dynamodb.items import memory_to_item, to_item, ttl_seconds
-from agent_memory.domain.keys import partition_key
+from agent_memory.domain.keys import content_sort_key, field_sort_key, keyword_sort_key, memory_sort_key, partition_key
 from agent_memory.domain.keywords import normalize_keyword
 from agent_memory.domain.models import Keyword, Memory, SaveOutcome, SaveResult
 
@@ -20,7 +20,7 @@ MAX_TRANSACTION_BYTES = 2_000_000
 
 
 def keyword_sk(term: str, memory_key: str) -> str:
-    return f"KW#{normalize_keyword(term)}#{memory_key}"
+    return keyword_sort_key(normalize_keyword(term), memory_key)
 
 
 def unique_keywords(memory: Memory) -> list[Keyword]:
@@ -45,8 +45,8 @@ def save_writes(table: str, result: SaveResult) -> list[dict[str, Any]]:
             "Put": {
                 "TableName": table,
                 "Item": to_item(
-                    {"pk": pk, "sk": f"HASH#{new.content_hash}", "kind": "content", "memory_key": new.memory_key,
-                     **ttl}
+                    {"pk": pk, "sk": content_sort_key(new.content_hash), "kind": "content",
+                     "memory_key": new.memory_key, **ttl}
                 ),
                 "ConditionExpression": "attribute_not_exists(pk)",
             }
@@ -58,7 +58,7 @@ def save_writes(table: str, result: SaveResult) -> list[dict[str, Any]]:
             "Item": to_item(
                 {
                     "pk": pk,
-                    "sk": f"FIELD#{new.field}",
+                    "sk": field_sort_key(new.field),
                     "kind": "field",
                     "memory_key": new.memory_key,
                     "updated_at": new.updated_at.isoformat(),
@@ -77,7 +77,7 @@ def save_writes(table: str, result: SaveResult) -> list[dict[str, Any]]:
             {
                 "Update": {
                     "TableName": table,
-                    "Key": to_item({"pk": pk, "sk": f"MEM#{retired.memory_key}"}),
+                    "Key": to_item({"pk": pk, "sk": memory_sort_key(retired.memory_key)}),
                     "UpdateExpression": "SET superseded_at = :at, superseded_by = :by, updated_at = :updated",
                     "ConditionExpression": "attribute_exists(pk) AND attribute_not_exists(superseded_at)",
                     "ExpressionAttributeValues": to_item(
@@ -90,7 +90,7 @@ def save_writes(table: str, result: SaveResult) -> list[dict[str, Any]]:
                 }
             }
         )
-        actions.append(delete_if_points_to(table, pk, f"HASH#{retired.content_hash}", retired.memory_key))
+        actions.append(delete_if_points_to(table, pk, content_sort_key(retired.content_hash), retired.memory_key))
         actions.extend(keyword_deletes(table, pk, retired))
     actions.extend(
         {

@@ -32,7 +32,6 @@ from botocore.exceptions import ClientError
 from agent_memory.adapters.dynamodb.access import record_access
 from agent_memory.adapters.dynamodb.batch import partition_key_pages, read_all, write_all
 from agent_memory.adapters.dynamodb.changes import (
-    CHANGE_PREFIX,
     folded,
     read_changes,
     read_recent,
@@ -65,7 +64,15 @@ from agent_memory.adapters.dynamodb.memory_writes import (
 )
 from agent_memory.domain.index_changes import IndexChanges, RecentWrites
 from agent_memory.domain.keys import (
+    CHANGE_PREFIX,
+    CONTENT_PREFIX,
+    FIELD_PREFIX,
+    MEMORY_PREFIX,
+    META,
     cache_partition_key,
+    content_sort_key,
+    field_sort_key,
+    memory_sort_key,
     new_memory_key,
     partition_key,
     snapshot_partition_key,
@@ -152,14 +159,14 @@ class DynamoMemoryStore:
         consistent batch read of the counter, the content markers and the field pointers, one of the memories
         they name."""
         pk = partition_key(user)
-        slots = [f"HASH#{digest}" for digest in sorted({content_hash(m.content) for m in memories})]
-        slots += [f"FIELD#{field}" for field in sorted({m.field for m in memories if m.field})]
-        found = read_all(self._client, self._table, [to_item({"pk": pk, "sk": sk}) for sk in ["META", *slots]],
+        slots = [content_sort_key(digest) for digest in sorted({content_hash(m.content) for m in memories})]
+        slots += [field_sort_key(field) for field in sorted({m.field for m in memories if m.field})]
+        found = read_all(self._client, self._table, [to_item({"pk": pk, "sk": sk}) for sk in [META, *slots]],
                          attempts=self._max_attempts, projection="sk, memory_key, version, generation")
         values_of = list(map(from_item, found))
-        seen = versions_of(next((values for values in values_of if values["sk"] == "META"), {}))
-        pointers = {str(values["sk"]): str(values["memory_key"]) for values in values_of if values["sk"] != "META"}
-        keys = [to_item({"pk": pk, "sk": f"MEM#{key}"}) for key in sorted(set(pointers.values()))]
+        seen = versions_of(next((values for values in values_of if values["sk"] == META), {}))
+        pointers = {str(values["sk"]): str(values["memory_key"]) for values in values_of if values["sk"] != META}
+        keys = [to_item({"pk": pk, "sk": memory_sort_key(key)}) for key in sorted(set(pointers.values()))]
         stored = {m.memory_key: m for m in map(memory_from_item, read_all(
             self._client, self._table, keys, attempts=self._max_attempts))} if keys else {}
         if any(key not in stored for key in pointers.values()):
@@ -171,8 +178,10 @@ class DynamoMemoryStore:
         if expired:
             return None
         return CurrentMemories(
-            by_content={sk.removeprefix("HASH#"): stored[k] for sk, k in pointers.items() if sk.startswith("HASH#")},
-            by_field={sk.removeprefix("FIELD#"): stored[k] for sk, k in pointers.items() if sk.startswith("FIELD#")},
+            by_content={sk.removeprefix(CONTENT_PREFIX): stored[k] for sk, k in pointers.items()
+                        if sk.startswith(CONTENT_PREFIX)},
+            by_field={sk.removeprefix(FIELD_PREFIX): stored[k] for sk, k in pointers.items()
+                      if sk.startswith(FIELD_PREFIX)},
         ), seen
 
     def _write_in_transactions(self, user: ScopeRef, planned: list[SaveResult], results: list[SaveResult],
@@ -236,19 +245,19 @@ class DynamoMemoryStore:
         retire = ", superseded_at = :at" if memory.is_current else ""
         actions: list[dict[str, Any]] = [
             {"Update": {
-                "TableName": self._table, "Key": to_item({"pk": pk, "sk": f"MEM#{memory_key}"}),
+                "TableName": self._table, "Key": to_item({"pk": pk, "sk": memory_sort_key(memory_key)}),
                 "UpdateExpression": f"SET deleted_at = :at, updated_at = :at{retire}",
                 "ConditionExpression": "attribute_exists(pk) AND attribute_not_exists(deleted_at)"
                 + (" AND attribute_not_exists(superseded_at)" if memory.is_current else ""),
                 "ExpressionAttributeValues": to_item({":at": at.isoformat()})}},
         ]
         if memory.is_current:
-            actions.append(delete_if_points_to(self._table, pk, f"HASH#{memory.content_hash}", memory_key))
+            actions.append(delete_if_points_to(self._table, pk, content_sort_key(memory.content_hash), memory_key))
             actions.extend(keyword_deletes(self._table, pk, memory))
             if memory.field:
                 # A memory stored under a former field name is read under the current one, whose pointer
                 # it never had: no pointer is nothing to delete.
-                actions.append(delete_if_points_to(self._table, pk, f"FIELD#{memory.field}", memory_key,
+                actions.append(delete_if_points_to(self._table, pk, field_sort_key(memory.field), memory_key,
                                                    or_absent=True))
         retired = deleted_version(memory, at)
         try:
@@ -276,7 +285,7 @@ class DynamoMemoryStore:
         pk = partition_key(user)
         try:
             write_all(self._client, self._table, [
-                {"DeleteRequest": {"Key": to_item({"pk": pk, "sk": f"MEM#{m.memory_key}"})}} for m in versions])
+                {"DeleteRequest": {"Key": to_item({"pk": pk, "sk": memory_sort_key(m.memory_key)})}} for m in versions])
             # The change log holds copies of the text too. The bump records nothing: indexes build again.
             for keys in partition_key_pages(self._client, self._table, pk, prefix=CHANGE_PREFIX):
                 write_all(self._client, self._table, [{"DeleteRequest": {"Key": key}} for key in keys])
@@ -302,7 +311,7 @@ class DynamoMemoryStore:
             "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
             "FilterExpression": "access_count > :zero",
             "ProjectionExpression": "sk, access_count, last_accessed_at",
-            "ExpressionAttributeValues": to_item({":pk": partition_key(user), ":prefix": "MEM#", ":zero": 0}),
+            "ExpressionAttributeValues": to_item({":pk": partition_key(user), ":prefix": MEMORY_PREFIX, ":zero": 0}),
         }
         stats: dict[str, AccessStats] = {}
         while True:
@@ -311,7 +320,7 @@ class DynamoMemoryStore:
             except ClientError as error:
                 raise_domain_error(error)
             for item in map(from_item, response.get("Items", [])):
-                stats[str(item["sk"]).removeprefix("MEM#")] = AccessStats(
+                stats[str(item["sk"]).removeprefix(MEMORY_PREFIX)] = AccessStats(
                     access_count=int(item.get("access_count", 0)), last_accessed_at=item.get("last_accessed_at"))
             if "LastEvaluatedKey" not in response:
                 return stats
@@ -327,7 +336,7 @@ class DynamoMemoryStore:
         try:
             response = self._client.get_item(
                 TableName=self._table,
-                Key=to_item({"pk": partition_key(user), "sk": f"MEM#{memory_key}"}),
+                Key=to_item({"pk": partition_key(user), "sk": memory_sort_key(memory_key)}),
                 ConsistentRead=True,
             )
         except ClientError as error:
@@ -404,14 +413,14 @@ class DynamoMemoryStore:
         params: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
-            "ExpressionAttributeValues": to_item({":pk": partition_key(user), ":prefix": "MEM#"}),
+            "ExpressionAttributeValues": to_item({":pk": partition_key(user), ":prefix": MEMORY_PREFIX}),
             "ScanIndexForward": not newest_first,
             "ConsistentRead": True,
         }
         if page_size:
             params["Limit"] = page_size
         if start_after:
-            params["ExclusiveStartKey"] = to_item({"pk": partition_key(user), "sk": f"MEM#{start_after}"})
+            params["ExclusiveStartKey"] = to_item({"pk": partition_key(user), "sk": memory_sort_key(start_after)})
         while True:
             try:
                 response = self._client.query(**params)

@@ -16,11 +16,8 @@ from botocore.exceptions import ClientError
 
 from agent_memory.adapters.dynamodb.batch import write_all
 from agent_memory.adapters.dynamodb.items import from_item, raise_domain_error, to_item
+from agent_memory.domain.keys import synonyms_partition_key
 from agent_memory.domain.keywords import normalize_keyword
-
-
-def synonym_partition(tenant_id: str) -> str:
-    return f"T#{tenant_id}#SYN"
 
 
 def synonym_sort_key(keyword: str, synonym: str) -> str:
@@ -29,8 +26,9 @@ def synonym_sort_key(keyword: str, synonym: str) -> str:
 
 def synonym_item(tenant_id: str, keyword: str, synonym: str, similarity: float) -> dict[str, Any]:
     """One direction of a pair, its terms normalised as a lookup normalises a query's."""
-    return to_item({"pk": synonym_partition(tenant_id), "sk": synonym_sort_key(keyword, synonym), "kind": "synonym",
-                    "keyword": keyword, "synonym": synonym, "similarity_score": f"{similarity:.4f}"})
+    return to_item({"pk": synonyms_partition_key(tenant_id), "sk": synonym_sort_key(keyword, synonym),
+                    "kind": "synonym", "keyword": keyword, "synonym": synonym,
+                    "similarity_score": f"{similarity:.4f}"})
 
 
 class DynamoSynonymStore:
@@ -84,7 +82,7 @@ class DynamoSynonymStore:
         params: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": "pk = :pk",
-            "ExpressionAttributeValues": {":pk": {"S": synonym_partition(tenant_id)}},
+            "ExpressionAttributeValues": {":pk": {"S": synonyms_partition_key(tenant_id)}},
         }
         try:
             while True:

@@ -28,6 +28,7 @@ from agent_memory.adapters.opensearch.index import (
     add_missing_properties,
     dimension_mismatch,
 )
+from agent_memory.domain.keys import MEMORY_PREFIX
 from agent_memory.domain.models import Memory
 from agent_memory.domain.text import STOPWORDS
 from agent_memory.errors import SearchIndexMismatch
@@ -129,7 +130,7 @@ def current_memory_items(dynamodb_client: Any, table_name: str) -> Iterator[dict
     params: dict[str, Any] = {
         "TableName": table_name,
         "FilterExpression": "begins_with(sk, :mem) AND attribute_not_exists(superseded_at)",
-        "ExpressionAttributeValues": {":mem": {"S": "MEM#"}},
+        "ExpressionAttributeValues": {":mem": {"S": MEMORY_PREFIX}},
     }
     while True:
         page = dynamodb_client.scan(**params)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from agent_memory.adapters.dynamodb.items import memory_from_item
 from agent_memory.adapters.opensearch.documents import with_current_embeddings
 from agent_memory.adapters.opensearch.index import OpenSearchIndex
+from agent_memory.domain.keys import MEMORY_PREFIX
 from agent_memory.domain.models import Memory, ScopeRef
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ def memory_from_image(image: dict[str, Any]) -> Memory:
 def classify(record: dict[str, Any]) -> SyncAction:
     data = record.get("dynamodb") or {}
     sk = (data.get("Keys") or {}).get("sk", {}).get("S", "")
-    if not sk.startswith("MEM#"):
+    if not sk.startswith(MEMORY_PREFIX):
         return SyncAction.IGNORE
     event = record.get("eventName")
     if event == "REMOVE":
@@ -93,7 +94,7 @@ def _identity(record: dict[str, Any]) -> tuple[str, str, str]:
     found = _PARTITION.match(keys["pk"]["S"])
     if found is None:
         raise ValueError(f"not a memory partition key: {keys['pk']['S']!r}")
-    return found["tenant"], found["user"], keys["sk"]["S"].removeprefix("MEM#")
+    return found["tenant"], found["user"], keys["sk"]["S"].removeprefix(MEMORY_PREFIX)
 
 
 def _written_by(record: dict[str, Any]) -> datetime | None:
