@@ -60,7 +60,7 @@ def version_text(text: str, field: int, version: int) -> str:
 def seed(services: Any, user: Any, fields: int, texts: Sequence[str], vectors: Any, model_id: str | None) -> float:
     """`fields` fields, each saved VERSIONS times (the later saves supersede the earlier); the seconds it took."""
     from agent_memory.domain.models import MemoryType, NewMemory, Origin
-    from agent_memory.domain.vectors import encode_vector
+    from agent_memory.domain.search.vectors import encode_vector
 
     started = time.perf_counter()
     batches = [(version, start) for version in range(VERSIONS) for start in range(0, fields, 100)]

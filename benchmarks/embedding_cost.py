@@ -2,7 +2,7 @@
 
 A request the API accepts must finish well inside the function's 29 s timeout. The bundled e5 model's work per
 text grows faster than its tokens (attention is quadratic in the text's length), so the budget counts each text's
-cost as the model spends it: `embedding_costs` (domain/embedding_budget.py). This measures, with the bundled
+cost as the model spends it: `embedding_costs` (domain/search/embedding_budget.py). This measures, with the bundled
 embedder on one thread (a Lambda of 1,769 MB has one vCPU), the CPU-seconds of a batch of texts at each length
 the budget distinguishes, fits CPU-seconds to the budget's cost units, and reports the worst request the budget
 admits (the texts that cost the most CPU per budget unit) and its margin under the timeout.
@@ -32,7 +32,7 @@ SENTENCE_ZH = "申请人在柏林做了七年数据工程师，计划明年带�
 
 
 def text_of(tokens: int, zh: bool) -> str:
-    from agent_memory.domain.tokens import estimate_tokens
+    from agent_memory.domain.text.tokens import estimate_tokens
 
     sentence = SENTENCE_ZH if zh else SENTENCE_EN
     text = ""
@@ -43,8 +43,8 @@ def text_of(tokens: int, zh: bool) -> str:
 
 def measure(lengths: list[int], batch: int, rounds: int) -> list[dict[str, Any]]:
     from agent_memory.adapters.embeddings.local import LocalE5Embedder
-    from agent_memory.domain.embedding_budget import embedding_costs
-    from agent_memory.domain.tokens import estimate_tokens
+    from agent_memory.domain.search.embedding_budget import embedding_costs
+    from agent_memory.domain.text.tokens import estimate_tokens
 
     embedder = LocalE5Embedder()
     embedder.embed_documents(["warm up"])

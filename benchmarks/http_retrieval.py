@@ -476,7 +476,7 @@ def save_in_batches(client: Client, user: str, memories: Sequence[BenchMemory], 
 
 
 def save_user(client: Client, dataset: str, mode: str, bench_user: BenchUser, inject_questions: int) -> Saved:
-    from agent_memory.domain.tokens import estimate_message_tokens
+    from agent_memory.domain.text.tokens import estimate_message_tokens
     from benchmarks.inject import transcript_messages
     from benchmarks.inject_evidence import chosen_queries
 
@@ -523,7 +523,7 @@ class PassResult:
 
 def ask(client: Client, saved: Saved, pass_number: int) -> PassResult:
     """Every question of a user: its search, and for the sampled ones, inject right after."""
-    from agent_memory.domain.context import one_line
+    from agent_memory.domain.inject.context import one_line
     from benchmarks.inject import block_section, evidence_found
 
     result = PassResult()

@@ -167,7 +167,7 @@ def seed_conversations(client: Any, table: str, dataset: Any, enricher: Any, lim
                        log: Callable[[str], None]) -> list[dict[str, Any]]:
     """Store each conversation's turns as one user's memories; what the questions need to be scored."""
     from agent_memory.domain.models import ScopeRef
-    from agent_memory.domain.tokens import estimate_message_tokens
+    from agent_memory.domain.text.tokens import estimate_message_tokens
     from benchmarks.common import progress
     from benchmarks.inject import TENANT, seed_memories, transcript_messages
     from benchmarks.retrieval import to_new_memory
@@ -192,7 +192,7 @@ def inject_service(services: Any, settings: Any, executor: Any, **selection: Any
     """An inject service over the benchmark's store and search index, with the user_memory selection
     overridden and a cache of its own (so no setting is served another's blocks)."""
     from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
-    from agent_memory.domain.summary import extractive_summary
+    from agent_memory.domain.inject.summary import extractive_summary
     from agent_memory.services.blocks.registry import default_sources
     from agent_memory.services.inject import InjectService
 
@@ -233,7 +233,7 @@ def evaluate(inject: Any, seeded: Sequence[dict[str, Any]], questions: int, desc
              ) -> list[dict[str, Any]]:
     """Every sampled question of every conversation through `inject`: one record each."""
     from agent_memory.api.inject import InjectionRequest, inject_context
-    from agent_memory.domain.context import one_line
+    from agent_memory.domain.inject.context import one_line
     from benchmarks.common import progress, timed
     from benchmarks.inject import _quiet_metrics, block_section, evidence_found
     from benchmarks.retrieval import fit_query

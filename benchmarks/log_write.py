@@ -103,7 +103,7 @@ def log(message: str) -> None:
 
 def run_writes(service: Any, cleanup: Callable[[], None], texts: list[str], runs: int, size: int) -> list[float]:
     from agent_memory.api.log import AppendMessagesRequest, append_to_log
-    from agent_memory.domain.layers import scope_ref
+    from agent_memory.domain.tiers.memory_layers import scope_ref
 
     scope = scope_ref(TENANT, "projects", "bench-write")
     samples = []
@@ -120,7 +120,7 @@ def run_writes(service: Any, cleanup: Callable[[], None], texts: list[str], runs
 
 def seed_log(service: Any, texts: list[str], n: int) -> None:
     from agent_memory.api.log import AppendMessagesRequest, append_to_log
-    from agent_memory.domain.layers import scope_ref
+    from agent_memory.domain.tiers.memory_layers import scope_ref
 
     scope = scope_ref(TENANT, "projects", "bench-search")
     start = datetime.now(UTC) - timedelta(days=20)
@@ -134,7 +134,7 @@ def seed_log(service: Any, texts: list[str], n: int) -> None:
 
 def run_searches(service: Any, queries: list[str], runs: int) -> tuple[list[float], int]:
     from agent_memory.api.log import LogSearchRequest, search_log
-    from agent_memory.domain.layers import scope_ref
+    from agent_memory.domain.tiers.memory_layers import scope_ref
 
     scope = scope_ref(TENANT, "projects", "bench-search")
     samples, found = [], 0

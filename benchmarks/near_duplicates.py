@@ -5,7 +5,7 @@ Each pair is two memory texts and whether a save of the second should merge into
 (subject, copula, case, punctuation, closing particles, contractions, light rephrasings) against memories on the
 same topic that say something else (another value, a negation, another number or date, person, place or name).
 Both texts are embedded by the bundled embedder as a save embeds them; the domain's rule
-(`agent_memory.domain.duplicates.restates`) classifies each pair at every grid point.
+(`agent_memory.domain.lifecycle.duplicates.restates`) classifies each pair at every grid point.
 
 Five folds, stratified by language and label. On each fold's training part the thresholds are the loosest that
 keep precision at least 0.97 (the most recall; on a tie the higher precision, then the lower thresholds); the
@@ -82,7 +82,7 @@ def embedded(rows: list[dict[str, Any]]) -> list[Pair]:
 
 
 def predict(pair: Pair, min_cosine: float, min_overlap: float) -> bool:
-    from agent_memory.domain.duplicates import DuplicateRule, restates
+    from agent_memory.domain.lifecycle.duplicates import DuplicateRule, restates
 
     return restates(DuplicateRule(min_cosine=min_cosine, min_overlap=min_overlap), pair.first, pair.second,
                     pair.cosine)
@@ -176,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
-    from agent_memory.domain.duplicates import DEFAULT_MIN_COSINE, DEFAULT_MIN_OVERLAP
+    from agent_memory.domain.lifecycle.duplicates import DEFAULT_MIN_COSINE, DEFAULT_MIN_OVERLAP
 
     started = time.perf_counter()
     rows = load_pairs()
@@ -222,7 +222,7 @@ def print_table(result: dict[str, Any]) -> None:
     print(f"\nchosen on all pairs: min_cosine {chosen['min_cosine']:.2f}, min_overlap {chosen['min_overlap']:.2f} "
           f"(precision {chosen['precision']:.3f}, recall {chosen['recall']:.3f})")
     same = chosen["min_cosine"] == defaults["min_cosine"] and chosen["min_overlap"] == defaults["min_overlap"]
-    print(f"defaults in agent_memory.domain.duplicates: min_cosine {defaults['min_cosine']:.2f}, min_overlap "
+    print(f"defaults in agent_memory.domain.lifecycle.duplicates: min_cosine {defaults['min_cosine']:.2f}, min_overlap "
           f"{defaults['min_overlap']:.2f}" + ("" if same else "  <- differ from the chosen values"))
     floors = ", ".join(f"{floor}: P {f['precision']:.3f} R {f['recall']:.3f}" for floor, f in
                        result["cosine_floors"].items())

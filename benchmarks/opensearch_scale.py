@@ -169,7 +169,7 @@ def memories_for(save: Any, user: Any, contents: Sequence[str], vectors: Any, mo
     """Stored-form memories as the store would write them (enriched, keyed, with their vectors), for bulk loads."""
     from agent_memory.domain.keys import new_memory_key
     from agent_memory.domain.models import MemoryType, NewMemory, new_memory_version
-    from agent_memory.domain.vectors import encode_vector
+    from agent_memory.domain.search.vectors import encode_vector
 
     enriched = save.enrich([NewMemory(memory_type=MemoryType.FACT, content=c, source="benchmark") for c in contents])
     return [new_memory_version(user, m, new_memory_key(), None).model_copy(
@@ -344,7 +344,7 @@ def searchable_after(tiers: Tiers, base: Any, model_id: str, tries: int) -> dict
     save's return. A random pause before each try samples the stream poll's and the refresh's phases."""
     from agent_memory.api.search import SearchRequest, search_memories
     from agent_memory.domain.models import MemoryType, NewMemory
-    from agent_memory.domain.vectors import encode_vector
+    from agent_memory.domain.search.vectors import encode_vector
 
     user, rng, samples = scope("visibility"), random.Random(11), []
     progress = Progress("saved -> searchable", tries)

@@ -227,7 +227,7 @@ def calibrate(rows: Sequence[QueryRow], off_topic: Sequence[QueryRow], *, negati
     """Leave one conversation out: fit on the others, choose the floor on them, report on the held-out one.
     `negatives`: what an answer is told from: `off_topic` (the results of another conversation's questions:
     what a floor is for) or `all` (those and the other results of its own question)."""
-    from agent_memory.domain.relevance import fit_calibration
+    from agent_memory.domain.search.relevance import fit_calibration
 
     def fitted(folds: set[Fold]) -> Any:
         own = [r for r in rows if r.fold in folds]
@@ -360,7 +360,7 @@ class Bench:
                   relevant: frozenset[str]) -> list[tuple[bool, float, float]]:
         import numpy as np
 
-        from agent_memory.domain.topics import topics_of
+        from agent_memory.domain.text.topics import topics_of
 
         vectors = search._index.vectors(user, [r.memory_key for r in results])
         query = np.asarray(self.embedder.embed_query(text))

@@ -148,7 +148,7 @@ def shutdown(services: Any) -> None:
 def seed(services: Any, user: Any, size: int, texts: Sequence[str], vectors: Any, model_id: str | None) -> float:
     """`size` memories through enrich and save_many, each with a precomputed vector; the seconds it took."""
     from agent_memory.domain.models import MemoryType, NewMemory
-    from agent_memory.domain.vectors import encode_vector
+    from agent_memory.domain.search.vectors import encode_vector
     from benchmarks.inject import unique_texts
 
     contents = unique_texts(texts, size)

@@ -1,4 +1,4 @@
-"""Error of agent_memory.domain.tokens.estimate_tokens against Claude's tokenizer, on real text.
+"""Error of agent_memory.domain.text.tokens.estimate_tokens against Claude's tokenizer, on real text.
 
     python -m benchmarks.tokens          # tables + benchmarks/results/tokens.json
     python -m benchmarks.tokens --fit    # refit the rates on the fit slice, print them and their tables
@@ -61,7 +61,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT / "shared") not in sys.path:  # `python -m benchmarks.tokens` without make's PYTHONPATH
     sys.path.insert(0, str(ROOT / "shared"))
 
-from agent_memory.domain.tokens import (  # noqa: E402
+from agent_memory.domain.text.tokens import (  # noqa: E402
     FAMILIES,
     FLAT_TOKENS_PER_CHAR,
     RATES,

@@ -240,8 +240,8 @@ def test_import_maps_duplicates_to_the_existing_memory():
 
 def test_run_dataset_scores_what_search_returns():
     pytest.importorskip("agent_memory.services.search")
-    from agent_memory.domain.ranking import ScoreBreakdown
-    from agent_memory.domain.search import SearchHit, SearchOutcome
+    from agent_memory.domain.search.ranking import ScoreBreakdown
+    from agent_memory.domain.search.search import SearchHit, SearchOutcome
     from agent_memory.services.save import SaveService
     from benchmarks.retrieval import run_dataset
     from tests.fakes.store import InMemoryMemoryStore

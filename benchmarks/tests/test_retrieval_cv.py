@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_memory.domain.relevance import RelevanceCalibration
+from agent_memory.domain.search.relevance import RelevanceCalibration
 from benchmarks.retrieval_cv import (
     Fold,
     QueryRow,

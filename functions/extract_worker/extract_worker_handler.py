@@ -15,7 +15,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.bootstrap import get_services
-from agent_memory.domain.layers import EmbeddingJob, ExtractionJob
+from agent_memory.domain.tiers.memory_layers import EmbeddingJob, ExtractionJob
 from agent_memory.observability import logger, metrics, tracer
 
 processor = BatchProcessor(event_type=EventType.SQS)

@@ -39,8 +39,8 @@ from agent_memory.api.save import (
 from agent_memory.api.synonyms import AddSynonymsRequest, SynonymsAdded
 from agent_memory.api.tools import ToolUseBlock
 from agent_memory.bootstrap import get_services
+from agent_memory.domain.lifecycle.portable import ImportPage
 from agent_memory.domain.models import Origin
-from agent_memory.domain.portable import ImportPage
 
 app = new_resolver()
 

@@ -8,16 +8,16 @@ from typing import Annotated, Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from agent_memory.domain.context_budget import (
+from agent_memory.domain.inject.context_budget import (
     OUTPUT_RESERVE_CAP,
     OUTPUT_RESERVE_SHARE,
     SYSTEM_RESERVE_CAP,
     SYSTEM_RESERVE_SHARE,
     ReserveRule,
 )
-from agent_memory.domain.duplicates import DEFAULT_MIN_COSINE, DEFAULT_MIN_OVERLAP, DuplicateRule
+from agent_memory.domain.lifecycle.duplicates import DEFAULT_MIN_COSINE, DEFAULT_MIN_OVERLAP, DuplicateRule
+from agent_memory.domain.lifecycle.retention import TenantRetention, build_retention, parse_policy
 from agent_memory.domain.packs import DEFAULT_PACK, DomainPack, TenantPacks, UnknownPack, pack_named
-from agent_memory.domain.retention import TenantRetention, build_retention, parse_policy
 
 LlmProvider = Literal["offline", "anthropic", "bedrock"]
 
@@ -102,7 +102,7 @@ class Settings(BaseSettings):
     # standing: any weight let earlier questions' answers outrank a more relevant memory. 0 = usage only
     # breaks ties.
     memory_search_interaction_weight: float = Field(default=0.0, ge=0, le=1)
-    # When the query names an everyday topic (residence, pets, allergies...; domain/topics.py): the weight in
+    # When the query names an everyday topic (residence, pets, allergies...; domain/text/topics.py): the weight in
     # relevance of a memory naming the same topic, in either language; chosen by leave-one-conversation-out
     # validation (22 of 23 held-out folds chose 0.1 of 0, 0.1, 0.2). 0 = off.
     memory_search_topic_weight: float = Field(default=0.1, ge=0, le=1)
@@ -111,7 +111,7 @@ class Settings(BaseSettings):
     memory_search_absolute_weight: float = Field(default=0.0, ge=0, le=1)
     # Absolute relevance = sigmoid(cosine_weight * (cosine - the query's best background cosine)
     # + keyword_weight * term coverage + topic_weight * topic match + topical_weight * (the query names a
-    # topic) + bias): what min_relevance_score bounds (domain/relevance.py).
+    # topic) + bias): what min_relevance_score bounds (domain/search/relevance.py).
     # Fitted for the bundled embedder by `make bench-retrieval-cv`; another embedding model needs its own fit.
     memory_relevance_cosine_weight: float = 5.0562
     memory_relevance_keyword_weight: float = 6.8636
@@ -196,7 +196,7 @@ class Settings(BaseSettings):
 
     # Three-layer memory (L1 log, L2 hot memory, L3 weekly reports). L1: the log, kept this many days (TTL).
     conversation_log_ttl_days: int = Field(default=30, ge=1, le=3650)
-    # Retention (domain/retention.py): days kept per memory type and for the log, a JSON object such as
+    # Retention (domain/lifecycle/retention.py): days kept per memory type and for the log, a JSON object such as
     # {"INTENT": 180, "LOG": 30}; a type not named is kept until deleted, LOG defaults to CONVERSATION_LOG_TTL_DAYS.
     # Tenants whose policy differs: {"tenant": {"INTENT": 90}}, each key replacing the default's.
     memory_retention_days: Annotated[dict[str, int], NoDecode] = Field(default_factory=dict)
@@ -231,9 +231,10 @@ class Settings(BaseSettings):
     store_read_timeout_seconds: float = Field(default=8.0, gt=0)
     store_call_attempts: int = Field(default=2, ge=1, le=10)
 
-    # Near-duplicate memories (domain/duplicates.py): a save restating a current memory of its type in nearly the
-    # same words (compared terms' overlap at least MIN_OVERLAP, embeddings' cosine at least MIN_COSINE, the same
-    # numbers, negations, people and names) stores nothing and answers `merged`; user_memory never shows two such.
+    # Near-duplicate memories (domain/lifecycle/duplicates.py): a save restating a current memory of its type in
+    # nearly the same words (compared terms' overlap at least MIN_OVERLAP, embeddings' cosine at least MIN_COSINE,
+    # the same numbers, negations, people and names) stores nothing and answers `merged`; user_memory never shows
+    # two such.
     # Chosen by cross-validation (`make bench-duplicates`); MIN_COSINE 0 = the words decide, both 0 = off.
     memory_dedup_min_cosine: float = Field(default=DEFAULT_MIN_COSINE, ge=0, le=1)
     memory_dedup_min_overlap: float = Field(default=DEFAULT_MIN_OVERLAP, ge=0, le=1)

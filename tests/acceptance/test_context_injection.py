@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agent_memory.domain.conversation import validate_messages
+from agent_memory.domain.inject.conversation import validate_messages
 from tests.fakes.api_calls import (
     block_body,
     block_info,

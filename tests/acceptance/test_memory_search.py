@@ -9,7 +9,7 @@ from typing import Any
 
 import boto3
 
-from agent_memory.domain.search import DEFAULT_MIN_RELEVANCE
+from agent_memory.domain.search.search import DEFAULT_MIN_RELEVANCE
 from agent_memory.settings import get_settings
 from tests.fakes.api_calls import (
     configure,

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from agent_memory.domain.layers import previous_week
 from agent_memory.domain.models import utcnow
+from agent_memory.domain.tiers.memory_layers import previous_week
 from tests.fakes.api_calls import (
     at,
     block_body,

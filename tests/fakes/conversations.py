@@ -8,7 +8,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from agent_memory.domain.conversation import Message
+from agent_memory.domain.inject.conversation import Message
 
 
 def count_tokens(messages: list[Message]) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from datetime import date, datetime
 
-from agent_memory.domain.erasure import ErasureReceipt, Tombstone
+from agent_memory.domain.lifecycle.erasure import ErasureReceipt, Tombstone
 from agent_memory.domain.models import ScopeRef
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from agent_memory.domain.lifecycle.portable import ExportPage
 from agent_memory.domain.models import ScopeRef
-from agent_memory.domain.portable import ExportPage
 from agent_memory.services.portability import PortabilityService
 
 

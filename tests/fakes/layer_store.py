@@ -8,11 +8,11 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from agent_memory.domain.keys import active_shard, partition_key
-from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogKey, LogMessage, WeeklyReport
 from agent_memory.domain.models import (
     ScopeRef,
     utcnow,
 )
+from agent_memory.domain.tiers.memory_layers import HotMemoryEntry, HotMemoryType, LogKey, LogMessage, WeeklyReport
 from agent_memory.errors import NotFound
 
 

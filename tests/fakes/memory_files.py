@@ -6,14 +6,14 @@ from __future__ import annotations
 import threading
 from datetime import datetime
 
-from agent_memory.domain.memory_files import (
+from agent_memory.domain.memory_tool.memory_files import (
     MAX_RENAME_ENTRIES,
     MemoryDirectory,
     MemoryEntry,
     MemoryFile,
     MemoryUsage,
 )
-from agent_memory.domain.memory_paths import ancestors, is_within
+from agent_memory.domain.memory_tool.memory_paths import ancestors, is_within
 from agent_memory.domain.models import ScopeRef
 from agent_memory.errors import Conflict, InvalidInput, NotFound
 

@@ -18,7 +18,7 @@ from anthropic.types.beta import (
     BetaMemoryTool20250818ViewCommand,
 )
 
-from agent_memory.domain.memory_edits import MemoryToolResult, format_size
+from agent_memory.domain.lifecycle.memory_edits import MemoryToolResult, format_size
 
 SDK_COMMANDS: dict[str, Any] = {
     "view": BetaMemoryTool20250818ViewCommand, "create": BetaMemoryTool20250818CreateCommand,

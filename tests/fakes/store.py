@@ -8,8 +8,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from agent_memory.domain.index_changes import IndexChanges, RecentWrites
 from agent_memory.domain.keys import new_memory_key
+from agent_memory.domain.lifecycle.supersession import CurrentMemories, plan_saves
 from agent_memory.domain.models import (
     AccessStats,
     Memory,
@@ -24,7 +24,7 @@ from agent_memory.domain.models import (
     deleted_version,
     utcnow,
 )
-from agent_memory.domain.supersession import CurrentMemories, plan_saves
+from agent_memory.domain.search.index_changes import IndexChanges, RecentWrites
 from agent_memory.errors import AgentMemoryError, NotFound
 
 

@@ -3,7 +3,7 @@ store normalizes them."""
 
 from __future__ import annotations
 
-from agent_memory.domain.keywords import normalize_keyword
+from agent_memory.domain.text.keywords import normalize_keyword
 
 
 class FakeSynonymStore:

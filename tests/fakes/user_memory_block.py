@@ -9,9 +9,9 @@ from typing import Any
 
 from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
 from agent_memory.api.inject import InjectionRequest, InjectionResult, inject_context
+from agent_memory.domain.inject.summary import extractive_summary
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
-from agent_memory.domain.summary import extractive_summary
-from agent_memory.domain.vectors import encode_vector
+from agent_memory.domain.search.vectors import encode_vector
 from agent_memory.services.blocks.user_memory import UserMemorySource
 from agent_memory.services.inject import InjectLimits, InjectService
 from agent_memory.settings import Settings

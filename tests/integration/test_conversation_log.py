@@ -12,8 +12,8 @@ import pytest
 
 from agent_memory.adapters.dynamodb.layers import DynamoLayerStore
 from agent_memory.bootstrap import get_services
-from agent_memory.domain.layers import ExtractionJob, LogMessage, scope_ref
 from agent_memory.domain.models import ExtractedMemory, MemoryType, ScopeRef, utcnow
+from agent_memory.domain.tiers.memory_layers import ExtractionJob, LogMessage, scope_ref
 from agent_memory.services.conversation_log import LogExtractionWorker
 from agent_memory.services.save import SaveService
 from agent_memory.settings import get_settings

@@ -13,8 +13,8 @@ import boto3
 
 from agent_memory.adapters.dynamodb.erasure import DynamoScopeEraser
 from agent_memory.adapters.dynamodb.index_snapshots import DynamoIndexSnapshotStore
-from agent_memory.domain.layers import previous_week
 from agent_memory.domain.models import ScopeRef
+from agent_memory.domain.tiers.memory_layers import previous_week
 from agent_memory.settings import get_settings
 from local.runtime import LocalFunctions
 from tests.fakes.api_calls import _event, at, inject, ok, run_log_extractions, run_weekly_rollup, save

@@ -15,10 +15,10 @@ from agent_memory.adapters.opensearch.admin import ensure_index
 from agent_memory.adapters.opensearch.erasure import OpenSearchScopeEraser
 from agent_memory.adapters.opensearch.index import OpenSearchIndex
 from agent_memory.domain.keys import new_memory_key
+from agent_memory.domain.lifecycle.retention import RetentionPolicy
 from agent_memory.domain.models import Memory, MemoryType, NewMemory, ScopeRef, new_memory_version
-from agent_memory.domain.retention import RetentionPolicy
-from agent_memory.domain.text import tokenize
-from agent_memory.domain.vectors import encode_vector
+from agent_memory.domain.search.vectors import encode_vector
+from agent_memory.domain.text.text import tokenize
 from agent_memory.ports import CandidateQuery
 from tests.fakes.embedders import HashEmbedder
 

@@ -25,10 +25,16 @@ from agent_memory.domain.keys import (
     partition_key,
     snapshot_partition_key,
 )
-from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogMessage, WeeklyReport, week_start_of
-from agent_memory.domain.memory_files import MemoryFile
+from agent_memory.domain.memory_tool.memory_files import MemoryFile
 from agent_memory.domain.models import Keyword, MemoryType, NewMemory, ScopeRef
-from agent_memory.domain.text import tokenize
+from agent_memory.domain.text.text import tokenize
+from agent_memory.domain.tiers.memory_layers import (
+    HotMemoryEntry,
+    HotMemoryType,
+    LogMessage,
+    WeeklyReport,
+    week_start_of,
+)
 from agent_memory.ports import CachedContext, CandidateQuery
 from agent_memory.services.erasure import ErasureService
 from tests.conftest import TABLE

@@ -14,9 +14,9 @@ from agent_memory.adapters.dynamodb.archive import DynamoScopeArchive
 from agent_memory.adapters.dynamodb.layers import DynamoLayerStore
 from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
 from agent_memory.adapters.dynamodb.synonyms import DynamoSynonymStore
-from agent_memory.domain.layers import LogMessage
+from agent_memory.domain.lifecycle.portable import PAGE_MAX_WRITES, ExportPage, ImportPage, page_bytes, page_writes
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
-from agent_memory.domain.portable import PAGE_MAX_WRITES, ExportPage, ImportPage, page_bytes, page_writes
+from agent_memory.domain.tiers.memory_layers import LogMessage
 from agent_memory.services.portability import PortabilityService
 from tests.conftest import TABLE
 from tests.fakes.embedders import HashingEmbedder

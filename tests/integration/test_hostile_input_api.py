@@ -159,7 +159,7 @@ def test_given_json_nested_past_32_levels_then_422_names_the_field_and_nothing_i
 
 def test_given_a_hot_memory_entry_stored_too_deep_before_the_limit_then_reads_skip_and_report_it(api):
     from agent_memory.bootstrap import get_services
-    from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, scope_ref
+    from agent_memory.domain.tiers.memory_layers import HotMemoryEntry, HotMemoryType, scope_ref
 
     now = datetime.now(UTC)
     for scope_type, scope_id in (("users", "u-hard"), ("projects", "p-deep")):

@@ -19,9 +19,9 @@ from agent_memory.adapters.dynamodb.erasure import DynamoScopeEraser
 from agent_memory.adapters.dynamodb.index_snapshots import DynamoIndexSnapshotStore
 from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
 from agent_memory.adapters.in_process_index import InProcessIndex
+from agent_memory.domain.lifecycle.retention import RetentionPolicy
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef, utcnow
-from agent_memory.domain.retention import RetentionPolicy
-from agent_memory.domain.text import tokenize
+from agent_memory.domain.text.text import tokenize
 from agent_memory.errors import Conflict, NotFound
 from agent_memory.ports import CandidateQuery
 from tests.conftest import TABLE

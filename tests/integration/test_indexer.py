@@ -13,7 +13,7 @@ import pytest
 from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
 from agent_memory.adapters.opensearch.sync import Indexer, SyncAction, classify, memory_from_image
 from agent_memory.domain.models import Memory, MemoryType, NewMemory, ScopeRef
-from agent_memory.domain.vectors import decode_vector, encode_vector
+from agent_memory.domain.search.vectors import decode_vector, encode_vector
 from local.runtime import LocalFunctions
 from tests.conftest import TABLE
 from tests.fakes.embedders import HashEmbedder

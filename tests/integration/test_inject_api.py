@@ -12,7 +12,7 @@ from agent_memory.adapters.retriever_http import HttpRetriever
 from agent_memory.api.inject import InjectionRequest, inject_context
 from agent_memory.bootstrap import get_services
 from agent_memory.bootstrap.services import build_services
-from agent_memory.domain.conversation import validate_messages
+from agent_memory.domain.inject.conversation import validate_messages
 from agent_memory.domain.keys import cache_partition_key
 from agent_memory.domain.models import ScopeRef
 from agent_memory.settings import Settings, get_settings

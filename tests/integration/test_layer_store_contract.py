@@ -12,8 +12,8 @@ import pytest
 
 from agent_memory.adapters.dynamodb.layers import DynamoLayerStore
 from agent_memory.domain.keys import active_shard
-from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogKey, LogMessage, WeeklyReport
 from agent_memory.domain.models import ScopeRef
+from agent_memory.domain.tiers.memory_layers import HotMemoryEntry, HotMemoryType, LogKey, LogMessage, WeeklyReport
 from agent_memory.errors import NotFound
 from agent_memory.ports import LayerStore
 from tests.conftest import TABLE

@@ -139,7 +139,7 @@ def test_given_memory_content_over_what_a_save_allows_then_the_import_is_a_422_n
 
 def test_given_a_hot_memory_entry_stored_too_deep_before_the_limit_then_the_export_leaves_it_out_and_says_so(api):
     from agent_memory.bootstrap import get_services
-    from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, scope_ref
+    from agent_memory.domain.tiers.memory_layers import HotMemoryEntry, HotMemoryType, scope_ref
 
     user = f"u-{uuid.uuid4().hex[:8]}"
     now = datetime.now(UTC)

@@ -19,9 +19,9 @@ from agent_memory.adapters.opensearch.sync import SyncAction, classify
 from agent_memory.api.search import SearchRequest, search_memories
 from agent_memory.bootstrap.services import build_services
 from agent_memory.domain.keys import partition_key
-from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType
-from agent_memory.domain.memory_files import MAX_RENAME_ENTRIES, MemoryDirectory, MemoryEntry, MemoryFile
+from agent_memory.domain.memory_tool.memory_files import MAX_RENAME_ENTRIES, MemoryDirectory, MemoryEntry, MemoryFile
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
+from agent_memory.domain.tiers.memory_layers import HotMemoryEntry, HotMemoryType
 from agent_memory.errors import Conflict, InvalidInput, NotFound, Throttled
 from agent_memory.ports import MemoryFileStore
 from agent_memory.services.memory_tool import MemoryToolService

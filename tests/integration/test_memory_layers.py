@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from agent_memory.bootstrap import get_services
-from agent_memory.domain.layers import LogMessage, WeeklyReport, scope_ref
 from agent_memory.domain.models import utcnow
+from agent_memory.domain.tiers.memory_layers import LogMessage, WeeklyReport, scope_ref
 
 PROJECT = "/v1/projects/study-42"
 USER = "/v1/users/u-hot"
@@ -155,7 +155,7 @@ def test_inject_with_a_question_intent_adds_the_history_block(api):
 
 
 def test_week_math_is_monday_based():
-    from agent_memory.domain.layers import previous_week, week_start_of
+    from agent_memory.domain.tiers.memory_layers import previous_week, week_start_of
 
     sunday = datetime(2026, 11, 22, 23, 0, tzinfo=UTC)
     assert week_start_of(sunday) == date(2026, 11, 16)

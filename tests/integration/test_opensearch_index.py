@@ -22,8 +22,8 @@ from agent_memory.adapters.opensearch.documents import document_id
 from agent_memory.adapters.opensearch.index import LINK_FIELDS, OpenSearchIndex, cosine_from_score
 from agent_memory.domain.keys import new_memory_key
 from agent_memory.domain.models import Keyword, Memory, MemoryType, NewMemory, ScopeRef, new_memory_version
-from agent_memory.domain.text import tokenize
-from agent_memory.domain.vectors import encode_vector
+from agent_memory.domain.search.vectors import encode_vector
+from agent_memory.domain.text.text import tokenize
 from agent_memory.errors import SearchIndexMismatch
 from agent_memory.ports import CandidateQuery
 from tests.conftest import TABLE
@@ -575,7 +575,7 @@ def test_the_memory_text_analyser_makes_the_serverless_tiers_tokens(opensearch_u
 
 
 def test_the_bm25_score_of_a_text_not_indexed_yet_is_the_one_the_index_gives_it_once_indexed(opensearch_url, alias):
-    from agent_memory.domain.text import searchable_text
+    from agent_memory.domain.text.text import searchable_text
 
     client = OpenSearch(hosts=[opensearch_url])
     ensure_index(client, alias, DIM)

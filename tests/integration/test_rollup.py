@@ -12,9 +12,9 @@ import pytest
 
 from agent_memory.bootstrap import get_services
 from agent_memory.bootstrap.services import build_services
-from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogMessage, previous_week, scope_ref
 from agent_memory.domain.models import is_cjk_text, utcnow
-from agent_memory.domain.reports import ExtractiveReportWriter, WeekLog
+from agent_memory.domain.tiers.memory_layers import HotMemoryEntry, HotMemoryType, LogMessage, previous_week, scope_ref
+from agent_memory.domain.tiers.reports import ExtractiveReportWriter, WeekLog
 from agent_memory.errors import InvalidInput, LlmUnavailable
 from agent_memory.services.rollup import ScopeTask
 from agent_memory.services.rollup_schedule import ShardTask

@@ -14,8 +14,8 @@ import pytest
 from agent_memory.adapters.embeddings.local import LocalE5Embedder
 from agent_memory.adapters.llm import build_extractor
 from agent_memory.domain.packs import pack_named
-from agent_memory.domain.skipped_sentences import skipped_sentences
-from agent_memory.domain.text import sentences
+from agent_memory.domain.text.skipped_sentences import skipped_sentences
+from agent_memory.domain.text.text import sentences
 from agent_memory.ports import ConversationTurn, MemoryExtractor
 from agent_memory.settings import Settings
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
+from agent_memory.domain.lifecycle.supersession import CurrentMemories
 from agent_memory.domain.models import MemoryType, NewMemory, SaveOutcome, StoreVersions
-from agent_memory.domain.supersession import CurrentMemories
 
 
 def test_given_concurrent_saves_to_one_field_then_exactly_one_is_current_and_history_is_a_chain(

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from agent_memory.domain.bm25 import Bm25Index
+from agent_memory.domain.search.bm25 import Bm25Index
 from agent_memory.domain.models import Memory, MemoryType, deleted_version
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
@@ -55,7 +55,7 @@ DOCS = ["我住在杭州", "我搬到了上海", "I work at Siemens", "I work at
 @pytest.mark.parametrize("kept", [[0, 2, 4], [1, 3, 5, 6], [0, 1, 2, 3, 4, 5, 6], [6]])
 @pytest.mark.parametrize("terms", [["work", "sap"], ["杭州"], ["tennis", "杭州", "engineer"], ["nothing"]])
 def test_bm25_among_a_subset_scores_as_an_index_of_just_that_subset(kept, terms):
-    from agent_memory.domain.text import tokenize
+    from agent_memory.domain.text.text import tokenize
 
     query = [t for term in terms for t in tokenize(term)]
     mask = np.zeros(len(DOCS), dtype=bool)
@@ -73,8 +73,8 @@ def test_bm25_among_a_subset_scores_as_an_index_of_just_that_subset(kept, terms)
 
 def test_given_a_version_expired_since_it_was_cached_then_as_of_reads_leave_it_out():
     from agent_memory.bootstrap.index import kept_as_of
+    from agent_memory.domain.lifecycle.retention import build_retention
     from agent_memory.domain.models import ScopeRef, utcnow
-    from agent_memory.domain.retention import build_retention
 
     user = ScopeRef(tenant_id="t", user_id="u")
     old_intent = version("intent", utcnow() - timedelta(days=200)).model_copy(update={"memory_type": MemoryType.INTENT})

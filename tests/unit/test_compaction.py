@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_memory.domain.compaction import (
+from agent_memory.domain.inject.compaction import (
     STEP_EARLY_TURNS,
     STEP_TOOL_RESULTS,
     STEP_TRUNCATE,
@@ -19,8 +19,8 @@ from agent_memory.domain.compaction import (
     summarize_early_turns,
     truncate_long_messages,
 )
-from agent_memory.domain.conversation import Message, turn_starts, validate_messages
-from agent_memory.domain.summary import (
+from agent_memory.domain.inject.conversation import Message, turn_starts, validate_messages
+from agent_memory.domain.inject.summary import (
     SUMMARY_ACK_EN,
     SUMMARY_ACK_ZH,
     SUMMARY_FOOTER_EN,

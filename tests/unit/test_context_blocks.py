@@ -8,10 +8,10 @@ from typing import Any
 
 from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
 from agent_memory.api.inject import InjectionRequest, InjectionResult, inject_context
-from agent_memory.domain.caller_state import ConsultingState
-from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, WeeklyReport
+from agent_memory.domain.inject.caller_state import ConsultingState
+from agent_memory.domain.inject.summary import extractive_summary
 from agent_memory.domain.models import ScopeRef
-from agent_memory.domain.summary import extractive_summary
+from agent_memory.domain.tiers.memory_layers import HotMemoryEntry, HotMemoryType, WeeklyReport
 from agent_memory.services.blocks.base import BlockSource
 from agent_memory.services.blocks.layers import HotMemorySource, IntentContextSource
 from agent_memory.services.blocks.request import ConversationStatsSource
@@ -101,7 +101,7 @@ def test_conversation_stats_count_the_current_message_once_when_an_agent_loop_re
 
 
 def test_conversation_stats_give_the_turn_within_a_stage_only_when_the_caller_names_the_stage():
-    from agent_memory.domain.request_blocks import conversation_stats_text
+    from agent_memory.domain.inject.request_blocks import conversation_stats_text
 
     def stage_line(state: Any) -> str:
         text = conversation_stats_text(user_texts=["hi"], turn_number=3, state=state, started_at=None, now=0.0,

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from agent_memory.domain.caller_state import ConsultingState, DeviceInfo
-from agent_memory.domain.context import ContextBlock, Priority, tagged_block
-from agent_memory.domain.context_budget import context_tokens, fit, shed
-from agent_memory.domain.context_placement import MAX_CACHE_BREAKPOINTS, place
-from agent_memory.domain.current_message import user_texts, with_current_message
+from agent_memory.domain.inject.caller_state import ConsultingState, DeviceInfo
+from agent_memory.domain.inject.context import ContextBlock, Priority, tagged_block
+from agent_memory.domain.inject.context_budget import context_tokens, fit, shed
+from agent_memory.domain.inject.context_placement import MAX_CACHE_BREAKPOINTS, place
+from agent_memory.domain.inject.current_message import user_texts, with_current_message
+from agent_memory.domain.inject.request_blocks import assessment_text, collected_info_text, device_text
 from agent_memory.domain.packs import pack_named
 from agent_memory.domain.packs.immigration import IMMIGRATION
-from agent_memory.domain.request_blocks import assessment_text, collected_info_text, device_text
 
 NOW = 1_795_309_200.0  # 2026-11-22T01:00:00Z, a Sunday
 

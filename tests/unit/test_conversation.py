@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.domain.conversation import is_valid, turn_starts, validate_messages
+from agent_memory.domain.inject.conversation import is_valid, turn_starts, validate_messages
 from tests.fakes.conversations import assistant, tool_call, tool_results, user
 
 # --------------------------------------------------------------------------------------------- #

@@ -14,9 +14,9 @@ from pydantic import ValidationError
 from agent_memory.adapters.log_extraction import SqsExtractionQueue
 from agent_memory.adapters.sqs_batches import MAX_ENTRIES
 from agent_memory.api.log import AppendMessagesRequest, LogSearchRequest, append_to_log, search_log
-from agent_memory.domain.layers import EmbeddingJob
 from agent_memory.domain.models import ScopeRef
-from agent_memory.domain.vectors import decode_vector
+from agent_memory.domain.search.vectors import decode_vector
+from agent_memory.domain.tiers.memory_layers import EmbeddingJob
 from agent_memory.errors import InvalidInput, Throttled
 from agent_memory.services.conversation_log import ConversationLogService, ExtractionJob
 from tests.fakes.layer_store import FakeLayerStore

@@ -1,5 +1,5 @@
-"""The near-duplicate rule (domain/duplicates.py): the labelled pairs at the configured thresholds, the guards,
-and which memory a save merges into."""
+"""The near-duplicate rule (domain/lifecycle/duplicates.py): the labelled pairs at the configured thresholds,
+the guards, and which memory a save merges into."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_memory.domain.duplicates import DuplicateRule, merge_choice, overlap, restates
+from agent_memory.domain.lifecycle.duplicates import DuplicateRule, merge_choice, overlap, restates
 from agent_memory.domain.models import Memory, MemoryType, NewMemory, ScopeRef, new_memory_version
 from agent_memory.settings import Settings
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.domain.embedding_budget import (
+from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
+from agent_memory.domain.search.embedding_budget import (
     ATTENTION_TOKENS,
     PASSAGE_TOKEN_CAP,
     check_embedding_budget,
     embedding_costs,
 )
-from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
-from agent_memory.domain.tokens import estimate_tokens
+from agent_memory.domain.text.tokens import estimate_tokens
 from agent_memory.errors import PayloadTooLarge
 from agent_memory.services.save import SaveService
 from tests.fakes.store import InMemoryMemoryStore

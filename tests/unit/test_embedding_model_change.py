@@ -6,7 +6,7 @@ import numpy as np
 
 from agent_memory.adapters.in_process_index import InProcessIndex
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
-from agent_memory.domain.vectors import encode_vector
+from agent_memory.domain.search.vectors import encode_vector
 from agent_memory.ports import CandidateQuery
 from tests.fakes.store import InMemoryMemoryStore
 

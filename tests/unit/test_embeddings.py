@@ -11,7 +11,7 @@ import pytest
 
 from agent_memory.adapters.embeddings import build_embedder
 from agent_memory.adapters.embeddings.bedrock import TitanEmbedder
-from agent_memory.domain.vectors import decode_vector, encode_vector
+from agent_memory.domain.search.vectors import decode_vector, encode_vector
 from agent_memory.errors import EmbeddingUnavailable
 from agent_memory.settings import Settings
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from agent_memory.domain.portable import (
+from agent_memory.domain.lifecycle.portable import (
     EXPORT_FORMAT,
     ExportCursor,
     ExportedMemory,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent_memory.domain.models import MemoryType, NewMemory, SaveOutcome
-from agent_memory.domain.profile import build_profile
+from agent_memory.domain.profile.profile import build_profile
 from agent_memory.ports import ConversationTurn
 from agent_memory.services.load import profile_summary
 from tests.fakes.services import USER, inferring

@@ -7,8 +7,8 @@ import numpy as np
 
 from agent_memory.adapters.fresh_writes import FreshWritesIndex
 from agent_memory.domain.models import Memory, MemoryType, NewMemory, ScopeRef
-from agent_memory.domain.ranking import Candidate
-from agent_memory.domain.vectors import decode_vector, encode_vector
+from agent_memory.domain.search.ranking import Candidate
+from agent_memory.domain.search.vectors import decode_vector, encode_vector
 from agent_memory.ports import CandidateQuery
 from tests.fakes.embedders import HashingEmbedder
 from tests.fakes.store import InMemoryMemoryStore

@@ -7,7 +7,7 @@ from typing import Any
 
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
 from agent_memory.domain.packs import pack_named
-from agent_memory.domain.profile import build_profile, slot_field, template_narrative
+from agent_memory.domain.profile.profile import build_profile, slot_field, template_narrative
 from agent_memory.errors import InvalidInput
 from agent_memory.ports import ConversationTurn
 from agent_memory.settings import Settings

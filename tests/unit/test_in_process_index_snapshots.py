@@ -11,8 +11,8 @@ import numpy as np
 
 from agent_memory.adapters.in_process_index import InProcessIndex
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
-from agent_memory.domain.text import tokenize
-from agent_memory.domain.vectors import encode_vector
+from agent_memory.domain.search.vectors import encode_vector
+from agent_memory.domain.text.text import tokenize
 from agent_memory.ports import CandidateQuery
 from tests.fakes.embedders import FixedEmbedder
 from tests.fakes.index_snapshots import InMemoryIndexSnapshotStore

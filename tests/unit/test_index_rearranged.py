@@ -9,10 +9,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_memory.domain.bm25 import Bm25Index
-from agent_memory.domain.index_snapshot import MergedMemories
+from agent_memory.domain.search.bm25 import Bm25Index
 from agent_memory.domain.models import Memory, MemoryType
-from agent_memory.domain.neighbours import previous_from_links, previous_turns, turn_links
+from agent_memory.domain.search.index_snapshot import MergedMemories
+from agent_memory.domain.search.neighbours import previous_from_links, previous_turns, turn_links
 
 WORDS = ["apple", "banana", "香港", "优才", "cherry", "dog", "计算机", "硕士", "kite", "lemon", "running", "runs"]
 documents = st.lists(st.lists(st.sampled_from(WORDS), max_size=8).map(" ".join), max_size=12)

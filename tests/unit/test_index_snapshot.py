@@ -8,17 +8,17 @@ import zlib
 import numpy as np
 import pytest
 
-from agent_memory.domain.bm25 import Bm25Index, Bm25State
-from agent_memory.domain.index_snapshot import (
+from agent_memory.domain.search.bm25 import Bm25Index, Bm25State
+from agent_memory.domain.keys import new_memory_key
+from agent_memory.domain.models import Keyword, Memory, MemoryType, NewMemory, ScopeRef, new_memory_version
+from agent_memory.domain.search.index_snapshot import (
     MAGIC,
     IndexSnapshot,
     SnapshotCorrupt,
     decode_snapshot,
     encode_snapshot,
 )
-from agent_memory.domain.keys import new_memory_key
-from agent_memory.domain.models import Keyword, Memory, MemoryType, NewMemory, ScopeRef, new_memory_version
-from agent_memory.domain.text import tokenize
+from agent_memory.domain.text.text import tokenize
 
 USER = ScopeRef(tenant_id="t", user_id="u")
 TEXTS = [

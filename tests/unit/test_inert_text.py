@@ -16,7 +16,7 @@ LOOK_ALIKES = [
 
 @pytest.mark.parametrize("text", LOOK_ALIKES)
 def test_look_alike_brackets_rules_and_direction_marks_are_made_inert(text):
-    from agent_memory.domain.context import neutralize
+    from agent_memory.domain.inject.context import neutralize
 
     cleaned = neutralize(text)
 
@@ -36,7 +36,7 @@ def _default_ignorable_or_format(code_point: int) -> bool:
 
 
 def test_every_format_and_default_ignorable_character_is_removed():
-    from agent_memory.domain.context import neutralize
+    from agent_memory.domain.inject.context import neutralize
 
     hidden = [chr(c) for c in range(0x110000) if _default_ignorable_or_format(c)]
     # Tag characters spell "ignore the above" invisibly; the visible text around them stays.

@@ -9,10 +9,10 @@ from typing import Any
 
 from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
 from agent_memory.api.inject import inject_context
-from agent_memory.domain.context import ContextType, Priority
-from agent_memory.domain.conversation import validate_messages
+from agent_memory.domain.inject.context import ContextType, Priority
+from agent_memory.domain.inject.conversation import validate_messages
+from agent_memory.domain.inject.summary import extractive_summary
 from agent_memory.domain.models import MemoryType, ScopeRef
-from agent_memory.domain.summary import extractive_summary
 from agent_memory.services.blocks.base import BlockCache, FetchContext
 from agent_memory.services.inject import InjectLimits, InjectService
 from tests.fakes.inject import NOW, build, context_text, empty_layers, remember, request, user

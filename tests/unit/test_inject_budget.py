@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from agent_memory.api.inject import inject_context
-from agent_memory.domain.context import frame_overhead_tokens
-from agent_memory.domain.context_budget import ReserveRule
-from agent_memory.domain.conversation import validate_messages
+from agent_memory.domain.inject.context import frame_overhead_tokens
+from agent_memory.domain.inject.context_budget import ReserveRule
+from agent_memory.domain.inject.conversation import validate_messages
 from agent_memory.domain.models import ScopeRef
 from agent_memory.errors import InvalidInput
 from tests.fakes.inject import NOW, big_state, build, request, user

@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from agent_memory.domain.duplicates import DuplicateRule, restates
+from agent_memory.domain.lifecycle.duplicates import DuplicateRule, restates
 from agent_memory.domain.models import MemoryType
 from tests.fakes.store import InMemoryMemoryStore
 from tests.fakes.user_memory_block import FILLER, Block, remember, who

@@ -12,10 +12,10 @@ import pytest
 from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
 from agent_memory.adapters.embeddings.query_cache import QueryCachingEmbedder
 from agent_memory.api.inject import InjectionRequest, InjectionResult, inject_context
-from agent_memory.domain.injection import ContextRequest
+from agent_memory.domain.inject.injection import ContextRequest
+from agent_memory.domain.inject.summary import extractive_summary
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef, StoreVersions
-from agent_memory.domain.summary import extractive_summary
-from agent_memory.domain.vectors import encode_vector
+from agent_memory.domain.search.vectors import encode_vector
 from agent_memory.services.blocks.registry import default_sources
 from agent_memory.services.inject import InjectService
 from agent_memory.settings import Settings
@@ -136,7 +136,7 @@ def test_the_request_scope_is_entered_around_the_fetch_and_reaches_the_io_source
     import contextlib
     import contextvars
 
-    from agent_memory.domain.context import Priority
+    from agent_memory.domain.inject.context import Priority
 
     scope: contextvars.ContextVar[str] = contextvars.ContextVar("scope", default="outside")
     entered: list[str] = []
@@ -197,7 +197,7 @@ def test_the_user_memory_source_starts_the_search_querys_embedding_before_anythi
 
 
 def test_a_source_whose_prepare_fails_still_builds_its_block_and_the_request_succeeds():
-    from agent_memory.domain.context import Priority
+    from agent_memory.domain.inject.context import Priority
 
     class Source:
         type, priority, ttl_seconds, does_io = "prepared_probe", Priority.IMPORTANT, 0.0, True

@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_memory.api.inject import inject_context
-from agent_memory.domain.conversation import validate_messages
+from agent_memory.domain.inject.conversation import validate_messages
 from tests.fakes.conversations import conversations_with_prefix
 from tests.fakes.inject import big_state, build, request, user
 

@@ -4,7 +4,7 @@ text stays readable."""
 from __future__ import annotations
 
 from agent_memory.api.inject import inject_context
-from agent_memory.domain.context import neutralize
+from agent_memory.domain.inject.context import neutralize
 from tests.fakes.inject import build, context_text, remember, request, user
 from tests.fakes.store import InMemoryMemoryStore
 

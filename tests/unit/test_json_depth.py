@@ -13,9 +13,9 @@ from agent_memory.api.layers import HotMemoryView, IntentContextRequest, PutHotM
 from agent_memory.api.memory_tool import MemoryToolRequest
 from agent_memory.api.save import CreateMemoryRequest, ExtractRequest
 from agent_memory.api.tools import ToolUseBlock
-from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType
 from agent_memory.domain.models import ScopeRef
 from agent_memory.domain.requests import MAX_JSON_DEPTH, json_depth
+from agent_memory.domain.tiers.memory_layers import HotMemoryEntry, HotMemoryType
 from agent_memory.services.conversation_log import ConversationLogService
 from agent_memory.services.memory_layers import MemoryLayersService
 from tests.fakes.layer_store import FakeLayerStore

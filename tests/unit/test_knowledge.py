@@ -12,8 +12,8 @@ import pytest
 
 from agent_memory.adapters.knowledge_folder import FolderRetriever
 from agent_memory.adapters.retrievers import build_retriever
-from agent_memory.domain.knowledge import KnowledgeChunk, KnowledgeIndex, chunk_document
 from agent_memory.domain.models import ScopeRef
+from agent_memory.domain.search.knowledge import KnowledgeChunk, KnowledgeIndex, chunk_document
 from agent_memory.settings import Settings
 from tests.fakes import embedders
 
@@ -242,7 +242,7 @@ def intent_service(retrievers: dict[str, Any]) -> Any:
     from concurrent.futures import ThreadPoolExecutor
 
     from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
-    from agent_memory.domain.summary import extractive_summary
+    from agent_memory.domain.inject.summary import extractive_summary
     from agent_memory.services.blocks.layers import IntentContextSource
     from agent_memory.services.inject import InjectLimits, InjectService
     from tests.fakes.inject import NOW, empty_layers

@@ -6,8 +6,14 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from agent_memory.domain.hybrid import hybrid_scores
-from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, format_hot_memory, scope_label, scope_ref
+from agent_memory.domain.search.hybrid import hybrid_scores
+from agent_memory.domain.tiers.memory_layers import (
+    HotMemoryEntry,
+    HotMemoryType,
+    format_hot_memory,
+    scope_label,
+    scope_ref,
+)
 
 NOW = datetime(2026, 11, 22, tzinfo=UTC)
 

@@ -7,8 +7,8 @@ from datetime import datetime, timedelta
 
 from agent_memory.bootstrap.erasure import build_erasure
 from agent_memory.bootstrap.index import cached_memories
+from agent_memory.domain.lifecycle.retention import build_retention
 from agent_memory.domain.models import Memory, MemoryType, ScopeRef, utcnow
-from agent_memory.domain.retention import build_retention
 from agent_memory.settings import Settings
 from tests.fakes.erasure import FakeTableEraser
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from agent_memory.domain.layers import Intent, LogMessage, WeeklyReport
 from agent_memory.domain.models import ScopeRef, utcnow
+from agent_memory.domain.tiers.memory_layers import Intent, LogMessage, WeeklyReport
 from agent_memory.services.conversation_log import ConversationLogService
 from agent_memory.services.memory_layers import MemoryLayersService
 from tests.fakes.layer_store import FakeLayerStore
@@ -65,7 +65,7 @@ class Folder:
     ("PROTOCOL_QA", "protocol", "## 方案知识库"),
 ])
 def test_a_qc_task_gets_hot_memory_and_the_sops_and_a_protocol_question_the_knowledge_base(intent, layer, title):
-    from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType
+    from agent_memory.domain.tiers.memory_layers import HotMemoryEntry, HotMemoryType
 
     store = FakeLayerStore()
     store.put_hot(SCOPE, HotMemoryEntry(type=HotMemoryType.STATUS, key="enrolled", value=12, created_at=MOMENT,

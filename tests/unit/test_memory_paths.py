@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_memory.domain.memory_paths import (
+from agent_memory.domain.memory_tool.memory_paths import (
     MAX_DEPTH,
     MAX_PATH_CHARS,
     MAX_SEGMENT_CHARS,

@@ -7,8 +7,7 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from agent_memory.domain.duplicates import DuplicateRule
-from agent_memory.domain.memory_selection import (
+from agent_memory.domain.inject.memory_selection import (
     MAX_DEPTH,
     SelectableMemory,
     diversify,
@@ -20,8 +19,9 @@ from agent_memory.domain.memory_selection import (
     similarity,
     without_near_duplicates,
 )
+from agent_memory.domain.lifecycle.duplicates import DuplicateRule
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef, new_memory_version
-from agent_memory.domain.vectors import encode_vector
+from agent_memory.domain.search.vectors import encode_vector
 from agent_memory.settings import Settings
 
 WHO = ScopeRef(tenant_id="t-select", user_id="u")
@@ -191,7 +191,7 @@ def test_the_budget_stops_the_picks_once_the_floor_is_reached():
 
 
 def test_settings_defaults_are_the_selections_defaults():
-    from agent_memory.domain import memory_selection as rules
+    from agent_memory.domain.inject import memory_selection as rules
 
     defaults = Settings()
     assert defaults.context_importance_margin == rules.DEFAULT_IMPORTANCE_MARGIN

@@ -10,8 +10,8 @@ import pytest
 from anthropic.lib.tools._beta_builtin_memory_tool import BetaLocalFilesystemMemoryTool
 from anthropic.types.beta import BetaMemoryTool20250818CreateCommand, BetaMemoryTool20250818ViewCommand
 
-from agent_memory.domain.memory_edits import MemoryToolResult
-from agent_memory.domain.memory_files import (
+from agent_memory.domain.lifecycle.memory_edits import MemoryToolResult
+from agent_memory.domain.memory_tool.memory_files import (
     MAX_DIRECTORIES,
     MAX_FILE_BYTES,
     MAX_FILES,

@@ -1,4 +1,4 @@
-"""Maximal marginal relevance (domain/mmr.py), the one implementation behind the search's diversified order and
+"""Maximal marginal relevance (domain/search/mmr.py), the one implementation behind the search's diversified order and
 the user_memory block's picks. On a fixed input both give, to the pick, what their own loops gave before."""
 
 from __future__ import annotations
@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agent_memory.domain.memory_selection import SelectableMemory, diversify
-from agent_memory.domain.mmr import mmr_order
+from agent_memory.domain.inject.memory_selection import SelectableMemory, diversify
 from agent_memory.domain.models import MemoryType
-from agent_memory.domain.ranking import diversified
+from agent_memory.domain.search.mmr import mmr_order
+from agent_memory.domain.search.ranking import diversified
 
 TOPICS = ["paints lakes", "moved to Kowloon", "studies Cantonese", "applies for the visa"]
 

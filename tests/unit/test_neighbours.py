@@ -6,8 +6,8 @@ import numpy as np
 
 from agent_memory.adapters.in_process_index import InProcessIndex
 from agent_memory.domain.models import Memory, MemoryType, NewMemory, ScopeRef
-from agent_memory.domain.neighbours import previous_turns, with_neighbours
-from agent_memory.domain.text import tokenize
+from agent_memory.domain.search.neighbours import previous_turns, with_neighbours
+from agent_memory.domain.text.text import tokenize
 from agent_memory.ports import CandidateQuery
 from tests.fakes.store import InMemoryMemoryStore
 

@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 import pytest
 
 from agent_memory.domain.models import Memory, MemoryType
-from agent_memory.domain.placeholders import find_placeholders, resolve
-from agent_memory.domain.search import summary_of
+from agent_memory.domain.search.search import summary_of
+from agent_memory.domain.text.placeholders import find_placeholders, resolve
 
 T = datetime(2026, 2, 5, tzinfo=UTC)
 CMD = Memory(memory_key="mem_01kf0000000000000000000001", tenant_id="t", user_id="u", memory_type=MemoryType.FACT,

@@ -14,10 +14,10 @@ from agent_memory.adapters.dynamodb.layers import DynamoLayerStore
 from agent_memory.adapters.dynamodb.memory_files import DynamoMemoryFileStore
 from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
 from agent_memory.adapters.dynamodb.synonyms import DynamoSynonymStore
-from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogMessage, WeeklyReport
-from agent_memory.domain.memory_files import MemoryFile
+from agent_memory.domain.lifecycle.portable import ExportPage, ImportPage
+from agent_memory.domain.memory_tool.memory_files import MemoryFile
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
-from agent_memory.domain.portable import ExportPage, ImportPage
+from agent_memory.domain.tiers.memory_layers import HotMemoryEntry, HotMemoryType, LogMessage, WeeklyReport
 from agent_memory.errors import Conflict, InvalidInput, PayloadTooLarge, Throttled
 from agent_memory.services.portability import PortabilityService
 from tests.conftest import TABLE

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
-from agent_memory.domain.profile import ProfileField, ProfileSchema, build_profile, template_narrative
+from agent_memory.domain.profile.profile import ProfileField, ProfileSchema, build_profile, template_narrative
 from agent_memory.services.summarize import SummarizeService
 from tests.fakes.store import InMemoryMemoryStore
 

@@ -17,7 +17,7 @@ def test_a_dialogue_query_is_embedded_by_its_last_lines_when_configured():
 
 
 def test_prefetch_starts_the_text_the_search_embeds_and_nothing_for_a_keyword_search():
-    from agent_memory.domain.search import SearchQuery
+    from agent_memory.domain.search.search import SearchQuery
     from agent_memory.settings import Settings
     from tests.fakes.services import services_over_fakes
     from tests.fakes.store import InMemoryMemoryStore
@@ -46,7 +46,7 @@ def test_a_search_starts_its_query_embedding_before_the_index_reads_and_waits_fo
 
     from agent_memory.api.search import SearchRequest, search_memories
     from agent_memory.domain.models import NewMemory, ScopeRef
-    from agent_memory.domain.vectors import encode_vector
+    from agent_memory.domain.search.vectors import encode_vector
     from agent_memory.settings import Settings
     from tests.fakes.services import services_over_fakes
     from tests.fakes.store import InMemoryMemoryStore

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from agent_memory.bootstrap.services import ranking_weights
 from agent_memory.domain.keys import new_memory_key
 from agent_memory.domain.models import Keyword, Memory, MemoryType
-from agent_memory.domain.ranking import (
+from agent_memory.domain.search.ranking import (
     QueryKeywords,
     _shares_prefix,
     diversified,
@@ -174,7 +174,7 @@ def test_matching_many_memories_at_once_scores_each_as_matching_it_alone(memorie
 
 
 def test_all_but_equal_similarities_are_not_spread_to_zero_and_one():
-    from agent_memory.domain.ranking import MIN_VECTOR_SPAN, _normalised
+    from agent_memory.domain.search.ranking import MIN_VECTOR_SPAN, _normalised
 
     assert _normalised([0.900, 0.895, None]) == pytest.approx([1.0, 1.0 - 0.005 / MIN_VECTOR_SPAN, 0.0])
     assert _normalised([0.9, 0.5, 0.7]) == pytest.approx([1.0, 0.0, 0.5])  # a wide range: plain min-max

@@ -7,8 +7,8 @@ from typing import Any
 
 from agent_memory.api.search import RecallRequest, recall_memories
 from agent_memory.domain.models import Memory, MemoryType, ScopeRef
-from agent_memory.domain.ranking import ScoreBreakdown
-from agent_memory.domain.search import SearchHit, SearchOutcome, SearchQuery
+from agent_memory.domain.search.ranking import ScoreBreakdown
+from agent_memory.domain.search.search import SearchHit, SearchOutcome, SearchQuery
 from agent_memory.services.recall import RecallService
 
 USER = ScopeRef(tenant_id="t", user_id="u")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.domain.recall import IntentType, RecallQuery, analyze
-from agent_memory.domain.search import MAX_QUERY_CHARS
+from agent_memory.domain.search.recall import IntentType, RecallQuery, analyze
+from agent_memory.domain.search.search import MAX_QUERY_CHARS
 
 
 @pytest.mark.parametrize(

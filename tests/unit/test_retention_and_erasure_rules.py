@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from agent_memory.domain.erasure import StoreErasure, Tombstone, merge, store_of, tombstone_expiry
 from agent_memory.domain.keys import new_memory_key
+from agent_memory.domain.lifecycle.erasure import StoreErasure, Tombstone, merge, store_of, tombstone_expiry
+from agent_memory.domain.lifecycle.retention import RetentionPolicy, build_retention, parse_policy
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef, new_memory_version
-from agent_memory.domain.retention import RetentionPolicy, build_retention, parse_policy
 
 NOW = datetime(2026, 6, 1, 12, tzinfo=UTC)
 USER = ScopeRef(tenant_id="t", user_id="u")

@@ -9,7 +9,7 @@ import pytest
 
 from agent_memory.domain.models import MemoryType
 from agent_memory.domain.packs import pack_named
-from agent_memory.domain.skipped_sentences import skipped_sentences
+from agent_memory.domain.text.skipped_sentences import skipped_sentences
 from agent_memory.extraction import OfflineExtractor
 from agent_memory.extraction.exemplars import Exemplar, ExemplarReader, ReaderSettings
 from agent_memory.ports import ConversationTurn

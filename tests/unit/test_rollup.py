@@ -8,9 +8,15 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from agent_memory.adapters.task_queue import SqsTaskQueue
-from agent_memory.domain.layers import LogMessage, week_bounds
 from agent_memory.domain.models import is_cjk_text
-from agent_memory.domain.reports import REPORT_MAX_CHARS, ExtractiveReportWriter, WeekLog, rollup_week, week_metrics
+from agent_memory.domain.tiers.memory_layers import LogMessage, week_bounds
+from agent_memory.domain.tiers.reports import (
+    REPORT_MAX_CHARS,
+    ExtractiveReportWriter,
+    WeekLog,
+    rollup_week,
+    week_metrics,
+)
 from agent_memory.errors import QueueUnavailable
 from agent_memory.services.rollup import ScopeTask, parse_task
 from agent_memory.services.rollup_schedule import ScheduleRequest, ShardTask

@@ -9,8 +9,8 @@ import httpx2
 import pytest
 
 from agent_memory.adapters.llm import build_hot_memory_refresher, build_report_writer
-from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogMessage
-from agent_memory.domain.reports import ExtractiveReportWriter, WeekLog, week_metrics
+from agent_memory.domain.tiers.memory_layers import HotMemoryEntry, HotMemoryType, LogMessage
+from agent_memory.domain.tiers.reports import ExtractiveReportWriter, WeekLog, week_metrics
 from agent_memory.errors import LlmUnavailable
 from agent_memory.settings import Settings
 from tests.fakes.claude import Recorder, overloaded

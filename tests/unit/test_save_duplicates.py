@@ -11,7 +11,7 @@ import pytest
 from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
 from agent_memory.api.save import BatchSaveResponse, SavedMemoryResponse
 from agent_memory.domain.models import Memory, MemoryType, NewMemory, SaveOutcome, ScopeRef
-from agent_memory.domain.ranking import Candidate
+from agent_memory.domain.search.ranking import Candidate
 from agent_memory.errors import BatchInterrupted, SearchUnavailable
 from agent_memory.ports import ConversationTurn
 from agent_memory.services.save import SaveService

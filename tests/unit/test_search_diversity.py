@@ -9,7 +9,7 @@ import pytest
 
 from agent_memory.api.search import SearchRequest, search_memories
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
-from agent_memory.domain.vectors import encode_vector
+from agent_memory.domain.search.vectors import encode_vector
 from agent_memory.settings import Settings
 from tests.fakes.embedders import HashingEmbedder
 from tests.fakes.services import services_over_fakes

@@ -45,7 +45,7 @@ def seeded_store() -> InMemoryMemoryStore:
 
 
 def _encoded(embedder: HashingEmbedder, text: str) -> str:
-    from agent_memory.domain.vectors import encode_vector
+    from agent_memory.domain.search.vectors import encode_vector
 
     return encode_vector(embedder.embed_documents([text])[0])
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.domain.skipped_sentences import skipped_sentences
-from agent_memory.domain.text import sentences
+from agent_memory.domain.text.skipped_sentences import skipped_sentences
+from agent_memory.domain.text.text import sentences
 from tests.fakes.services import extracted
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent_memory.domain.compaction import summarize_early_turns
-from agent_memory.domain.summary import extractive_summary
+from agent_memory.domain.inject.compaction import summarize_early_turns
+from agent_memory.domain.inject.summary import extractive_summary
 from tests.fakes.conversations import assistant, chat, user
 
 # --------------------------------------------------------------------------------------------- #

@@ -5,8 +5,8 @@ from __future__ import annotations
 import itertools
 from datetime import UTC, datetime
 
+from agent_memory.domain.lifecycle.supersession import CurrentMemories, plan_saves
 from agent_memory.domain.models import MemoryType, NewMemory, SaveOutcome, ScopeRef, new_memory_version
-from agent_memory.domain.supersession import CurrentMemories, plan_saves
 
 USER = ScopeRef(tenant_id="t", user_id="u")
 

@@ -8,7 +8,7 @@ import pytest
 
 from agent_memory.api.search import SearchRequest, search_memories
 from agent_memory.domain.models import MemoryType, NewMemory, ScopeRef
-from agent_memory.domain.temporal import AFTERWARDS, time_cue
+from agent_memory.domain.search.temporal import AFTERWARDS, time_cue
 from agent_memory.services.search import SearchService
 from agent_memory.settings import Settings
 from tests.fakes.services import services_over_fakes

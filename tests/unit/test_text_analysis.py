@@ -3,10 +3,10 @@ synonyms."""
 
 from __future__ import annotations
 
-from agent_memory.domain.bm25 import Bm25Index
-from agent_memory.domain.keywords import extract_keywords
+from agent_memory.domain.search.bm25 import Bm25Index
 from agent_memory.domain.models import is_cjk_text
-from agent_memory.domain.text import tokenize
+from agent_memory.domain.text.keywords import extract_keywords
+from agent_memory.domain.text.text import tokenize
 
 
 def test_language_detection():
@@ -25,7 +25,7 @@ def test_english_tokens_drop_stop_words():
 
 
 def test_given_a_long_chinese_clause_then_keywords_are_its_core_concepts_at_most_five_and_weighted():
-    from agent_memory.domain.keywords import extract_keywords
+    from agent_memory.domain.text.keywords import extract_keywords
 
     keywords = extract_keywords("我在上海一家外资银行担任风险管理总监")
 
@@ -36,7 +36,7 @@ def test_given_a_long_chinese_clause_then_keywords_are_its_core_concepts_at_most
 
 
 def test_built_in_abbreviations_are_symmetric_synonyms():
-    from agent_memory.domain.synonyms import builtin_synonyms
+    from agent_memory.domain.text.synonyms import builtin_synonyms
 
     table = builtin_synonyms()
     assert "configuration" in table["config"] and "config" in table["configuration"]

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_memory.domain.text import _stem, _stemmer, tokenize
+from agent_memory.domain.text.text import _stem, _stemmer, tokenize
 
 # snowballstemmer hands its work to PyStemmer when that is installed: its pure-Python class is the reference.
 reference = pytest.importorskip("snowballstemmer.english_stemmer").EnglishStemmer()

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_memory.domain.tokens import (
+from agent_memory.domain.text.tokens import (
     BLOCK_OVERHEAD_TOKENS,
     DEFAULT_FAMILY,
     FAMILIES,

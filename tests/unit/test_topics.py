@@ -10,9 +10,9 @@ import pytest
 from agent_memory.bootstrap.services import ranking_weights
 from agent_memory.domain.keys import new_memory_key
 from agent_memory.domain.models import Memory, MemoryType
-from agent_memory.domain.ranking import QueryKeywords, rank
-from agent_memory.domain.relevance import RelevanceCalibration, fit_calibration
-from agent_memory.domain.topics import TOPICS, topic_match, topics_of
+from agent_memory.domain.search.ranking import QueryKeywords, rank
+from agent_memory.domain.search.relevance import RelevanceCalibration, fit_calibration
+from agent_memory.domain.text.topics import TOPICS, topic_match, topics_of
 from agent_memory.ports import Candidate
 from agent_memory.settings import Settings
 

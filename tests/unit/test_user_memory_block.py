@@ -6,7 +6,7 @@ from typing import Any
 
 from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
 from agent_memory.domain.models import MemoryType
-from agent_memory.domain.tokens import estimate_tokens
+from agent_memory.domain.text.tokens import estimate_tokens
 from agent_memory.settings import Settings
 from tests.fakes.embedders import HashingEmbedder
 from tests.fakes.store import InMemoryMemoryStore

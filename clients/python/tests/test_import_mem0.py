@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 import pytest
 
 from agent_memory.domain.keys import is_valid_memory_key
-from agent_memory.domain.portable import PAGE_MAX_WRITES, ImportPage, page_writes
+from agent_memory.domain.lifecycle.portable import PAGE_MAX_WRITES, ImportPage, page_writes
 from agent_memory_client.import_mem0 import Mem0FormatError, main, mem0_memories, memory_key, pages_by_user
 
 NOW = datetime(2026, 11, 27, 12, 0, tzinfo=timezone.utc)

@@ -30,12 +30,12 @@ import numpy as np
 
 from agent_memory.adapters.in_process_index import InProcessIndex, select_candidates
 from agent_memory.adapters.user_index import UserIndex
-from agent_memory.domain.bm25 import Bm25Subset
-from agent_memory.domain.index_changes import IndexChanges
-from agent_memory.domain.index_snapshot import MergedMemories, RowOutline, StoredMemories
+from agent_memory.domain.search.bm25 import Bm25Subset
 from agent_memory.domain.models import AccessStats, Memory, ScopeRef, StoreVersions
-from agent_memory.domain.neighbours import previous_turns, with_neighbours
-from agent_memory.domain.ranking import Candidate
+from agent_memory.domain.search.index_changes import IndexChanges
+from agent_memory.domain.search.index_snapshot import MergedMemories, RowOutline, StoredMemories
+from agent_memory.domain.search.neighbours import previous_turns, with_neighbours
+from agent_memory.domain.search.ranking import Candidate
 from agent_memory.ports import CandidateQuery, Embedder, IndexSnapshotStore, MemoryStore, SearchIndex
 
 _NEVER = np.inf  # the end of a version's validity that nothing retired yet

@@ -25,11 +25,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agent_memory.domain.index_changes import RecentWrites
 from agent_memory.domain.models import Memory, ScopeRef, StoreVersions
-from agent_memory.domain.ranking import Candidate
-from agent_memory.domain.text import searchable_text
-from agent_memory.domain.vectors import decode_vector
+from agent_memory.domain.search.index_changes import RecentWrites
+from agent_memory.domain.search.ranking import Candidate
+from agent_memory.domain.search.vectors import decode_vector
+from agent_memory.domain.text.text import searchable_text
 from agent_memory.ports import CandidateQuery, Embedder, MemoryCache, MemoryStore, SearchIndex
 
 DEFAULT_WINDOW_SECONDS = 30.0

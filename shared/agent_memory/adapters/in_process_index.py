@@ -30,9 +30,10 @@ from functools import cache
 import numpy as np
 
 from agent_memory.adapters.user_index import UserIndex, applied_changes, row_expiry
-from agent_memory.domain.bm25 import Bm25Index
-from agent_memory.domain.index_changes import IndexChanges
-from agent_memory.domain.index_snapshot import (
+from agent_memory.domain.search.bm25 import Bm25Index
+from agent_memory.domain.models import Keyword, Memory, ScopeRef, StoreVersions
+from agent_memory.domain.search.index_changes import IndexChanges
+from agent_memory.domain.search.index_snapshot import (
     IndexSnapshot,
     MergedMemories,
     SnapshotCorrupt,
@@ -40,11 +41,10 @@ from agent_memory.domain.index_snapshot import (
     decode_snapshot,
     encode_snapshot,
 )
-from agent_memory.domain.models import Keyword, Memory, ScopeRef, StoreVersions
-from agent_memory.domain.neighbours import previous_from_links, turn_links, with_neighbours
-from agent_memory.domain.ranking import Candidate
-from agent_memory.domain.text import searchable_text, tokenize
-from agent_memory.domain.vectors import decode_vector
+from agent_memory.domain.search.neighbours import previous_from_links, turn_links, with_neighbours
+from agent_memory.domain.search.ranking import Candidate
+from agent_memory.domain.search.vectors import decode_vector
+from agent_memory.domain.text.text import searchable_text, tokenize
 from agent_memory.observability import logger
 from agent_memory.ports import CandidateQuery, Embedder, IndexedMemories, IndexSnapshotStore
 

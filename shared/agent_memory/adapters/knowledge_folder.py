@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agent_memory.domain.knowledge import KnowledgeChunk, KnowledgeIndex, chunk_document
 from agent_memory.domain.models import JsonObject, ScopeRef
+from agent_memory.domain.search.knowledge import KnowledgeChunk, KnowledgeIndex, chunk_document
 from agent_memory.observability import logger
 from agent_memory.ports import Embedder
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_memory.adapters.sqs_batches import batches, send_batch
-from agent_memory.domain.layers import EmbeddingJob, ExtractionJob
+from agent_memory.domain.tiers.memory_layers import EmbeddingJob, ExtractionJob
 from agent_memory.observability import logger
 
 

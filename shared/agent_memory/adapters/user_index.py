@@ -9,12 +9,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agent_memory.domain.bm25 import Bm25Index
-from agent_memory.domain.index_changes import IndexChanges
-from agent_memory.domain.index_snapshot import MergedMemories, memory_keys
+from agent_memory.domain.search.bm25 import Bm25Index
 from agent_memory.domain.models import Memory, StoreVersions
-from agent_memory.domain.neighbours import previous_from_links, turn_links
-from agent_memory.domain.text import searchable_text
+from agent_memory.domain.search.index_changes import IndexChanges
+from agent_memory.domain.search.index_snapshot import MergedMemories, memory_keys
+from agent_memory.domain.search.neighbours import previous_from_links, turn_links
+from agent_memory.domain.text.text import searchable_text
 
 
 @dataclass

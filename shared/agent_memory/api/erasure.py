@@ -7,8 +7,8 @@ import re
 
 from pydantic import BaseModel
 
-from agent_memory.domain.erasure import ERASURE_ID_PATTERN, ErasureReceipt
-from agent_memory.domain.retention import TenantRetention
+from agent_memory.domain.lifecycle.erasure import ERASURE_ID_PATTERN, ErasureReceipt
+from agent_memory.domain.lifecycle.retention import TenantRetention
 
 _ERASURE_ID = re.compile(ERASURE_ID_PATTERN)
 

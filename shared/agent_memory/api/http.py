@@ -230,7 +230,7 @@ def current_scope(app: APIGatewayHttpResolver, scope_type: str, scope_id: str) -
         raise NotFound(f"no such scope type {scope_type!r}: use users or projects")
     if not is_valid_id(scope_id):
         raise invalid([{"field": "scope_id", "message": "must be 1-128 of A-Z a-z 0-9 . _ : @ -", "type": "pattern"}])
-    from agent_memory.domain.layers import scope_ref
+    from agent_memory.domain.tiers.memory_layers import scope_ref
 
     logger.append_keys(scope_type=scope_type, scope_id=scope_id)
     tenant_id = current_tenant(app)
@@ -242,7 +242,7 @@ def hot_memory_slot(memory_type: str, key: str) -> tuple[Any, str]:
     """A hot-memory entry's (type, key) from the path; the key arrives URL-encoded (it may be Chinese)."""
     from urllib.parse import unquote
 
-    from agent_memory.domain.layers import HOT_MEMORY_KEY_PATTERN, HotMemoryType
+    from agent_memory.domain.tiers.memory_layers import HOT_MEMORY_KEY_PATTERN, HotMemoryType
 
     try:
         type_ = HotMemoryType(memory_type)

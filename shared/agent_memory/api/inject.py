@@ -13,16 +13,16 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
-from agent_memory.domain.caller_state import AgentExecutionRecord, ConsultingState, DeviceInfo
-from agent_memory.domain.context_budget import ReserveRule
-from agent_memory.domain.context_placement import Placement
-from agent_memory.domain.conversation import Message
-from agent_memory.domain.current_message import user_texts
-from agent_memory.domain.injection import ContextRequest, ExperienceItem, Injection, KnowledgeItem, TokenUsage
+from agent_memory.domain.inject.caller_state import AgentExecutionRecord, ConsultingState, DeviceInfo
+from agent_memory.domain.inject.context_budget import ReserveRule
+from agent_memory.domain.inject.context_placement import Placement
+from agent_memory.domain.inject.conversation import Message
+from agent_memory.domain.inject.current_message import user_texts
+from agent_memory.domain.inject.injection import ContextRequest, ExperienceItem, Injection, KnowledgeItem, TokenUsage
 from agent_memory.domain.keys import Id
-from agent_memory.domain.layers import Intent
 from agent_memory.domain.models import ScopeRef, require_utc
 from agent_memory.domain.requests import RequestModel
+from agent_memory.domain.tiers.memory_layers import Intent
 
 if TYPE_CHECKING:
     from agent_memory.services.inject import InjectService

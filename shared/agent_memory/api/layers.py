@@ -9,7 +9,9 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 
-from agent_memory.domain.layers import (
+from agent_memory.domain.models import ScopeRef
+from agent_memory.domain.requests import RequestModel
+from agent_memory.domain.tiers.memory_layers import (
     ContextPart,
     HotMemoryEntry,
     HotMemoryType,
@@ -19,8 +21,6 @@ from agent_memory.domain.layers import (
     WeeklyReport,
     scope_label,
 )
-from agent_memory.domain.models import ScopeRef
-from agent_memory.domain.requests import RequestModel
 
 MAX_HOT_VALUE_BYTES = 4 * 1024
 

@@ -11,7 +11,9 @@ from pydantic import AfterValidator, BaseModel, Field, PrivateAttr, StringConstr
 from pydantic_core import InitErrorDetails
 
 from agent_memory.domain.keys import Id
-from agent_memory.domain.layers import (
+from agent_memory.domain.models import ScopeRef, TimeRange, not_in_the_future, require_utc
+from agent_memory.domain.requests import RequestModel, max_utf8_bytes
+from agent_memory.domain.tiers.memory_layers import (
     MAX_LOG_BATCH,
     LogAppend,
     LogAppended,
@@ -20,8 +22,6 @@ from agent_memory.domain.layers import (
     LogQuery,
     scope_label,
 )
-from agent_memory.domain.models import ScopeRef, TimeRange, not_in_the_future, require_utc
-from agent_memory.domain.requests import RequestModel, max_utf8_bytes
 
 if TYPE_CHECKING:
     from agent_memory.services.conversation_log import ConversationLogService

@@ -14,9 +14,9 @@ from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from agent_memory.api.operations import OPERATIONS, Operation
 from agent_memory.api.responses import ErrorResponse
-from agent_memory.domain.erasure import ERASURE_ID_PATTERN
 from agent_memory.domain.keys import ID_PATTERN, MEMORY_KEY_PATTERN
-from agent_memory.domain.layers import HOT_MEMORY_KEY_PATTERN
+from agent_memory.domain.lifecycle.erasure import ERASURE_ID_PATTERN
+from agent_memory.domain.tiers.memory_layers import HOT_MEMORY_KEY_PATTERN
 
 TITLE = "agent-memory"
 VERSION = "1.0.0"

@@ -47,10 +47,10 @@ from agent_memory.api.search import (
 from agent_memory.api.synonyms import AddSynonymsRequest, SynonymList, SynonymQuery, SynonymsAdded
 from agent_memory.api.tools import ToolCatalogue, ToolResultBlock, ToolsQuery, ToolUseBlock
 from agent_memory.domain.health import Health, HealthStatus
-from agent_memory.domain.layers import HotMemoryEntry, HotMemoryRefresh
-from agent_memory.domain.memory_edits import MemoryToolResult
+from agent_memory.domain.lifecycle.memory_edits import MemoryToolResult
+from agent_memory.domain.lifecycle.portable import ExportPage, ImportPage
 from agent_memory.domain.models import MemoryPage
-from agent_memory.domain.portable import ExportPage, ImportPage
+from agent_memory.domain.tiers.memory_layers import HotMemoryEntry, HotMemoryRefresh
 
 
 @dataclass(frozen=True)

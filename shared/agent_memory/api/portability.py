@@ -1,5 +1,5 @@
 """Export and import over HTTP: the export's query and the import's answer (the page itself is the export
-format, domain/portable.py)."""
+format, domain/lifecycle/portable.py)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from agent_memory.domain.layers import scope_label
+from agent_memory.domain.lifecycle.portable import PAGE_MAX_BYTES
 from agent_memory.domain.models import ScopeRef
-from agent_memory.domain.portable import PAGE_MAX_BYTES
 from agent_memory.domain.requests import RequestModel
+from agent_memory.domain.tiers.memory_layers import scope_label
 
 if TYPE_CHECKING:
     from agent_memory.services.portability import ImportCounts, Imported

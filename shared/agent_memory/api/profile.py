@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from agent_memory.api.search import AS_OF_DESCRIPTION
 from agent_memory.domain.models import AsOf
-from agent_memory.domain.profile import Completeness
+from agent_memory.domain.profile.profile import Completeness
 from agent_memory.domain.requests import RequestModel
 
 if TYPE_CHECKING:

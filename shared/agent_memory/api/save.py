@@ -22,7 +22,7 @@ from agent_memory.api.schemas import (
     NonBlank,
     ShortText,
 )
-from agent_memory.domain.duplicates import EXTRACTED_SOURCE
+from agent_memory.domain.lifecycle.duplicates import EXTRACTED_SOURCE
 from agent_memory.domain.models import (
     Keyword,
     Memory,

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import BaseModel, Field, StringConstraints
 
 from agent_memory.domain.models import AsOf, Memory, MemoryType, ScopeRef, TimeRange
-from agent_memory.domain.ranking import ScoreBreakdown
-from agent_memory.domain.recall import RecallContext, RecallDecision, RecallQuery
 from agent_memory.domain.requests import RequestModel
-from agent_memory.domain.search import (
+from agent_memory.domain.search.ranking import ScoreBreakdown
+from agent_memory.domain.search.recall import RecallContext, RecallDecision, RecallQuery
+from agent_memory.domain.search.search import (
     DEFAULT_MIN_RELEVANCE,
     MAX_QUERY_CHARS,
     SearchHit,

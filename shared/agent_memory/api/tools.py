@@ -22,9 +22,9 @@ from agent_memory.api.profile import SummarizeOutput
 from agent_memory.api.schemas import Content, NonBlank
 from agent_memory.api.search import SearchRequest, memory_detail, search_memories
 from agent_memory.domain.keys import MEMORY_KEY_PATTERN, Id
-from agent_memory.domain.layers import HotMemoryKey, HotMemoryType, LogAppend, LogEntry
 from agent_memory.domain.models import AsOf, MemoryType, NewMemory, Origin, ScopeRef
 from agent_memory.domain.requests import RequestModel, max_utf8_bytes
+from agent_memory.domain.tiers.memory_layers import HotMemoryKey, HotMemoryType, LogAppend, LogEntry
 from agent_memory.domain.tools import (
     CORE_TOOLS,
     EXTENDED_TOOLS,

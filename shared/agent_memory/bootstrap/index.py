@@ -8,8 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from agent_memory.domain.lifecycle.retention import TenantRetention
 from agent_memory.domain.models import Memory, ScopeRef, utcnow
-from agent_memory.domain.retention import TenantRetention
 from agent_memory.ports import Embedder, IndexSnapshotStore, MemoryStore, SearchIndex
 from agent_memory.settings import Settings
 

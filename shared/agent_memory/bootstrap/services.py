@@ -23,12 +23,12 @@ from agent_memory.bootstrap.index import (
 )
 from agent_memory.bootstrap.portability import scope_archive
 from agent_memory.bootstrap.workers import layer_store, rollup_service
-from agent_memory.domain.conversation import Message
+from agent_memory.domain.inject.conversation import Message
 from agent_memory.domain.models import ExtractedMemory
 from agent_memory.domain.packs import DomainPack, ExtractionRules, default_pack, pack_named
-from agent_memory.domain.profile import Profile
-from agent_memory.domain.ranking import RankingWeights
-from agent_memory.domain.relevance import RelevanceCalibration
+from agent_memory.domain.profile.profile import Profile
+from agent_memory.domain.search.ranking import RankingWeights
+from agent_memory.domain.search.relevance import RelevanceCalibration
 from agent_memory.ports import (
     ConversationTurn,
     Embedder,

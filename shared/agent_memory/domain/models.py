@@ -11,9 +11,9 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, JsonValue
 
-from agent_memory.domain.field_names import MemoryFieldName
 from agent_memory.domain.keys import PROJECT_PREFIX, Id, ScopeId
-from agent_memory.domain.text import is_cjk
+from agent_memory.domain.profile.field_names import MemoryFieldName
+from agent_memory.domain.text.text import is_cjk
 
 
 class MemoryType(StrEnum):
@@ -196,7 +196,8 @@ class Memory(BaseModel):
     written_by: str | None = Field(default=None, description=(
         "The subject of the token that wrote this version (its USER_CLAIM, `sub` by default); null without a "
         "token."))
-    # When the tenant's retention policy for its type ends it (domain/retention.py; the table's TTL): None = kept.
+    # When the tenant's retention policy for its type ends it (domain/lifecycle/retention.py; the table's TTL):
+    # None = kept.
     expires_at: datetime | None = Field(default=None, description=(
         "When the tenant's retention policy ends this version (GET /v1/retention); null: kept until deleted."))
     retraction: bool = Field(default=False, description=(

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from agent_memory.domain.models import ExtractedMemory, MemoryType, is_cjk_text
 from agent_memory.domain.packs import ExtractionRules, default_pack
-from agent_memory.domain.text import sentences
+from agent_memory.domain.text.text import sentences
 from agent_memory.extraction.dialogue import answer_segments, asked_questions, statements
 from agent_memory.extraction.exemplars import ExemplarReader
 from agent_memory.extraction.fields.amounts import annual_income, budget, investment_capacity

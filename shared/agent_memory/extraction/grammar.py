@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_memory.domain.models import ExtractedMemory, MemoryType
-from agent_memory.domain.text import CJK_IDEOGRAPHS
+from agent_memory.domain.text.text import CJK_IDEOGRAPHS
 
 # --------------------------------------------------------------------------------------
 

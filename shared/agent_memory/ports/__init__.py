@@ -10,17 +10,7 @@ from typing import Literal, Protocol
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_memory.domain.index_changes import IndexChanges, RecentWrites
-from agent_memory.domain.layers import (
-    EmbeddingJob,
-    ExtractionJob,
-    HotMemoryEntry,
-    HotMemoryType,
-    LogKey,
-    LogMessage,
-    WeeklyReport,
-)
-from agent_memory.domain.memory_files import MemoryDirectory, MemoryEntry, MemoryFile, MemoryUsage
+from agent_memory.domain.memory_tool.memory_files import MemoryDirectory, MemoryEntry, MemoryFile, MemoryUsage
 from agent_memory.domain.models import (
     AccessStats,
     ExtractedMemory,
@@ -33,8 +23,18 @@ from agent_memory.domain.models import (
     ScopeRef,
     StoreVersions,
 )
-from agent_memory.domain.ranking import Candidate
-from agent_memory.domain.reports import ReportDraft, WeekLog
+from agent_memory.domain.search.index_changes import IndexChanges, RecentWrites
+from agent_memory.domain.search.ranking import Candidate
+from agent_memory.domain.tiers.memory_layers import (
+    EmbeddingJob,
+    ExtractionJob,
+    HotMemoryEntry,
+    HotMemoryType,
+    LogKey,
+    LogMessage,
+    WeeklyReport,
+)
+from agent_memory.domain.tiers.reports import ReportDraft, WeekLog
 from agent_memory.ports.lifecycle import IndexEraser as IndexEraser
 from agent_memory.ports.lifecycle import ScopeArchive as ScopeArchive
 from agent_memory.ports.lifecycle import TableEraser as TableEraser
@@ -57,7 +57,7 @@ class CandidateQuery(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     text: str
-    terms: list[str] = Field(default_factory=list)  # analysed query terms (domain/text.tokenize)
+    terms: list[str] = Field(default_factory=list)  # analysed query terms (domain/text/text.tokenize)
     # The query embedding, when the mode uses vectors: the vector, or a call that returns it once computed
     # (a tier does what needs no vector, its reads and keyword scores, while the embedding runs elsewhere).
     vector: np.ndarray | Callable[[], np.ndarray] | None = None
@@ -65,7 +65,7 @@ class CandidateQuery(BaseModel):
     created_from: datetime | None = None
     created_to: datetime | None = None
     k: int = 100  # candidates per retriever (lexical, vector)
-    # The share of a conversation neighbour's lexical score a memory adds to its own (domain/neighbours.py);
+    # The share of a conversation neighbour's lexical score a memory adds to its own (domain/search/neighbours.py);
     # both tiers apply it (the OpenSearch tier over its lexical hits and their neighbours).
     neighbour_share: float = 0.0
     # Search the versions valid at this instant instead of the current memories (the as-of tier answers it).

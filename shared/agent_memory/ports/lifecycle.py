@@ -8,11 +8,11 @@ from collections.abc import Iterator
 from datetime import date, datetime
 from typing import Any, Protocol
 
-from agent_memory.domain.erasure import ErasureReceipt, Tombstone
-from agent_memory.domain.layers import HotMemoryEntry, LogMessage, WeeklyReport
-from agent_memory.domain.memory_files import MemoryDirectory, MemoryFile
+from agent_memory.domain.lifecycle.erasure import ErasureReceipt, Tombstone
+from agent_memory.domain.lifecycle.portable import ImportBatch
+from agent_memory.domain.memory_tool.memory_files import MemoryDirectory, MemoryFile
 from agent_memory.domain.models import Memory, ScopeRef
-from agent_memory.domain.portable import ImportBatch
+from agent_memory.domain.tiers.memory_layers import HotMemoryEntry, LogMessage, WeeklyReport
 
 
 class TableEraser(Protocol):

@@ -19,9 +19,11 @@ from pydantic import (
     BaseModel,
 )
 
-from agent_memory.domain.hybrid import rank_stored
 from agent_memory.domain.keys import new_memory_key
-from agent_memory.domain.layers import (
+from agent_memory.domain.models import Origin, Provenance, ScopeRef, utcnow
+from agent_memory.domain.search.hybrid import rank_stored
+from agent_memory.domain.search.vectors import encode_vector
+from agent_memory.domain.tiers.memory_layers import (
     MAX_LOG_BATCH,
     EmbeddingJob,
     ExtractionJob,
@@ -33,8 +35,6 @@ from agent_memory.domain.layers import (
     LogQuery,
     week_start_of,
 )
-from agent_memory.domain.models import Origin, Provenance, ScopeRef, utcnow
-from agent_memory.domain.vectors import encode_vector
 from agent_memory.errors import InvalidInput
 from agent_memory.ports import ConversationTurn, Embedder, ExtractionQueue, LayerStore
 from agent_memory.services.save import SaveService

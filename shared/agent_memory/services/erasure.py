@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
-from agent_memory.domain.erasure import (
+from agent_memory.domain.lifecycle.erasure import (
     SEARCH_INDEX,
     ErasureReceipt,
     OutOfTime,

@@ -17,21 +17,21 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from agent_memory.domain.compaction import auto_compact
-from agent_memory.domain.context import (
+from agent_memory.domain.inject.compaction import auto_compact
+from agent_memory.domain.inject.context import (
     ContextBlock,
     detect_locale,
     empty_block,
     frame_overhead_tokens,
     tagged_block,
 )
-from agent_memory.domain.context_budget import ReserveRule, context_tokens, fit, shed
-from agent_memory.domain.context_placement import place
-from agent_memory.domain.conversation import Message, turn_starts, validate_messages
-from agent_memory.domain.current_message import user_texts, with_current_message
-from agent_memory.domain.injection import ContextRequest, FailedSource, Injection, TokenUsage
+from agent_memory.domain.inject.context_budget import ReserveRule, context_tokens, fit, shed
+from agent_memory.domain.inject.context_placement import place
+from agent_memory.domain.inject.conversation import Message, turn_starts, validate_messages
+from agent_memory.domain.inject.current_message import user_texts, with_current_message
+from agent_memory.domain.inject.injection import ContextRequest, FailedSource, Injection, TokenUsage
 from agent_memory.domain.models import ScopeRef
-from agent_memory.domain.tokens import estimate_message_tokens
+from agent_memory.domain.text.tokens import estimate_message_tokens
 from agent_memory.errors import InvalidInput
 from agent_memory.observability import MetricUnit, error_fields, logger, metrics
 from agent_memory.ports import ContextCache, TokenCounter

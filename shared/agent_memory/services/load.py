@@ -9,8 +9,8 @@ from datetime import datetime
 from agent_memory.domain.keys import is_valid_memory_key
 from agent_memory.domain.models import Memory, MemoryPage, MemoryType, ScopeRef, is_cjk_text
 from agent_memory.domain.packs import DomainPack, default_pack
-from agent_memory.domain.placeholders import resolve
-from agent_memory.domain.search import SearchQuery, summary_of
+from agent_memory.domain.search.search import SearchQuery, summary_of
+from agent_memory.domain.text.placeholders import resolve
 from agent_memory.errors import InvalidInput
 from agent_memory.ports import MemoryStore
 from agent_memory.services.search import SearchService

@@ -6,10 +6,13 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
-from agent_memory.domain.context import neutralize, one_line
-from agent_memory.domain.hybrid import rank_stored
-from agent_memory.domain.injection import KnowledgeItem
-from agent_memory.domain.layers import (
+from agent_memory.domain.inject.context import neutralize, one_line
+from agent_memory.domain.inject.injection import KnowledgeItem
+from agent_memory.domain.models import ScopeRef, is_cjk_text, utcnow
+from agent_memory.domain.requests import TOO_DEEP, nests_too_deep
+from agent_memory.domain.search.hybrid import rank_stored
+from agent_memory.domain.text.tokens import estimate_tokens
+from agent_memory.domain.tiers.memory_layers import (
     INTENT_RETRIEVALS,
     ContextPart,
     HotMemoryEntry,
@@ -21,9 +24,6 @@ from agent_memory.domain.layers import (
     WeeklyReport,
     format_hot_memory,
 )
-from agent_memory.domain.models import ScopeRef, is_cjk_text, utcnow
-from agent_memory.domain.requests import TOO_DEEP, nests_too_deep
-from agent_memory.domain.tokens import estimate_tokens
 from agent_memory.ports import Embedder, LayerStore, Retriever
 from agent_memory.services.conversation_log import ConversationLogService
 

@@ -34,7 +34,7 @@ from typing import Annotated, Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
-from agent_memory.domain.memory_edits import (
+from agent_memory.domain.lifecycle.memory_edits import (
     MemoryEditError,
     MemoryToolResult,
     insert_at,
@@ -42,7 +42,7 @@ from agent_memory.domain.memory_edits import (
     render_file,
     replace_once,
 )
-from agent_memory.domain.memory_files import (
+from agent_memory.domain.memory_tool.memory_files import (
     MAX_DIRECTORIES,
     MAX_FILE_BYTES,
     MAX_FILES,
@@ -51,7 +51,7 @@ from agent_memory.domain.memory_files import (
     MemoryFile,
     text_size,
 )
-from agent_memory.domain.memory_paths import ROOT, MemoryPathError, ancestors, is_within, memory_path, shown
+from agent_memory.domain.memory_tool.memory_paths import ROOT, MemoryPathError, ancestors, is_within, memory_path, shown
 from agent_memory.domain.models import ScopeRef, utcnow
 from agent_memory.errors import Conflict, InvalidInput, NotFound
 from agent_memory.ports import MemoryFileStore

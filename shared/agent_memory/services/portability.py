@@ -1,4 +1,4 @@
-"""Export and import of a scope's data, page by page (the format: domain/portable.py).
+"""Export and import of a scope's data, page by page (the format: domain/lifecycle/portable.py).
 
 An export page is built from the scope's partition section by section (memories, log, hot memory, reports,
 memory-tool files) until the next record would pass a page's budget; the cursor says where the next page starts.
@@ -20,13 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agent_memory.domain.embedding_budget import check_embedding_budget
-from agent_memory.domain.keywords import normalize_keyword
-from agent_memory.domain.layers import HotMemoryEntry, LogMessage, WeeklyReport, scope_label
-from agent_memory.domain.memory_files import MemoryDirectory, MemoryFile
-from agent_memory.domain.memory_paths import ancestors
-from agent_memory.domain.models import Memory, Origin, ScopeRef, content_hash, utcnow
-from agent_memory.domain.portable import (
+from agent_memory.domain.lifecycle.portable import (
     IMPORT_MAX_BYTES,
     IMPORT_MAX_WRITES,
     PAGE_MAX_BYTES,
@@ -54,9 +48,15 @@ from agent_memory.domain.portable import (
     record_bytes,
     report_text,
 )
+from agent_memory.domain.lifecycle.retention import RetentionPolicy
+from agent_memory.domain.memory_tool.memory_files import MemoryDirectory, MemoryFile
+from agent_memory.domain.memory_tool.memory_paths import ancestors
+from agent_memory.domain.models import Memory, Origin, ScopeRef, content_hash, utcnow
 from agent_memory.domain.requests import TOO_DEEP, nests_too_deep
-from agent_memory.domain.retention import RetentionPolicy
-from agent_memory.domain.vectors import encode_vector
+from agent_memory.domain.search.embedding_budget import check_embedding_budget
+from agent_memory.domain.search.vectors import encode_vector
+from agent_memory.domain.text.keywords import normalize_keyword
+from agent_memory.domain.tiers.memory_layers import HotMemoryEntry, LogMessage, WeeklyReport, scope_label
 from agent_memory.errors import Conflict, InvalidInput, PayloadTooLarge
 from agent_memory.observability import logger
 from agent_memory.ports import Embedder, ScopeArchive, SynonymStore

@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from agent_memory.domain.models import ScopeRef, is_cjk_text
-from agent_memory.domain.placeholders import find_placeholders
-from agent_memory.domain.recall import IntentType, RecallDecision, RecallQuery, analyze
-from agent_memory.domain.search import DEFAULT_MIN_RELEVANCE, SearchHit, SearchQuery
+from agent_memory.domain.search.recall import IntentType, RecallDecision, RecallQuery, analyze
+from agent_memory.domain.search.search import DEFAULT_MIN_RELEVANCE, SearchHit, SearchQuery
+from agent_memory.domain.text.placeholders import find_placeholders
 from agent_memory.services.search import RECALL_ROUNDS, SearchService
 
 # A memory recalled unasked must be recalled by a round, its relevance at least that round's floor: 0.7 in the

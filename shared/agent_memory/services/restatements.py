@@ -1,4 +1,5 @@
-"""What a save's new memories restate: the candidates are read here, the domain decides (domain/duplicates.py).
+"""What a save's new memories restate: the candidates are read here, the domain decides
+(domain/lifecycle/duplicates.py).
 
 A new memory may restate one of the user's current memories or an earlier memory of the same call (a batch that
 says one thing twice). The candidates of each new memory: its NEAREST current memories by the search index's
@@ -20,9 +21,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from agent_memory.domain.duplicates import DuplicateRule, Statement, merge_choice
+from agent_memory.domain.lifecycle.duplicates import DuplicateRule, Statement, merge_choice
 from agent_memory.domain.models import Memory, NewMemory, ScopeRef, content_hash
-from agent_memory.domain.vectors import decode_vector
+from agent_memory.domain.search.vectors import decode_vector
 from agent_memory.errors import AgentMemoryError
 from agent_memory.observability import logger
 from agent_memory.ports import MemoryStore, SearchIndex

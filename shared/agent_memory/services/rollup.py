@@ -24,7 +24,9 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel, Field, TypeAdapter
 
 from agent_memory.domain.keys import Id, ScopeId
-from agent_memory.domain.layers import (
+from agent_memory.domain.models import ScopeRef, utcnow
+from agent_memory.domain.search.vectors import encode_vector
+from agent_memory.domain.tiers.memory_layers import (
     HotMemoryEntry,
     HotMemoryRefresh,
     LogMessage,
@@ -32,9 +34,7 @@ from agent_memory.domain.layers import (
     scope_label,
     week_bounds,
 )
-from agent_memory.domain.models import ScopeRef, utcnow
-from agent_memory.domain.reports import ReportDraft, WeekLog, week_metrics
-from agent_memory.domain.vectors import encode_vector
+from agent_memory.domain.tiers.reports import ReportDraft, WeekLog, week_metrics
 from agent_memory.observability import logger
 from agent_memory.ports import Embedder, HotMemoryRefresher, LayerStore, TaskQueue, WeeklyReportWriter
 from agent_memory.services.rollup_schedule import ShardTask

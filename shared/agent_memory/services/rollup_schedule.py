@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
-from agent_memory.domain.reports import rollup_week
+from agent_memory.domain.tiers.reports import rollup_week
 from agent_memory.errors import InvalidInput
 
 if TYPE_CHECKING:  # a name for the type only: the ports module imports numpy

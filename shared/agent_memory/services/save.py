@@ -8,10 +8,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from agent_memory.domain.duplicates import EXTRACTED_SOURCE, DuplicateRule, is_transcript_turn
-from agent_memory.domain.embedding_budget import check_embedding_budget
-from agent_memory.domain.field_names import current_field_name
-from agent_memory.domain.keywords import extract_keywords
+from agent_memory.domain.lifecycle.duplicates import EXTRACTED_SOURCE, DuplicateRule, is_transcript_turn
+from agent_memory.domain.lifecycle.retention import RetentionPolicy
 from agent_memory.domain.models import (
     ExtractedMemory,
     Memory,
@@ -25,11 +23,13 @@ from agent_memory.domain.models import (
     utcnow,
 )
 from agent_memory.domain.packs import DomainPack, default_pack
-from agent_memory.domain.profile import slot_field
+from agent_memory.domain.profile.field_names import current_field_name
+from agent_memory.domain.profile.profile import slot_field
 from agent_memory.domain.requests import MAX_CONTENT_BYTES
-from agent_memory.domain.retention import RetentionPolicy
-from agent_memory.domain.skipped_sentences import skipped_sentences
-from agent_memory.domain.vectors import encode_vector
+from agent_memory.domain.search.embedding_budget import check_embedding_budget
+from agent_memory.domain.search.vectors import encode_vector
+from agent_memory.domain.text.keywords import extract_keywords
+from agent_memory.domain.text.skipped_sentences import skipped_sentences
 from agent_memory.errors import AgentMemoryError, BatchInterrupted, InvalidInput, NotFound
 from agent_memory.ports import ConversationTurn, Embedder, MemoryExtractor, MemoryStore, SearchIndex
 from agent_memory.services.restatements import Restatements
@@ -49,7 +49,7 @@ class TurnSaved:
     """What extraction read in a turn and what of it was stored: the fields it read (name -> value), the
     memories saved with the slot each fills (its stored `field`, e.g. `preference.tea`; "" for none), and what
     was skipped (a field the caller holds with the same value, or a memory said already: its slot, else its
-    content); the user's sentences nothing was extracted from (domain/skipped_sentences.py), and whether the
+    content); the user's sentences nothing was extracted from (domain/text/skipped_sentences.py), and whether the
     offline rules read the turn."""
 
     extracted_info: dict[str, Any] = field(default_factory=dict)

@@ -7,10 +7,10 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import TYPE_CHECKING
 
-from agent_memory.domain.keywords import extract_keywords, normalize_keyword
+from agent_memory.domain.lifecycle.retention import RetentionPolicy
 from agent_memory.domain.models import Memory, ScopeRef, utcnow
 from agent_memory.domain.packs import DomainPack, default_pack
-from agent_memory.domain.ranking import (
+from agent_memory.domain.search.ranking import (
     Candidate,
     QueryKeywords,
     Ranking,
@@ -20,13 +20,13 @@ from agent_memory.domain.ranking import (
     keyword_match,
     keyword_matches,
 )
-from agent_memory.domain.relevance import BACKGROUND
-from agent_memory.domain.retention import RetentionPolicy
-from agent_memory.domain.search import SearchHit, SearchMode, SearchOutcome, SearchQuery
-from agent_memory.domain.synonyms import builtin_synonyms, synonym_phrases
-from agent_memory.domain.temporal import time_cue
-from agent_memory.domain.text import tokenize
-from agent_memory.domain.topics import topics_of
+from agent_memory.domain.search.relevance import BACKGROUND
+from agent_memory.domain.search.search import SearchHit, SearchMode, SearchOutcome, SearchQuery
+from agent_memory.domain.search.temporal import time_cue
+from agent_memory.domain.text.keywords import extract_keywords, normalize_keyword
+from agent_memory.domain.text.synonyms import builtin_synonyms, synonym_phrases
+from agent_memory.domain.text.text import tokenize
+from agent_memory.domain.text.topics import topics_of
 from agent_memory.errors import InvalidInput, NotFound
 from agent_memory.ports import CandidateQuery, Embedder, MemoryStore, SearchIndex, SynonymSource
 
@@ -255,7 +255,7 @@ class SearchService:
                              expanded_keywords=expanded or None, rounds_executed=rounds_run, time_cue=cue)
 
     def _background(self, embedder: Embedder, query_vector: np.ndarray) -> float:
-        """The query's best cosine among the background sentences (domain/relevance.py), embedded once per
+        """The query's best cosine among the background sentences (domain/search/relevance.py), embedded once per
         model."""
         import numpy as np
 
@@ -317,7 +317,7 @@ def _round_cap(recall_round: RecallRound, pool: int) -> int:
 
 
 def _analysed_synonyms(synonyms: dict[str, tuple[tuple[str, float], ...]]) -> dict[str, list[frozenset[str]]]:
-    """For each analysed query term (domain/text.tokenize) of a keyword with synonyms, the synonyms' analysed
+    """For each analysed query term (domain/text/text.tokenize) of a keyword with synonyms, the synonyms' analysed
     terms: a memory that holds all of one synonym's holds the term, for absolute relevance."""
     found: dict[str, list[frozenset[str]]] = {}
     for keyword, pairs in synonyms.items():

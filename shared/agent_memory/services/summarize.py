@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 
 from agent_memory.domain.models import Memory, ScopeRef, utcnow
 from agent_memory.domain.packs import DomainPack
-from agent_memory.domain.profile import (
+from agent_memory.domain.profile.profile import (
     DEFAULT_PROFILE_SCHEMA,
     Profile,
     ProfileSchema,

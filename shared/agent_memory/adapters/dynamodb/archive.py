@@ -61,10 +61,10 @@ from agent_memory.domain.keys import (
     report_sort_key,
     synonyms_partition_key,
 )
-from agent_memory.domain.layers import HotMemoryEntry, LogMessage, WeeklyReport
-from agent_memory.domain.memory_files import MemoryDirectory, MemoryFile
+from agent_memory.domain.lifecycle.portable import ImportBatch
+from agent_memory.domain.memory_tool.memory_files import MemoryDirectory, MemoryFile
 from agent_memory.domain.models import Memory, SaveOutcome, SaveResult, ScopeRef
-from agent_memory.domain.portable import ImportBatch
+from agent_memory.domain.tiers.memory_layers import HotMemoryEntry, LogMessage, WeeklyReport
 from agent_memory.errors import Conflict, Throttled
 
 Entry = LogMessage | HotMemoryEntry | WeeklyReport | MemoryFile | MemoryDirectory

@@ -36,9 +36,9 @@ from agent_memory.adapters.dynamodb.items import (
     to_item,
     ttl_seconds,
 )
-from agent_memory.domain.index_changes import IndexChanges
 from agent_memory.domain.keys import CHANGE_PREFIX, META, change_sort_key
 from agent_memory.domain.models import Memory, StoreVersions, utcnow
+from agent_memory.domain.search.index_changes import IndexChanges
 from agent_memory.errors import Conflict
 
 CHANGE_TTL_SECONDS = 7 * 86400

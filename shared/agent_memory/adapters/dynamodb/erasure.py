@@ -27,15 +27,6 @@ from botocore.exceptions import ClientError
 from agent_memory.adapters.dynamodb.batch import partition_key_pages, read_all, write_all
 from agent_memory.adapters.dynamodb.items import epoch_now, from_item, raise_domain_error, to_item, ttl_seconds
 from agent_memory.adapters.dynamodb.layers import ACTIVE_MARKER_DAYS
-from agent_memory.domain.erasure import (
-    CONTEXT_CACHE,
-    INDEX_SNAPSHOTS,
-    ROLLUP_MARKERS,
-    ErasureReceipt,
-    OutOfTime,
-    Tombstone,
-    store_of,
-)
 from agent_memory.domain.keys import (
     LOG_PREFIX,
     active_partition_key,
@@ -45,6 +36,15 @@ from agent_memory.domain.keys import (
     scope_sort_key,
     snapshot_partition_key,
     tenant_section_key,
+)
+from agent_memory.domain.lifecycle.erasure import (
+    CONTEXT_CACHE,
+    INDEX_SNAPSHOTS,
+    ROLLUP_MARKERS,
+    ErasureReceipt,
+    OutOfTime,
+    Tombstone,
+    store_of,
 )
 from agent_memory.domain.models import ScopeRef, utcnow
 

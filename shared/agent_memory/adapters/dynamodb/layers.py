@@ -42,8 +42,8 @@ from agent_memory.domain.keys import (
     partition_key,
     report_sort_key,
 )
-from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogKey, LogMessage, WeeklyReport
 from agent_memory.domain.models import ScopeRef, utcnow
+from agent_memory.domain.tiers.memory_layers import HotMemoryEntry, HotMemoryType, LogKey, LogMessage, WeeklyReport
 from agent_memory.errors import NotFound
 
 ACTIVE_SHARDS = 16

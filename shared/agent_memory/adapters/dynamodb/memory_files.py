@@ -37,14 +37,14 @@ from agent_memory.adapters.dynamodb.items import (
     to_item,
 )
 from agent_memory.domain.keys import FILE_PREFIX, partition_key
-from agent_memory.domain.memory_files import (
+from agent_memory.domain.memory_tool.memory_files import (
     MAX_RENAME_ENTRIES,
     MemoryDirectory,
     MemoryEntry,
     MemoryFile,
     MemoryUsage,
 )
-from agent_memory.domain.memory_paths import ROOT, ancestors
+from agent_memory.domain.memory_tool.memory_paths import ROOT, ancestors
 from agent_memory.domain.models import ScopeRef
 from agent_memory.errors import Conflict, InvalidInput, NotFound, Throttled
 

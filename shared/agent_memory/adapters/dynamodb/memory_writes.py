@@ -11,8 +11,8 @@ from typing import Any
 
 from agent_memory.adapters.dynamodb.items import memory_to_item, to_item, ttl_seconds
 from agent_memory.domain.keys import content_sort_key, field_sort_key, keyword_sort_key, memory_sort_key, partition_key
-from agent_memory.domain.keywords import normalize_keyword
 from agent_memory.domain.models import Keyword, Memory, SaveOutcome, SaveResult
+from agent_memory.domain.text.keywords import normalize_keyword
 
 # DynamoDB's limits on one TransactWriteItems: 100 actions and 4 MB (kept well under, for the item overhead).
 MAX_TRANSACTION_ACTIONS = 100

@@ -13,7 +13,7 @@ Items in a partition:
   ``HASH#<digest>``   marker of current content, so identical content is stored once
   ``KW#<keyword>#<key>``  the keyword index: one item per keyword of a current memory
 
-The domain decides what a save supersedes (domain/supersession.py); the store writes it, one
+The domain decides what a save supersedes (domain/lifecycle/supersession.py); the store writes it, one
 TransactWriteItems for several saves, whose conditions make concurrent saves safe: the field
 pointer must still point where we read it, and the content marker must not exist.
 """
@@ -62,7 +62,6 @@ from agent_memory.adapters.dynamodb.memory_writes import (
     touched_items,
     written_bytes,
 )
-from agent_memory.domain.index_changes import IndexChanges, RecentWrites
 from agent_memory.domain.keys import (
     CHANGE_PREFIX,
     CONTENT_PREFIX,
@@ -77,6 +76,8 @@ from agent_memory.domain.keys import (
     partition_key,
     snapshot_partition_key,
 )
+from agent_memory.domain.lifecycle.retention import RetentionPolicy
+from agent_memory.domain.lifecycle.supersession import CurrentMemories, plan_saves
 from agent_memory.domain.models import (
     AccessStats,
     Memory,
@@ -92,8 +93,7 @@ from agent_memory.domain.models import (
     deleted_version,
     utcnow,
 )
-from agent_memory.domain.retention import RetentionPolicy
-from agent_memory.domain.supersession import CurrentMemories, plan_saves
+from agent_memory.domain.search.index_changes import IndexChanges, RecentWrites
 from agent_memory.errors import AgentMemoryError, Conflict, NotFound, Throttled
 
 
@@ -103,7 +103,7 @@ def _backoff(attempt: int) -> None:
 
 
 class DynamoMemoryStore:
-    """`retention`: each tenant's policy (domain/retention.py). An expired memory is read by nothing, before
+    """`retention`: each tenant's policy (domain/lifecycle/retention.py). An expired memory is read by nothing, before
     DynamoDB's TTL sweeper removes it; a save that meets one (its content, its field) removes it first."""
 
     def __init__(self, *, table_name: str, client: Any, max_attempts: int = 8,

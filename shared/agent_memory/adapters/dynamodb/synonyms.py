@@ -17,7 +17,7 @@ from botocore.exceptions import ClientError
 from agent_memory.adapters.dynamodb.batch import write_all
 from agent_memory.adapters.dynamodb.items import from_item, raise_domain_error, to_item
 from agent_memory.domain.keys import synonyms_partition_key
-from agent_memory.domain.keywords import normalize_keyword
+from agent_memory.domain.text.keywords import normalize_keyword
 
 
 def synonym_sort_key(keyword: str, synonym: str) -> str:

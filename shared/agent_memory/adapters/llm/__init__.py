@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from agent_memory.domain.conversation import Message
+    from agent_memory.domain.inject.conversation import Message
     from agent_memory.domain.packs import DomainPack
-    from agent_memory.domain.profile import Profile
+    from agent_memory.domain.profile.profile import Profile
     from agent_memory.ports import Embedder, HotMemoryRefresher, MemoryExtractor, TokenCounter, WeeklyReportWriter
     from agent_memory.settings import Settings
 
@@ -44,7 +44,7 @@ def build_narrator(settings: Settings, *, http_client: Any = None, secrets_clien
                    ) -> Callable[[Profile], str]:
     """The summarize narrative writer: Claude when a provider is configured, else the offline template."""
     if settings.effective_llm_provider == "offline":
-        from agent_memory.domain.profile import template_narrative
+        from agent_memory.domain.profile.profile import template_narrative
 
         return template_narrative
     from agent_memory.adapters.llm.claude import ClaudeNarrator, make_client
@@ -56,7 +56,7 @@ def build_narrator(settings: Settings, *, http_client: Any = None, secrets_clien
 def build_conversation_summarizer(settings: Settings, *, http_client: Any = None, secrets_client: Any = None
                                   ) -> Callable[[list[Message]], str]:
     """Compaction's early-turn summary: Claude when a provider is configured, else extractive (offline)."""
-    from agent_memory.domain.summary import extractive_summary
+    from agent_memory.domain.inject.summary import extractive_summary
 
     if settings.effective_llm_provider == "offline":
         return extractive_summary
@@ -82,7 +82,7 @@ def build_report_writer(settings: Settings, *, http_client: Any = None, secrets_
                         ) -> WeeklyReportWriter:
     """The weekly report's writer: Claude when a provider is configured, else extractive (offline)."""
     if settings.effective_llm_provider == "offline":
-        from agent_memory.domain.reports import ExtractiveReportWriter
+        from agent_memory.domain.tiers.reports import ExtractiveReportWriter
 
         return ExtractiveReportWriter()
     from agent_memory.adapters.llm.claude import make_client

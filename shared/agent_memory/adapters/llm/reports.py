@@ -17,10 +17,16 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_memory.adapters.llm.messages import create_with_tools
-from agent_memory.domain.context import one_line
-from agent_memory.domain.layers import HotMemoryEntry, HotMemoryType, LogMessage, hot_value_text
+from agent_memory.domain.inject.context import one_line
 from agent_memory.domain.models import is_cjk_text
-from agent_memory.domain.reports import KEY_EVENT_MAX_CHARS, MAX_KEY_EVENTS, REPORT_MAX_CHARS, ReportDraft, WeekLog
+from agent_memory.domain.tiers.memory_layers import HotMemoryEntry, HotMemoryType, LogMessage, hot_value_text
+from agent_memory.domain.tiers.reports import (
+    KEY_EVENT_MAX_CHARS,
+    MAX_KEY_EVENTS,
+    REPORT_MAX_CHARS,
+    ReportDraft,
+    WeekLog,
+)
 from agent_memory.errors import LlmUnavailable
 from agent_memory.observability import logger
 

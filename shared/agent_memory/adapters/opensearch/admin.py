@@ -30,7 +30,7 @@ from agent_memory.adapters.opensearch.index import (
 )
 from agent_memory.domain.keys import MEMORY_PREFIX
 from agent_memory.domain.models import Memory
-from agent_memory.domain.text import STOPWORDS
+from agent_memory.domain.text.text import STOPWORDS
 from agent_memory.errors import SearchIndexMismatch
 from agent_memory.ports import Embedder
 
@@ -39,7 +39,7 @@ _BATCH = 200
 
 
 def memory_text_analyzer() -> dict[str, Any]:
-    """The serverless tier's analyser (domain/text.tokenize) in OpenSearch's terms: CJK character bigrams (a
+    """The serverless tier's analyser (domain/text/text.tokenize) in OpenSearch's terms: CJK character bigrams (a
     lone character stays a unigram), Latin words lower-cased, possessives cut, our stop words dropped, then
     Snowball's English stems. The same tokens on both tiers mean the same BM25 candidates."""
     return {

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from agent_memory.domain.models import Memory
-from agent_memory.domain.neighbours import turn_link
-from agent_memory.domain.text import searchable_text
-from agent_memory.domain.vectors import decode_vector, encode_vector
+from agent_memory.domain.search.neighbours import turn_link
+from agent_memory.domain.search.vectors import decode_vector, encode_vector
+from agent_memory.domain.text.text import searchable_text
 from agent_memory.ports import Embedder
 
 

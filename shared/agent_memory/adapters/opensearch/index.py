@@ -20,9 +20,9 @@ import numpy as np
 from agent_memory.adapters.opensearch.documents import document_id, to_document
 from agent_memory.adapters.opensearch.unindexed import unindexed_scores
 from agent_memory.domain.models import Memory, ScopeRef
-from agent_memory.domain.neighbours import previous_turns, turn_link, with_neighbours
-from agent_memory.domain.ranking import Candidate
-from agent_memory.domain.text import tokenize
+from agent_memory.domain.search.neighbours import previous_turns, turn_link, with_neighbours
+from agent_memory.domain.search.ranking import Candidate
+from agent_memory.domain.text.text import tokenize
 from agent_memory.errors import AgentMemoryError, SearchIndexMismatch, SearchUnavailable, Throttled
 from agent_memory.observability import logger
 from agent_memory.ports import CandidateQuery, SearchIndex
@@ -32,13 +32,13 @@ if TYPE_CHECKING:
 
 MEMORY_TEXT_ANALYZER = "memory_text"  # admin.memory_text_analyzer: the serverless tier's analyser
 # An index made before the `text` field searches these instead. `content` uses the built-in `cjk` analyzer
-# (CJK character bigrams, like domain/text.tokenize, so 高才通 matches 高才通B类, plus lower-cased Latin words);
+# (CJK character bigrams, like domain/text/text.tokenize, so 高才通 matches 高才通B类, plus lower-cased Latin words);
 # its `english` sub-field adds stemming (runs ~ running) that `cjk` lacks. `best_fields` with a
 # tie-breaker keeps the two views of one text from counting twice.
 LEXICAL_FIELDS = ["content", "content.english", "extras", "extras.english"]
 _TIE_BREAKER = 0.3
 _SOURCE = ["memory"]  # only the rebuilt Memory comes back, never the vector
-# Conversation links (domain/neighbours.turn_link): a transcript turn's own, and the one of the turn before it.
+# Conversation links (domain/search/neighbours.turn_link): a transcript turn's own, and the one of the turn before it.
 # Added to an index made before them on its first write (mappings only ever gain fields).
 LINK_FIELDS: dict[str, Any] = {"turn_id": {"type": "keyword"}, "previous_turn_id": {"type": "keyword"}}
 # Neighbours fetched per lexical hit at most (the turn before it and the turns answering it).
@@ -213,7 +213,7 @@ class OpenSearchIndex(SearchIndex):  # the memories are in the cluster: no memor
         return found
 
     def _share_with_neighbours(self, user: ScopeRef, query: CandidateQuery, found: dict[str, Candidate]) -> None:
-        """The serverless tier's neighbour sharing (domain/neighbours.py) over the lexical hits: their
+        """The serverless tier's neighbour sharing (domain/search/neighbours.py) over the lexical hits: their
         conversation neighbours are fetched, then every one adds `neighbour_share` of its best neighbour's
         BM25 score. A neighbour outside the hits counts as scoring 0 itself (it ranked below them), so a
         turn answering a hit becomes a candidate through the hit alone."""

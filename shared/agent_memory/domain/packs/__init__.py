@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_memory.domain.profile_schema import ProfileSchema
+from agent_memory.domain.profile.profile_schema import ProfileSchema
 
 
 class ExtractionRules(BaseModel):

@@ -5,7 +5,7 @@ text, or none); the offline rules read everyday statements in English and Chines
 from __future__ import annotations
 
 from agent_memory.domain.packs import AssessmentWording, DomainPack, ExtractionRules, LlmPrompt
-from agent_memory.domain.profile_schema import (
+from agent_memory.domain.profile.profile_schema import (
     Narrative,
     NarrativeClause,
     NarrativeSegment,

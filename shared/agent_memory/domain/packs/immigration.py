@@ -5,7 +5,7 @@ schemes; the offline rules read schemes, a Hong Kong employer, timelines and amo
 from __future__ import annotations
 
 from agent_memory.domain.packs import AssessmentWording, DomainPack, ExtractionRules, LlmPrompt
-from agent_memory.domain.profile_schema import (
+from agent_memory.domain.profile.profile_schema import (
     Narrative,
     NarrativeClause,
     NarrativeSegment,

@@ -8,11 +8,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from agent_memory.domain.context import Locale, Priority
-from agent_memory.domain.conversation import Message
-from agent_memory.domain.injection import ContextRequest
+from agent_memory.domain.inject.context import Locale, Priority
+from agent_memory.domain.inject.conversation import Message
+from agent_memory.domain.inject.injection import ContextRequest
+from agent_memory.domain.inject.request_blocks import pick
 from agent_memory.domain.models import ScopeRef
-from agent_memory.domain.request_blocks import pick
 from agent_memory.ports import CachedContext, ContextCache
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import hashlib
 from functools import partial
 
-from agent_memory.domain.context import ContextType, Priority, one_line
-from agent_memory.domain.layers import scope_label, scope_ref
+from agent_memory.domain.inject.context import ContextType, Priority, one_line
+from agent_memory.domain.tiers.memory_layers import scope_label, scope_ref
 from agent_memory.ports import MemoryStore
 from agent_memory.services.blocks.base import BlockCache, FetchContext
 from agent_memory.services.memory_layers import MemoryLayersService

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agent_memory.domain.duplicates import DuplicateRule
-from agent_memory.domain.memory_selection import DEFAULT_IMPORTANCE_MARGIN, DEFAULT_MAX_SHARE, DEFAULT_MAX_TOKENS
+from agent_memory.domain.inject.memory_selection import DEFAULT_IMPORTANCE_MARGIN, DEFAULT_MAX_SHARE, DEFAULT_MAX_TOKENS
+from agent_memory.domain.lifecycle.duplicates import DuplicateRule
 from agent_memory.domain.models import Memory, ScopeRef
-from agent_memory.domain.search import SearchMode
+from agent_memory.domain.search.search import SearchMode
 from agent_memory.ports import MemoryStore, Retriever
 from agent_memory.services.blocks.base import BlockSource
 from agent_memory.services.blocks.layers import HotMemorySource, IntentContextSource

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agent_memory.domain.context import CONVERSATION_LIFETIME, ContextType, Priority
-from agent_memory.domain.current_message import user_texts
-from agent_memory.domain.packs import AssessmentWording, default_pack
-from agent_memory.domain.request_blocks import (
+from agent_memory.domain.inject.context import CONVERSATION_LIFETIME, ContextType, Priority
+from agent_memory.domain.inject.current_message import user_texts
+from agent_memory.domain.inject.request_blocks import (
     agents_text,
     assessment_text,
     collected_info_text,
     conversation_stats_text,
     device_text,
 )
+from agent_memory.domain.packs import AssessmentWording, default_pack
 from agent_memory.services.blocks.base import BlockCache, FetchContext
 
 # One wording for every tenant, or a tenant's (its pack's).

@@ -7,11 +7,11 @@ import builtins
 from collections.abc import Callable
 from typing import Any
 
-from agent_memory.domain.context import ContextType, Priority, neutralize, one_line
-from agent_memory.domain.injection import ExperienceItem, KnowledgeItem
-from agent_memory.domain.layers import retrieval_of
+from agent_memory.domain.inject.context import ContextType, Priority, neutralize, one_line
+from agent_memory.domain.inject.injection import ExperienceItem, KnowledgeItem
 from agent_memory.domain.packs import default_pack
 from agent_memory.domain.requests import RequestModel
+from agent_memory.domain.tiers.memory_layers import retrieval_of
 from agent_memory.ports import Retriever
 from agent_memory.services.blocks.base import BlockCache, FetchContext
 

@@ -7,10 +7,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from agent_memory.domain.context import ContextType, Priority, one_line
-from agent_memory.domain.duplicates import DuplicateRule
-from agent_memory.domain.injection import ContextRequest
-from agent_memory.domain.memory_selection import (
+from agent_memory.domain.inject.context import ContextType, Priority, one_line
+from agent_memory.domain.inject.injection import ContextRequest
+from agent_memory.domain.inject.memory_selection import (
     DEFAULT_IMPORTANCE_MARGIN,
     DEFAULT_MAX_SHARE,
     DEFAULT_MAX_TOKENS,
@@ -23,9 +22,10 @@ from agent_memory.domain.memory_selection import (
     search_depth,
     selectable,
 )
+from agent_memory.domain.lifecycle.duplicates import DuplicateRule
 from agent_memory.domain.models import Memory, ScopeRef
-from agent_memory.domain.search import DEFAULT_MIN_RELEVANCE, MAX_QUERY_CHARS, SearchMode, SearchQuery
-from agent_memory.domain.tokens import estimate_joined_tokens, estimate_tokens
+from agent_memory.domain.search.search import DEFAULT_MIN_RELEVANCE, MAX_QUERY_CHARS, SearchMode, SearchQuery
+from agent_memory.domain.text.tokens import estimate_joined_tokens, estimate_tokens
 from agent_memory.ports import MemoryStore
 from agent_memory.services.blocks.base import BlockCache, FetchContext
 from agent_memory.services.search import SearchService
@@ -36,7 +36,7 @@ LINE_FRAME = 16  # a line's tokens besides the memory's text: "- [FACT] ... (imp
 class UserMemorySource:
     """The memories of the fields that matter to any request (the pack's always-relevant ones: allergies,
     health, diet), the memories importance singles out, then the ones relevant to the current message up to a
-    token budget, without near-duplicates (rules: `domain/memory_selection.py`). Cached in two parts keyed by
+    token budget, without near-duplicates (rules: `domain/inject/memory_selection.py`). Cached in two parts keyed by
     the user's version counter, so a save invalidates them with no call."""
 
     type = ContextType.USER_MEMORY

@@ -1,0 +1,1 @@
+"""A memory's life: supersession, restatements, edits, retention, export and import, erasure."""

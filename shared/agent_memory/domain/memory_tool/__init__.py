@@ -1,0 +1,1 @@
+"""The memory tool's files and paths."""

@@ -1,0 +1,1 @@
+"""The user profile: its schema, how it is read from memories, and former field names."""
