@@ -159,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     offline_aws_credentials()
 
 
-    from agent_memory.adapters.dynamodb.layers import DynamoLayerStore
+    from agent_memory.adapters.dynamodb.memory_layers import DynamoLayerStore
     from agent_memory.adapters.embeddings import build_embedder
     from agent_memory.services.conversation_log import ConversationLogService
     from agent_memory.settings import Settings

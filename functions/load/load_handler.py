@@ -30,7 +30,6 @@ from agent_memory.api.http import (
     parse_query,
     warm_before_snapshot,
 )
-from agent_memory.api.layers import HotMemoryView, IntentContext, IntentContextRequest, ReportList, ReportSearchRequest
 from agent_memory.api.load import (
     ListMemoriesQuery,
     LoadContextOutput,
@@ -39,6 +38,13 @@ from agent_memory.api.load import (
     ResolveRequest,
 )
 from agent_memory.api.log import LogSearchRequest, search_log
+from agent_memory.api.memory_layers import (
+    HotMemoryView,
+    IntentContext,
+    IntentContextRequest,
+    ReportList,
+    ReportSearchRequest,
+)
 from agent_memory.api.portability import ExportQuery
 from agent_memory.api.search import (
     RecallOutput,

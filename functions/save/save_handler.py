@@ -22,8 +22,8 @@ from agent_memory.api.http import (
     token_subject,
     warm_before_snapshot,
 )
-from agent_memory.api.layers import HotMemoryDeleted, PutHotMemoryRequest, RefreshHotMemoryRequest
 from agent_memory.api.log import MAX_LOG_BODY_BYTES, AppendMessagesRequest, append_to_log
+from agent_memory.api.memory_layers import HotMemoryDeleted, PutHotMemoryRequest, RefreshHotMemoryRequest
 from agent_memory.api.memory_tool import MemoryToolRequest
 from agent_memory.api.portability import MAX_IMPORT_BODY_BYTES, ImportResult
 from agent_memory.api.save import (

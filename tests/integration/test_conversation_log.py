@@ -10,7 +10,7 @@ from typing import Any
 import boto3
 import pytest
 
-from agent_memory.adapters.dynamodb.layers import DynamoLayerStore
+from agent_memory.adapters.dynamodb.memory_layers import DynamoLayerStore
 from agent_memory.bootstrap import get_services
 from agent_memory.domain.models import ExtractedMemory, MemoryType, ScopeRef, utcnow
 from agent_memory.domain.tiers.memory_layers import ExtractionJob, LogMessage, scope_ref

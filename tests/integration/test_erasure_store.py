@@ -14,8 +14,8 @@ import pytest
 from agent_memory.adapters.dynamodb.context_cache import DynamoContextCache
 from agent_memory.adapters.dynamodb.erasure import DynamoScopeEraser
 from agent_memory.adapters.dynamodb.index_snapshots import DynamoIndexSnapshotStore
-from agent_memory.adapters.dynamodb.layers import DynamoLayerStore
 from agent_memory.adapters.dynamodb.memory_files import DynamoMemoryFileStore
+from agent_memory.adapters.dynamodb.memory_layers import DynamoLayerStore
 from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
 from agent_memory.adapters.in_process_index import InProcessIndex
 from agent_memory.domain.keys import (

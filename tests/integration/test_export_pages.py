@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agent_memory.adapters.dynamodb.archive import DynamoScopeArchive
-from agent_memory.adapters.dynamodb.layers import DynamoLayerStore
+from agent_memory.adapters.dynamodb.memory_layers import DynamoLayerStore
 from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
 from agent_memory.adapters.dynamodb.synonyms import DynamoSynonymStore
 from agent_memory.domain.lifecycle.portable import PAGE_MAX_WRITES, ExportPage, ImportPage, page_bytes, page_writes

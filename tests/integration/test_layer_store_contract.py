@@ -10,7 +10,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from agent_memory.adapters.dynamodb.layers import DynamoLayerStore
+from agent_memory.adapters.dynamodb.memory_layers import DynamoLayerStore
 from agent_memory.domain.keys import active_shard
 from agent_memory.domain.models import ScopeRef
 from agent_memory.domain.tiers.memory_layers import HotMemoryEntry, HotMemoryType, LogKey, LogMessage, WeeklyReport

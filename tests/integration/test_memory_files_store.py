@@ -13,8 +13,8 @@ import pytest
 from anthropic.lib.tools._beta_builtin_memory_tool import BetaLocalFilesystemMemoryTool
 from botocore.exceptions import ClientError
 
-from agent_memory.adapters.dynamodb.layers import DynamoLayerStore
 from agent_memory.adapters.dynamodb.memory_files import DynamoMemoryFileStore, file_key
+from agent_memory.adapters.dynamodb.memory_layers import DynamoLayerStore
 from agent_memory.adapters.opensearch.sync import SyncAction, classify
 from agent_memory.api.search import SearchRequest, search_memories
 from agent_memory.bootstrap.services import build_services

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from agent_memory.domain.search.bm25 import Bm25Index
 from agent_memory.domain.models import Memory, MemoryType, deleted_version
+from agent_memory.domain.search.bm25 import Bm25Index
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 

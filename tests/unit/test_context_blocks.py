@@ -13,7 +13,7 @@ from agent_memory.domain.inject.summary import extractive_summary
 from agent_memory.domain.models import ScopeRef
 from agent_memory.domain.tiers.memory_layers import HotMemoryEntry, HotMemoryType, WeeklyReport
 from agent_memory.services.blocks.base import BlockSource
-from agent_memory.services.blocks.layers import HotMemorySource, IntentContextSource
+from agent_memory.services.blocks.memory_layers import HotMemorySource, IntentContextSource
 from agent_memory.services.blocks.request import ConversationStatsSource
 from agent_memory.services.conversation_log import ConversationLogService
 from agent_memory.services.inject import InjectLimits, InjectService

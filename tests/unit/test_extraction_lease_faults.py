@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from agent_memory.adapters.dynamodb.layers import DynamoLayerStore
+from agent_memory.adapters.dynamodb.memory_layers import DynamoLayerStore
 from agent_memory.domain.models import ScopeRef
 from agent_memory.errors import Throttled
 from tests.conftest import TABLE

@@ -9,8 +9,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_memory.domain.search.bm25 import Bm25Index
 from agent_memory.domain.models import Memory, MemoryType
+from agent_memory.domain.search.bm25 import Bm25Index
 from agent_memory.domain.search.index_snapshot import MergedMemories
 from agent_memory.domain.search.neighbours import previous_from_links, previous_turns, turn_links
 

@@ -8,9 +8,9 @@ import zlib
 import numpy as np
 import pytest
 
-from agent_memory.domain.search.bm25 import Bm25Index, Bm25State
 from agent_memory.domain.keys import new_memory_key
 from agent_memory.domain.models import Keyword, Memory, MemoryType, NewMemory, ScopeRef, new_memory_version
+from agent_memory.domain.search.bm25 import Bm25Index, Bm25State
 from agent_memory.domain.search.index_snapshot import (
     MAGIC,
     IndexSnapshot,

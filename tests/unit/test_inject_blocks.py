@@ -212,7 +212,7 @@ class _Retriever:
 
 
 def test_a_qc_task_gets_the_sops_and_a_protocol_question_the_protocol_knowledge_base():
-    from agent_memory.services.blocks.layers import IntentContextSource
+    from agent_memory.services.blocks.memory_layers import IntentContextSource
 
     sop = _Retriever([{"content": "SAE须在24小时内上报", "source": "SOP-07"}])
     protocol = _Retriever([{"content": "访视窗口为±3天", "source": "方案v2.1 §6.2"}])
@@ -234,7 +234,7 @@ def test_a_qc_task_gets_the_sops_and_a_protocol_question_the_protocol_knowledge_
 
 
 def test_given_the_same_intent_without_a_query_then_a_new_message_is_retrieved_for_not_served_from_the_cache():
-    from agent_memory.services.blocks.layers import IntentContextSource
+    from agent_memory.services.blocks.memory_layers import IntentContextSource
 
     class ByQuery(_Retriever):
         def retrieve(self, user: ScopeRef, query: str, limit: int) -> list[dict[str, Any]]:

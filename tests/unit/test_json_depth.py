@@ -9,7 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from agent_memory.api.inject import InjectionRequest
-from agent_memory.api.layers import HotMemoryView, IntentContextRequest, PutHotMemoryRequest
+from agent_memory.api.memory_layers import HotMemoryView, IntentContextRequest, PutHotMemoryRequest
 from agent_memory.api.memory_tool import MemoryToolRequest
 from agent_memory.api.save import CreateMemoryRequest, ExtractRequest
 from agent_memory.api.tools import ToolUseBlock

@@ -243,7 +243,7 @@ def intent_service(retrievers: dict[str, Any]) -> Any:
 
     from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
     from agent_memory.domain.inject.summary import extractive_summary
-    from agent_memory.services.blocks.layers import IntentContextSource
+    from agent_memory.services.blocks.memory_layers import IntentContextSource
     from agent_memory.services.inject import InjectLimits, InjectService
     from tests.fakes.inject import NOW, empty_layers
 

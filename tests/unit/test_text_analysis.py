@@ -3,8 +3,8 @@ synonyms."""
 
 from __future__ import annotations
 
-from agent_memory.domain.search.bm25 import Bm25Index
 from agent_memory.domain.models import is_cjk_text
+from agent_memory.domain.search.bm25 import Bm25Index
 from agent_memory.domain.text.keywords import extract_keywords
 from agent_memory.domain.text.text import tokenize
 

@@ -30,8 +30,8 @@ import numpy as np
 
 from agent_memory.adapters.in_process_index import InProcessIndex, select_candidates
 from agent_memory.adapters.user_index import UserIndex
-from agent_memory.domain.search.bm25 import Bm25Subset
 from agent_memory.domain.models import AccessStats, Memory, ScopeRef, StoreVersions
+from agent_memory.domain.search.bm25 import Bm25Subset
 from agent_memory.domain.search.index_changes import IndexChanges
 from agent_memory.domain.search.index_snapshot import MergedMemories, RowOutline, StoredMemories
 from agent_memory.domain.search.neighbours import previous_turns, with_neighbours

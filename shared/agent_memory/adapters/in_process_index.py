@@ -30,8 +30,8 @@ from functools import cache
 import numpy as np
 
 from agent_memory.adapters.user_index import UserIndex, applied_changes, row_expiry
-from agent_memory.domain.search.bm25 import Bm25Index
 from agent_memory.domain.models import Keyword, Memory, ScopeRef, StoreVersions
+from agent_memory.domain.search.bm25 import Bm25Index
 from agent_memory.domain.search.index_changes import IndexChanges
 from agent_memory.domain.search.index_snapshot import (
     IndexSnapshot,

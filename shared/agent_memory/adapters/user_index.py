@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agent_memory.domain.search.bm25 import Bm25Index
 from agent_memory.domain.models import Memory, StoreVersions
+from agent_memory.domain.search.bm25 import Bm25Index
 from agent_memory.domain.search.index_changes import IndexChanges
 from agent_memory.domain.search.index_snapshot import MergedMemories, memory_keys
 from agent_memory.domain.search.neighbours import previous_from_links, turn_links

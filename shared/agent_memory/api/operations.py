@@ -12,7 +12,9 @@ from pydantic import BaseModel
 
 from agent_memory.api.erasure import ErasureReceiptView, RetentionView
 from agent_memory.api.inject import InjectionRequest, InjectionResult
-from agent_memory.api.layers import (
+from agent_memory.api.load import ListMemoriesQuery, LoadContextOutput, LoadContextRequest, ResolvedText, ResolveRequest
+from agent_memory.api.log import AppendMessagesRequest, AppendResult, LogSearchRequest, LogSearchResult
+from agent_memory.api.memory_layers import (
     HotMemoryDeleted,
     HotMemoryView,
     IntentContext,
@@ -22,8 +24,6 @@ from agent_memory.api.layers import (
     ReportList,
     ReportSearchRequest,
 )
-from agent_memory.api.load import ListMemoriesQuery, LoadContextOutput, LoadContextRequest, ResolvedText, ResolveRequest
-from agent_memory.api.log import AppendMessagesRequest, AppendResult, LogSearchRequest, LogSearchResult
 from agent_memory.api.memory_tool import MemoryToolRequest
 from agent_memory.api.portability import ExportQuery, ImportResult
 from agent_memory.api.profile import SummarizeOutput, SummarizeRequest

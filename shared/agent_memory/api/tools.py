@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, Field, StringConstraints, ValidationError
 from pydantic.alias_generators import to_snake
 
-from agent_memory.api.layers import HotMemoryView, PutHotMemoryRequest, ReportList, ReportSearchRequest
 from agent_memory.api.load import LoadContextOutput
 from agent_memory.api.log import MAX_LOG_MESSAGE_BYTES, AppendResult
+from agent_memory.api.memory_layers import HotMemoryView, PutHotMemoryRequest, ReportList, ReportSearchRequest
 from agent_memory.api.profile import SummarizeOutput
 from agent_memory.api.schemas import Content, NonBlank
 from agent_memory.api.search import SearchRequest, memory_detail, search_memories

@@ -79,7 +79,7 @@ def rollup_service(settings: Settings, layers: LayerStore, embedder: Callable[[]
 
 
 def layer_store(settings: Settings, dynamodb_client: object) -> LayerStore:
-    from agent_memory.adapters.dynamodb.layers import DynamoLayerStore
+    from agent_memory.adapters.dynamodb.memory_layers import DynamoLayerStore
 
     return DynamoLayerStore(table_name=settings.memory_table_name, client=dynamodb_client,
                             shards=settings.rollup_shards)

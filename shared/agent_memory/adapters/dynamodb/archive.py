@@ -27,15 +27,6 @@ from agent_memory.adapters.dynamodb.items import (
     throttled_transaction,
     to_item,
 )
-from agent_memory.adapters.dynamodb.layers import (
-    hot_from_item,
-    hot_item,
-    log_from_item,
-    log_item,
-    log_sort_key,
-    report_from_item,
-    report_item,
-)
 from agent_memory.adapters.dynamodb.memory_files import (
     DIRECTORY_KIND,
     directory_from_item,
@@ -44,6 +35,15 @@ from agent_memory.adapters.dynamodb.memory_files import (
     file_from_item,
     file_item,
     file_key,
+)
+from agent_memory.adapters.dynamodb.memory_layers import (
+    hot_from_item,
+    hot_item,
+    log_from_item,
+    log_item,
+    log_sort_key,
+    report_from_item,
+    report_item,
 )
 from agent_memory.adapters.dynamodb.memory_writes import MAX_TRANSACTION_ACTIONS, save_writes
 from agent_memory.adapters.dynamodb.synonyms import synonym_item, synonym_sort_key

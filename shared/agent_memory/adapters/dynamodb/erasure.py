@@ -26,7 +26,7 @@ from botocore.exceptions import ClientError
 
 from agent_memory.adapters.dynamodb.batch import partition_key_pages, read_all, write_all
 from agent_memory.adapters.dynamodb.items import epoch_now, from_item, raise_domain_error, to_item, ttl_seconds
-from agent_memory.adapters.dynamodb.layers import ACTIVE_MARKER_DAYS
+from agent_memory.adapters.dynamodb.memory_layers import ACTIVE_MARKER_DAYS
 from agent_memory.domain.keys import (
     LOG_PREFIX,
     active_partition_key,

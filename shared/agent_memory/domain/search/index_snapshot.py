@@ -25,8 +25,8 @@ from typing import Any, overload
 import numpy as np
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from agent_memory.domain.search.bm25 import Bm25State
 from agent_memory.domain.models import Memory
+from agent_memory.domain.search.bm25 import Bm25State
 
 MAGIC = b"AMIDX\x00"
 FORMAT = 2  # 2: the conversation neighbours (previous_turns)

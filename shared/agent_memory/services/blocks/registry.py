@@ -10,7 +10,7 @@ from agent_memory.domain.models import Memory, ScopeRef
 from agent_memory.domain.search.search import SearchMode
 from agent_memory.ports import MemoryStore, Retriever
 from agent_memory.services.blocks.base import BlockSource
-from agent_memory.services.blocks.layers import HotMemorySource, IntentContextSource
+from agent_memory.services.blocks.memory_layers import HotMemorySource, IntentContextSource
 from agent_memory.services.blocks.request import (
     ActiveAgentsHistorySource,
     AssessmentResultSource,
