@@ -69,18 +69,3 @@ def test_bm25_among_a_subset_scores_as_an_index_of_just_that_subset(kept, terms)
     alone = Bm25Index([DOCS[i] for i in kept]).scores(query)
     assert scored[kept] == pytest.approx(alone, abs=1e-5)
     assert not scored[~mask].any()
-
-
-def test_given_a_version_expired_since_it_was_cached_then_as_of_reads_leave_it_out():
-    from agent_memory.bootstrap.index import kept_as_of
-    from agent_memory.domain.lifecycle.retention import build_retention
-    from agent_memory.domain.models import ScopeRef, utcnow
-
-    user = ScopeRef(tenant_id="t", user_id="u")
-    old_intent = version("intent", utcnow() - timedelta(days=200)).model_copy(update={"memory_type": MemoryType.INTENT})
-    fact = version("fact", utcnow() - timedelta(days=200))
-    cached = [old_intent, fact]  # what the as-of index cached before the intent's 180 days passed
-
-    read = kept_as_of(lambda _user, _at: cached, build_retention({"INTENT": 180}, {}, 30))
-
-    assert [m.memory_key for m in read(user, utcnow() - timedelta(days=190))] == ["fact"]

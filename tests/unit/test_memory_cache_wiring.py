@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from agent_memory.bootstrap.erasure import build_erasure
-from agent_memory.bootstrap.index import cached_memories
+from agent_memory.bootstrap.index import cached_memories, retained
 from agent_memory.domain.lifecycle.retention import build_retention
 from agent_memory.domain.models import Memory, MemoryType, ScopeRef, utcnow
 from agent_memory.settings import Settings
@@ -47,14 +47,15 @@ class HoldsNothing:
 
 
 def test_given_a_tier_holding_nothing_then_reads_are_left_to_the_store():
-    assert cached_memories(HoldsNothing(), RETENTION) is None
+    assert cached_memories(HoldsNothing()) is None
+    assert cached_memories(retained(HoldsNothing(), RETENTION)) is None
 
 
 def test_given_a_tier_holding_the_memories_then_reads_come_from_it_less_what_expired_since_it_cached_them():
     old = utcnow() - timedelta(days=200)
     tier = HoldsMemories([memory("intent", MemoryType.INTENT, old), memory("fact", MemoryType.FACT, old)])
 
-    read = cached_memories(tier, RETENTION)
+    read = cached_memories(retained(tier, RETENTION))
 
     assert read is not None
     assert [m.memory_key for m in read(USER)] == ["fact"]

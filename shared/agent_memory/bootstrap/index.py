@@ -5,43 +5,30 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 from agent_memory.domain.lifecycle.retention import TenantRetention
-from agent_memory.domain.models import Memory, ScopeRef, utcnow
+from agent_memory.domain.models import Memory, ScopeRef
 from agent_memory.ports import Embedder, IndexSnapshotStore, MemoryStore, SearchIndex
 from agent_memory.settings import Settings
 
 if TYPE_CHECKING:
-    from agent_memory.adapters.as_of_index import AsOfIndex
+    from agent_memory.adapters.retained_index import RetainedIndex, RetainedPastIndex
 
 
-def cached_memories(index: SearchIndex, retention: TenantRetention) -> Callable[[ScopeRef], list[Memory]] | None:
+def cached_memories(index: SearchIndex) -> Callable[[ScopeRef], list[Memory]] | None:
     """A tier that holds the users' current memories in the process (the serverless tier's version-keyed cache)
-    also serves load_context, the profile and inject from them, less what expired since it cached them; None
-    for a tier that holds none: those read the store."""
+    also serves load_context, the profile and inject from them; None for a tier that holds none: those read the
+    store."""
     cache = index.memory_cache()
-    if cache is None:
-        return None
-
-    def current(user: ScopeRef) -> list[Memory]:
-        kept = retention(user.tenant_id).keeper(utcnow())
-        return [m for m in cache.current_memories(user) if kept(m)]
-
-    return current
+    return None if cache is None else cache.current_memories
 
 
-def kept_as_of(memories_at: Callable[[ScopeRef, datetime], list[Memory]], retention: TenantRetention
-               ) -> Callable[[ScopeRef, datetime], list[Memory]]:
-    """As-of reads from the as-of index's cache, leaving out what has expired since it was cached: an expired
-    version is read by nothing, not even as of a time it was valid."""
+def retained(index: SearchIndex, retention: TenantRetention) -> RetainedIndex:
+    """The tier with its tenants' retention applied to all it proposes and serves (adapters/retained_index.py)."""
+    from agent_memory.adapters.retained_index import RetainedIndex
 
-    def at(user: ScopeRef, instant: datetime) -> list[Memory]:
-        kept = retention(user.tenant_id).keeper(utcnow())
-        return [m for m in memories_at(user, instant) if kept(m)]
-
-    return at
+    return RetainedIndex(index, retention)
 
 
 def build_index(settings: Settings, store: MemoryStore, embedder: Callable[[], Embedder | None],
@@ -75,13 +62,16 @@ def index_snapshots(settings: Settings, dynamodb_client: object | None, *, as_of
 
 
 def build_as_of_index(settings: Settings, store: MemoryStore, embedder: Callable[[], Embedder | None],
-                      snapshots: IndexSnapshotStore | None) -> AsOfIndex:
-    """Both tiers read the past from every version in the table (the OpenSearch index holds current ones only)."""
+                      snapshots: IndexSnapshotStore | None) -> RetainedPastIndex:
+    """Both tiers read the past from every version in the table (the OpenSearch index holds current ones only),
+    with the tenants' retention applied: an expired version is read by nothing, not even as of then."""
     from agent_memory.adapters.as_of_index import AsOfIndex
+    from agent_memory.adapters.retained_index import RetainedPastIndex
 
-    return AsOfIndex(store=store, embedder=embedder, snapshots=snapshots,
-                     snapshot_min_memories=settings.search_snapshot_min_memories,
-                     background=_snapshot_writer(snapshots, "as-of-snapshot"))
+    return RetainedPastIndex(AsOfIndex(store=store, embedder=embedder, snapshots=snapshots,
+                                       snapshot_min_memories=settings.search_snapshot_min_memories,
+                                       background=_snapshot_writer(snapshots, "as-of-snapshot")),
+                             settings.retention)
 
 
 def _snapshot_writer(snapshots: IndexSnapshotStore | None, name: str) -> ThreadPoolExecutor | None:

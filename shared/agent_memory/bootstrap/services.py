@@ -19,7 +19,7 @@ from agent_memory.bootstrap.index import (
     build_index,
     cached_memories,
     index_snapshots,
-    kept_as_of,
+    retained,
 )
 from agent_memory.bootstrap.portability import scope_archive
 from agent_memory.bootstrap.workers import layer_store, rollup_service
@@ -60,7 +60,7 @@ from agent_memory.services.summarize import SummarizeService
 from agent_memory.settings import Settings
 
 if TYPE_CHECKING:
-    from agent_memory.adapters.as_of_index import AsOfIndex
+    from agent_memory.adapters.retained_index import RetainedPastIndex
     from agent_memory.services.rollup import RollupService
 
 
@@ -85,8 +85,8 @@ class Services:
     summarize: SummarizeService
     tools: ToolExecutor  # runs a model's tool_use block with the services above
     inject: InjectService
-    index: SearchIndex
-    as_of_index: AsOfIndex  # both tiers' searches of the past
+    index: SearchIndex  # the search tier, with retention applied to what it proposes and serves
+    as_of_index: RetainedPastIndex  # both tiers' searches of the past
     synonyms: SynonymStore
     embedder_provider: EmbedderProvider  # call it for the Embedder (or None); the model loads on first use
     layers: LayerStore  # the three layers' store: L1 log, L2 hot memory, L3 reports
@@ -205,8 +205,9 @@ def build_services(
 
     # One read of a user's version counters per inject request, however many parts ask (adapters/pinned_versions.py).
     pinned_store = VersionPinningStore(store)
-    if index is None:
-        index = build_index(settings, pinned_store, embedder_provider, snapshots)
+    # Retention on every read of a tier, whichever was built or given.
+    index = retained(build_index(settings, pinned_store, embedder_provider, snapshots) if index is None else index,
+                     retention)
     as_of_index = build_as_of_index(settings, pinned_store, embedder_provider, as_of_snapshots)
     on_access = None
     if settings.access_stats_queue_url:
@@ -226,7 +227,6 @@ def build_services(
         diversity=settings.memory_search_diversity,
         packs=packs,
         as_of_index=as_of_index,
-        retention=retention,
     )
     if layers is None:
         layers = layer_store(settings, dynamodb_client)
@@ -239,7 +239,7 @@ def build_services(
     summarizer_provider = cache(lambda: _conversation_summarizer(settings))
     counter_provider = cache(lambda: _token_counter(settings))
     inject = InjectService(
-        sources=context_sources(settings, pinned_store, search, cached_memories(index, retention), memory_layers,
+        sources=context_sources(settings, pinned_store, search, cached_memories(index), memory_layers,
                                  retrievers),
         cache=context_cache(settings, dynamodb_client),
         executor=ThreadPoolExecutor(max_workers=settings.context_fetch_threads, thread_name_prefix="context"),
@@ -270,11 +270,10 @@ def build_services(
         retention=retention,
     )
     erasure = build_erasure(settings, dynamodb_client, index, table_eraser)
-    as_of_memories = kept_as_of(as_of_index.memories_at, retention)
-    load = LoadService(store=store, search=search, current_memories=cached_memories(index, retention), packs=packs,
-                       memories_at=as_of_memories)
-    summarize = SummarizeService(store=store, current_memories=cached_memories(index, retention),
-                                 narrate=narrator_provider, packs=packs, memories_at=as_of_memories)
+    load = LoadService(store=store, search=search, current_memories=cached_memories(index), packs=packs,
+                       memories_at=as_of_index.memories_at)
+    summarize = SummarizeService(store=store, current_memories=cached_memories(index),
+                                 narrate=narrator_provider, packs=packs, memories_at=as_of_index.memories_at)
     return Services(
         settings=settings,
         store=store,

@@ -70,7 +70,8 @@ class CandidateQuery(BaseModel):
     neighbour_share: float = 0.0
     # Search the versions valid at this instant instead of the current memories (the as-of tier answers it).
     as_of: datetime | None = None
-    # Retention: a memory of one of these types created before its moment is expired, proposed by no tier.
+    # Retention (set by RetainedIndex): a memory of one of these types created before its moment is expired, and
+    # proposed by no tier.
     expired_before: dict[MemoryType, datetime] = Field(default_factory=dict)
 
     def query_vector(self) -> np.ndarray | None:
@@ -106,8 +107,8 @@ class MemoryCache(Protocol):
     """A search tier's in-process copy of users' current memories, kept to the store's version."""
 
     def current_memories(self, user: ScopeRef) -> list[Memory]:
-        """The user's current memories as of the store's version (expired ones still in: the reader applies
-        retention)."""
+        """The user's current memories as of the store's version (expired ones still in: a tier wrapped in
+        RetainedIndex leaves them out)."""
         ...
 
     def forget(self, user: ScopeRef) -> None:

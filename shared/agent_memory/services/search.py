@@ -7,7 +7,6 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import TYPE_CHECKING
 
-from agent_memory.domain.lifecycle.retention import RetentionPolicy
 from agent_memory.domain.models import Memory, ScopeRef, utcnow
 from agent_memory.domain.packs import DomainPack, default_pack
 from agent_memory.domain.search.ranking import (
@@ -91,7 +90,6 @@ class SearchService:
         diversity: float = 0.0,
         packs: Callable[[str], DomainPack] = lambda _: default_pack(),
         as_of_index: SearchIndex | None = None,
-        retention: Callable[[str], RetentionPolicy] | None = None,
     ) -> None:
         """`diversity`: the weight of a result's similarity to the results above it against its score
         (maximal marginal relevance over the best DIVERSITY_POOL; 0 orders by score alone); `packs`: a tenant's
@@ -102,7 +100,6 @@ class SearchService:
             raise ValueError("diversity must be within [0, 1]")
         self._diversity = diversity
         self._packs = packs
-        self._retention = retention  # a tenant's policy: the index proposes no expired memory
         self._store = store
         self._neighbour_share = neighbour_share
         self._query_vector_lines = query_vector_lines
@@ -139,13 +136,6 @@ class SearchService:
             start(text)
         return lambda: embedder.embed_query(text)
 
-    def _unexpired(self, user: ScopeRef, candidates: list[Candidate]) -> list[Candidate]:
-        """Without a memory whose expiry was stamped at save before its policy's (a policy lengthened since)."""
-        if self._retention is None:
-            return candidates
-        kept = self._retention(user.tenant_id).keeper(utcnow())
-        return [c for c in candidates if kept(c.memory)]
-
     def search(self, user: ScopeRef, request: SearchQuery, *, max_rounds: int = len(RECALL_ROUNDS),
                max_results: int | None = None, diversified: bool = True) -> SearchOutcome:
         """Ranked memories for the request. At most `max_rounds` recall rounds run; a thin recall is topped
@@ -175,9 +165,7 @@ class SearchService:
             k=CANDIDATES_PER_RETRIEVER,
             neighbour_share=self._neighbour_share,
             as_of=request.as_of,
-            expired_before=self._retention(user.tenant_id).expired_before(utcnow()) if self._retention else {},
         ))
-        candidates = self._unexpired(user, candidates)
         if request.keywords:
             required = QueryKeywords(tuple(normalize_keyword(k) for k in request.keywords), synonyms)
             candidates = [c for c in candidates if _mentions_any(c.memory, required, self._weights)]
