@@ -242,12 +242,12 @@ def test_the_composition_root_saves_a_snapshot_after_a_cold_build_and_a_new_cont
     first.save.save_batch(user, [NewMemory(memory_type=MemoryType.FACT, content=text) for text in (
         "用户喜欢徒步", "Caroline went hiking in May", "用户在杭州工作")])
     search_memories(first.search, user, SearchRequest(query="hiking"))
-    assert isinstance(first.index, InProcessIndex)
-    first.index.flush(timeout=30)
+    assert isinstance(first.index.inner, InProcessIndex)
+    first.index.inner.flush(timeout=30)
 
     second = build_services(settings, dynamodb_client=client, embedder=None)
     found = search_memories(second.search, user, SearchRequest(query="hiking", min_relevance_score=0))
 
     assert found.results[0].content_preview == "Caroline went hiking in May"
-    assert isinstance(second.index, InProcessIndex)
-    assert second.index.stats.get("snapshot_loads", 0) == (1 if enabled else 0)
+    assert isinstance(second.index.inner, InProcessIndex)
+    assert second.index.inner.stats.get("snapshot_loads", 0) == (1 if enabled else 0)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import queue
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
@@ -21,9 +21,12 @@ from agent_memory.adapters.sqs_batches import MAX_ENTRIES, send_batch
 from agent_memory.domain.models import ScopeRef, utcnow
 from agent_memory.observability import logger, metrics
 
+if TYPE_CHECKING:
+    from types_boto3_sqs.client import SQSClient
+
 
 class SqsAccessRecorder:
-    def __init__(self, *, queue_url: str, client: Any, max_pending: int = 1000) -> None:
+    def __init__(self, *, queue_url: str, client: SQSClient, max_pending: int = 1000) -> None:
         self._queue_url = queue_url
         self._client = client
         self._pending: queue.Queue[str] = queue.Queue(maxsize=max_pending)

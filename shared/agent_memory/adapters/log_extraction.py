@@ -8,15 +8,18 @@ the messages are already logged, and the caller can send them again to queue the
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agent_memory.adapters.sqs_batches import batches, send_batch
 from agent_memory.domain.tiers.memory_layers import EmbeddingJob, ExtractionJob
 from agent_memory.observability import logger
 
+if TYPE_CHECKING:
+    from types_boto3_sqs.client import SQSClient
+
 
 class SqsExtractionQueue:
-    def __init__(self, *, queue_url: str, client: Any) -> None:
+    def __init__(self, *, queue_url: str, client: SQSClient) -> None:
         self._queue_url = queue_url
         self._client = client
 

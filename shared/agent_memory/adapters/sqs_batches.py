@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from types_boto3_sqs.client import SQSClient
 
 # SQS takes at most 10 entries and 256 KB per SendMessageBatch; a batch stays well under the bytes.
 MAX_ENTRIES = 10
@@ -36,7 +39,7 @@ def batches(bodies: list[str]) -> list[list[tuple[int, str]]]:
     return groups
 
 
-def send_batch(client: Any, queue_url: str, batch: list[tuple[int, str]], *, attempts: int = 1,
+def send_batch(client: SQSClient, queue_url: str, batch: list[tuple[int, str]], *, attempts: int = 1,
                backoff_seconds: float = 0.1) -> list[Refused]:
     """One group from `batches` in one SendMessageBatch call; entries refused for a transient reason are sent
     again, up to `attempts` calls in all, with exponential backoff. Returns what is still refused; a sender

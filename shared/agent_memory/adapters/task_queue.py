@@ -7,16 +7,20 @@ its own retry (the schedule's retry policy, the worker queue's redelivery) takes
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
 from agent_memory.adapters.sqs_batches import batches, send_batch
 from agent_memory.errors import QueueUnavailable
 
+if TYPE_CHECKING:
+    from types_boto3_sqs.client import SQSClient
+
 
 class SqsTaskQueue:
-    def __init__(self, *, queue_url: str, client: Any, max_attempts: int = 4, backoff_seconds: float = 0.1) -> None:
+    def __init__(self, *, queue_url: str, client: SQSClient, max_attempts: int = 4,
+                 backoff_seconds: float = 0.1) -> None:
         self._queue_url = queue_url
         self._client = client
         self._max_attempts = max_attempts

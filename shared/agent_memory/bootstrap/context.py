@@ -12,6 +12,8 @@ from agent_memory.ports import ContextCache, Embedder, MemoryStore, Retriever
 from agent_memory.settings import Settings
 
 if TYPE_CHECKING:
+    from types_boto3_dynamodb.client import DynamoDBClient
+
     from agent_memory.services.blocks.base import BlockSource
     from agent_memory.services.memory_layers import MemoryLayersService
     from agent_memory.services.search import SearchService
@@ -62,7 +64,7 @@ def context_sources(settings: Settings, store: MemoryStore, search: SearchServic
     )
 
 
-def context_cache(settings: Settings, dynamodb_client: object | None) -> ContextCache:
+def context_cache(settings: Settings, dynamodb_client: DynamoDBClient | None) -> ContextCache:
     from agent_memory.adapters.context_cache import LayeredContextCache, LocalContextCache
 
     shared = None

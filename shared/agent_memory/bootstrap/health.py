@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from threading import Lock
+from typing import TYPE_CHECKING
 
 from agent_memory.domain.health import EmbedderHealth
 from agent_memory.ports import Embedder, TableProbe
 from agent_memory.services.health import HealthService
 from agent_memory.settings import Settings
+
+if TYPE_CHECKING:
+    from types_boto3_dynamodb.client import DynamoDBClient
 
 
 class BuiltOnce[T]:
@@ -33,7 +37,7 @@ class BuiltOnce[T]:
         return (False, None) if built is None else (True, built[0])
 
 
-def health_service(settings: Settings, dynamodb_client: object | None, embedder: BuiltOnce[Embedder | None],
+def health_service(settings: Settings, dynamodb_client: DynamoDBClient | None, embedder: BuiltOnce[Embedder | None],
                    probe: TableProbe | None) -> HealthService:
     """The table's probe (given, else a read through the table client; none in a test without a table) and the
     embedder's state, read without building or loading it."""

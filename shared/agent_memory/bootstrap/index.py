@@ -13,6 +13,8 @@ from agent_memory.ports import Embedder, IndexSnapshotStore, MemoryStore, Search
 from agent_memory.settings import Settings
 
 if TYPE_CHECKING:
+    from types_boto3_dynamodb.client import DynamoDBClient
+
     from agent_memory.adapters.retained_index import RetainedIndex, RetainedPastIndex
 
 
@@ -47,7 +49,7 @@ def build_index(settings: Settings, store: MemoryStore, embedder: Callable[[], E
                           background=_snapshot_writer(snapshots, "index-snapshot"))
 
 
-def index_snapshots(settings: Settings, dynamodb_client: object | None, *, as_of: bool = False
+def index_snapshots(settings: Settings, dynamodb_client: DynamoDBClient | None, *, as_of: bool = False
                     ) -> IndexSnapshotStore | None:
     """Where a container's search indexes are saved: the serverless tier's index of the current memories, or
     (`as_of`) the as-of index of every version, which both tiers search, in a namespace of its own."""

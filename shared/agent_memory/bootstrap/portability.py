@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
+from typing import TYPE_CHECKING
 
 from agent_memory.ports import ScopeArchive
 from agent_memory.settings import Settings
 
+if TYPE_CHECKING:
+    from types_boto3_dynamodb.client import DynamoDBClient
 
-def scope_archive(settings: Settings, dynamodb_client: object | None) -> Callable[[], ScopeArchive]:
+
+def scope_archive(settings: Settings, dynamodb_client: DynamoDBClient | None) -> Callable[[], ScopeArchive]:
     """A provider of the table's archive: services built over fakes alone never make a client."""
 
     @cache

@@ -60,7 +60,9 @@ from agent_memory.services.summarize import SummarizeService
 from agent_memory.settings import Settings
 
 if TYPE_CHECKING:
-    from agent_memory.adapters.retained_index import RetainedPastIndex
+    from types_boto3_dynamodb.client import DynamoDBClient
+
+    from agent_memory.adapters.retained_index import RetainedIndex, RetainedPastIndex
     from agent_memory.services.rollup import RollupService
 
 
@@ -85,7 +87,7 @@ class Services:
     summarize: SummarizeService
     tools: ToolExecutor  # runs a model's tool_use block with the services above
     inject: InjectService
-    index: SearchIndex  # the search tier, with retention applied to what it proposes and serves
+    index: RetainedIndex  # the search tier, with retention applied to what it proposes and serves
     as_of_index: RetainedPastIndex  # both tiers' searches of the past
     synonyms: SynonymStore
     embedder_provider: EmbedderProvider  # call it for the Embedder (or None); the model loads on first use
@@ -151,7 +153,7 @@ def build_services(
     synonyms: SynonymStore | None = None,
     layers: LayerStore | None = None,
     memory_files: MemoryFileStore | None = None,
-    dynamodb_client: object | None = None,
+    dynamodb_client: DynamoDBClient | None = None,
     report_writer: WeeklyReportWriter | None = None,
     hot_memory_refresher: HotMemoryRefresher | _Unset | None = _UNSET,
     table_probe: TableProbe | None = None,
@@ -177,12 +179,12 @@ def build_services(
         from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
 
         store = DynamoMemoryStore(
-            table_name=settings.memory_table_name, client=dynamodb_client, max_attempts=settings.store_max_attempts,
-            retention=retention)
+            table_name=settings.memory_table_name, client=_made(dynamodb_client),
+            max_attempts=settings.store_max_attempts, retention=retention)
     if synonyms is None:
         from agent_memory.adapters.dynamodb.synonyms import DynamoSynonymStore
 
-        synonyms = DynamoSynonymStore(table_name=settings.memory_table_name, client=dynamodb_client,
+        synonyms = DynamoSynonymStore(table_name=settings.memory_table_name, client=_made(dynamodb_client),
                                       max_tenants=settings.synonym_cache_tenants)
 
     packs = settings.packs
@@ -229,7 +231,7 @@ def build_services(
         as_of_index=as_of_index,
     )
     if layers is None:
-        layers = layer_store(settings, dynamodb_client)
+        layers = layer_store(settings, _made(dynamodb_client))
     conversation_log = _conversation_log(settings, layers, embedder_provider)
     retrievers = intent_retrievers(settings, embedder_provider)
     memory_layers = MemoryLayersService(layers=layers, log=conversation_log, embedder=embedder_provider,
@@ -295,7 +297,7 @@ def build_services(
         conversation_log=conversation_log,
         log_extraction=LogExtractionWorker(layers=layers, save=save, dropped=erasure.dropped),
         erasure=erasure,
-        memory_tool=MemoryToolService(_memory_file_store(settings, dynamodb_client) if memory_files is None
+        memory_tool=MemoryToolService(_memory_file_store(settings, _made(dynamodb_client)) if memory_files is None
                                       else memory_files),
         rollup=rollup_service(settings, layers, embedder_provider, writer=report_writer,
                               refresher=_given(hot_memory_refresher), dropped=erasure.dropped),
@@ -330,7 +332,14 @@ def _pack_extractors(settings: Settings, extractor: MemoryExtractor | None,
     return lambda pack: extractor_of(pack.name)
 
 
-def _memory_file_store(settings: Settings, dynamodb_client: object) -> MemoryFileStore:
+def _made(client: DynamoDBClient | None) -> DynamoDBClient:
+    """The client an adapter over the table is built on (made above whenever such an adapter is not given)."""
+    if client is None:
+        raise ValueError("an adapter over the table is to be built but no DynamoDB client was made")
+    return client
+
+
+def _memory_file_store(settings: Settings, dynamodb_client: DynamoDBClient) -> MemoryFileStore:
     from agent_memory.adapters.dynamodb.memory_files import DynamoMemoryFileStore
 
     return DynamoMemoryFileStore(table_name=settings.memory_table_name, client=dynamodb_client,

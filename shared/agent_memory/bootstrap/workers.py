@@ -15,6 +15,9 @@ from agent_memory.bootstrap.erasure import erased_scopes
 from agent_memory.bootstrap.scheduler import rollup_queue
 from agent_memory.settings import Settings
 
+if TYPE_CHECKING:
+    from types_boto3_dynamodb.client import DynamoDBClient
+
 if TYPE_CHECKING:  # names for the types only: the ports module imports numpy
     from agent_memory.domain.models import ScopeRef
     from agent_memory.ports import Embedder, HotMemoryRefresher, LayerStore, MemoryStore, WeeklyReportWriter
@@ -30,7 +33,7 @@ class AccessStatsGraph:
     erasure: ErasureService
 
 
-def build_access_stats(settings: Settings, *, dynamodb_client: object | None = None) -> AccessStatsGraph:
+def build_access_stats(settings: Settings, *, dynamodb_client: DynamoDBClient | None = None) -> AccessStatsGraph:
     from agent_memory.adapters.dynamodb.store import DynamoMemoryStore
 
     client = _table_client(settings) if dynamodb_client is None else dynamodb_client
@@ -40,7 +43,7 @@ def build_access_stats(settings: Settings, *, dynamodb_client: object | None = N
         erasure=erased_scopes(settings, client))
 
 
-def build_rollup_worker(settings: Settings, *, dynamodb_client: object | None = None) -> RollupService:
+def build_rollup_worker(settings: Settings, *, dynamodb_client: DynamoDBClient | None = None) -> RollupService:
     """The rollup over the table's layers; the embedder (for the log's search) loads on first use."""
     from agent_memory.adapters.embeddings import build_embedder
 
@@ -78,14 +81,14 @@ def rollup_service(settings: Settings, layers: LayerStore, embedder: Callable[[]
                          page_size=settings.rollup_page_size, dropped=dropped)
 
 
-def layer_store(settings: Settings, dynamodb_client: object) -> LayerStore:
+def layer_store(settings: Settings, dynamodb_client: DynamoDBClient) -> LayerStore:
     from agent_memory.adapters.dynamodb.memory_layers import DynamoLayerStore
 
     return DynamoLayerStore(table_name=settings.memory_table_name, client=dynamodb_client,
                             shards=settings.rollup_shards)
 
 
-def _table_client(settings: Settings) -> object:
+def _table_client(settings: Settings) -> DynamoDBClient:
     from agent_memory.adapters.dynamodb.items import report_unavailable_store, table_client
 
     client = table_client(connect_seconds=settings.store_connect_timeout_seconds,

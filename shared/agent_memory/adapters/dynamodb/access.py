@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
@@ -13,11 +13,15 @@ from agent_memory.adapters.dynamodb.items import CONDITION_FAILED, error_code, r
 from agent_memory.domain.keys import META, memory_sort_key, partition_key
 from agent_memory.domain.models import ScopeRef
 
+if TYPE_CHECKING:
+    from types_boto3_dynamodb.client import DynamoDBClient
+
 # How many memories' updates run at once (their round trips overlap; DynamoDB takes them in any order).
 ACCESS_UPDATE_THREADS = 4
 
 
-def record_access(client: Any, table: str, user: ScopeRef, memory_keys: list[str], accessed_at: datetime) -> None:
+def record_access(client: DynamoDBClient, table: str, user: ScopeRef, memory_keys: list[str],
+                  accessed_at: datetime) -> None:
     """Bump access statistics: each memory once, by how often `memory_keys` names it (a worker's batch of
     reads, merged). Not a content change: the content version stays, so caches of memories are not rebuilt
     by reads; the access version moves, so they can refresh just the statistics. A memory deleted meanwhile

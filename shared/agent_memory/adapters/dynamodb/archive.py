@@ -10,7 +10,7 @@ a concurrent writer cancels the whole page (Conflict), and a page sent again fin
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
@@ -26,6 +26,7 @@ from agent_memory.adapters.dynamodb.items import (
     raise_domain_error,
     throttled_transaction,
     to_item,
+    transact_write,
 )
 from agent_memory.adapters.dynamodb.memory_files import (
     DIRECTORY_KIND,
@@ -67,6 +68,9 @@ from agent_memory.domain.models import Memory, SaveOutcome, SaveResult, ScopeRef
 from agent_memory.domain.tiers.memory_layers import HotMemoryEntry, LogMessage, WeeklyReport
 from agent_memory.errors import Conflict, Throttled
 
+if TYPE_CHECKING:
+    from types_boto3_dynamodb.client import DynamoDBClient
+
 Entry = LogMessage | HotMemoryEntry | WeeklyReport | MemoryFile | MemoryDirectory
 
 
@@ -85,7 +89,7 @@ _READERS = {LOG_PREFIX: log_from_item, HOT_PREFIX: hot_from_item, REPORT_PREFIX:
 
 
 class DynamoScopeArchive:
-    def __init__(self, *, table_name: str, client: Any, page_size: int = 100) -> None:
+    def __init__(self, *, table_name: str, client: DynamoDBClient, page_size: int = 100) -> None:
         self._table = table_name
         self._client = client
         self._page_size = page_size
@@ -176,7 +180,7 @@ class DynamoScopeArchive:
         if len(actions) > MAX_TRANSACTION_ACTIONS:
             raise ValueError(f"{len(actions)} writes do not fit one transaction ({MAX_TRANSACTION_ACTIONS})")
         try:
-            self._client.transact_write_items(TransactItems=actions)
+            transact_write(self._client, actions)
         except ClientError as error:
             if throttled_transaction(error):
                 raise Throttled(BUSY) from error

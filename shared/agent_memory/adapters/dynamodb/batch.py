@@ -4,23 +4,29 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from botocore.exceptions import ClientError
 
 from agent_memory.adapters.dynamodb.items import BUSY, raise_domain_error
 from agent_memory.errors import Throttled
 
+if TYPE_CHECKING:
+    from types_boto3_dynamodb.client import DynamoDBClient
+    from types_boto3_dynamodb.type_defs import WriteRequestOutputTypeDef, WriteRequestTypeDef
+
 MAX_BATCH = 25
 MAX_GET = 100
 
 
-def write_all(client: Any, table: str, requests: list[dict[str, Any]], *, attempts: int = 6) -> None:
+def write_all(client: DynamoDBClient, table: str, requests: list[dict[str, Any]], *, attempts: int = 6) -> None:
     """Every Put/DeleteRequest applied, or RuntimeError: DynamoDB may hand back unprocessed items under
     load, and dropping them silently would lose writes (or, for deletes, leave expired data behind)."""
     for start in range(0, len(requests), MAX_BATCH):
-        pending = {table: requests[start:start + MAX_BATCH]}
+        # The builders' plain dicts are WriteRequests in DynamoDB's shape (checked by the tests, not the types).
+        pending = cast("Mapping[str, Sequence[WriteRequestTypeDef | WriteRequestOutputTypeDef]]",
+                       {table: requests[start:start + MAX_BATCH]})
         for attempt in range(attempts):
             unprocessed = client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
             if not unprocessed:
@@ -31,7 +37,7 @@ def write_all(client: Any, table: str, requests: list[dict[str, Any]], *, attemp
             raise RuntimeError(f"batch write to {table} left items unprocessed after {attempts} attempts")
 
 
-def read_all(client: Any, table: str, keys: list[dict[str, Any]], *, attempts: int = 6,
+def read_all(client: DynamoDBClient, table: str, keys: list[dict[str, Any]], *, attempts: int = 6,
              projection: str | None = None) -> list[dict[str, Any]]:
     """Every item at these keys that exists, strongly consistent, 100 keys per call. Keys DynamoDB hands
     back unprocessed are asked again after a jittered backoff; still unprocessed after `attempts`, the
@@ -56,7 +62,7 @@ def read_all(client: Any, table: str, keys: list[dict[str, Any]], *, attempts: i
     return found
 
 
-def partition_key_pages(client: Any, table: str, pk: str, page_size: int = 500,
+def partition_key_pages(client: DynamoDBClient, table: str, pk: str, page_size: int = 500,
                         prefix: str = "") -> Iterator[list[dict[str, Any]]]:
     """Every item key (pk, sk) of one partition (with `prefix`, of the items whose sort key starts with it), a page
     at a time, read consistently: what a sweep deletes."""

@@ -12,7 +12,10 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from types_boto3_dynamodb.client import DynamoDBClient
 
 _READS = ("GetItem", "BatchGetItem", "Query", "Scan")
 
@@ -42,7 +45,7 @@ def metered() -> Iterator[ReadMeter]:
         _meter.reset(token)
 
 
-def meter_reads(client: Any) -> None:
+def meter_reads(client: DynamoDBClient | None) -> None:
     """Hook the client's reads to the request's meter (registering again changes nothing)."""
     events = getattr(getattr(client, "meta", None), "events", None)
     if events is None:  # not a botocore client (a test's fake)

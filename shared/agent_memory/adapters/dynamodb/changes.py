@@ -23,7 +23,7 @@ import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
@@ -34,12 +34,16 @@ from agent_memory.adapters.dynamodb.items import (
     memory_from_item,
     memory_to_item,
     to_item,
+    transact_write,
     ttl_seconds,
 )
 from agent_memory.domain.keys import CHANGE_PREFIX, META, change_sort_key
 from agent_memory.domain.models import Memory, StoreVersions, utcnow
 from agent_memory.domain.search.index_changes import IndexChanges
 from agent_memory.errors import Conflict
+
+if TYPE_CHECKING:
+    from types_boto3_dynamodb.client import DynamoDBClient
 
 CHANGE_TTL_SECONDS = 7 * 86400
 # An item holds at most 400 KB: a write storing more than this in memories records only that it happened.
@@ -105,7 +109,7 @@ def _item_bytes(item: dict[str, Any]) -> int:
     return total
 
 
-def read_changes(client: Any, table: str, pk: str, *, after: int, through: int) -> list[ChangeRecord] | None:
+def read_changes(client: DynamoDBClient, table: str, pk: str, *, after: int, through: int) -> list[ChangeRecord] | None:
     """The records of versions `after + 1` .. `through`, oldest first, read consistently; None unless they cover
     each of those versions exactly once."""
     params: dict[str, Any] = {
@@ -130,7 +134,7 @@ def read_changes(client: Any, table: str, pk: str, *, after: int, through: int) 
     return records if expected == through + 1 else None
 
 
-def read_recent(client: Any, table: str, pk: str, *, since: float, limit: int) -> list[ChangeRecord]:
+def read_recent(client: DynamoDBClient, table: str, pk: str, *, since: float, limit: int) -> list[ChangeRecord]:
     """The records written after `since` (epoch seconds), newest first, at most `limit` (a record written before
     `since`, or one older than the time it records, ends the read: the log is in version order)."""
     params: dict[str, Any] = {
@@ -172,7 +176,7 @@ def _record(item: dict[str, Any]) -> ChangeRecord:
                         written_at=float(written_at["N"]) if written_at else None)
 
 
-def read_versions(client: Any, table: str, pk: str) -> StoreVersions:
+def read_versions(client: DynamoDBClient, table: str, pk: str) -> StoreVersions:
     """The scope's counters (`META`), read consistently; zeros when nothing was written yet."""
     response = client.get_item(TableName=table, Key={"pk": {"S": pk}, "sk": {"S": META}}, ConsistentRead=True)
     return versions_of(from_item(response["Item"]) if response.get("Item") else {})
@@ -184,7 +188,7 @@ def versions_of(meta: dict[str, Any]) -> StoreVersions:
                          generation=str(meta.get("generation", "")))
 
 
-def transact_recorded(client: Any, table: str, pk: str, actions: list[dict[str, Any]], *,
+def transact_recorded(client: DynamoDBClient, table: str, pk: str, actions: list[dict[str, Any]], *,
                       written: Sequence[Memory] = (), attempts: int = 8) -> None:
     """`actions` in one transaction with the counter's recorded move by one. Another write moving the counter
     first only cancels the bump: it is read again and the transaction retried. Any other cancellation (one
@@ -194,8 +198,7 @@ def transact_recorded(client: Any, table: str, pk: str, actions: list[dict[str, 
             time.sleep(random.uniform(0, min(0.2, 0.01 * 2**attempt)))
         seen = read_versions(client, table, pk)
         try:
-            client.transact_write_items(TransactItems=[
-                *actions, *recorded_bump(table, pk, seen=seen, by=1, written=written)])
+            transact_write(client, [*actions, *recorded_bump(table, pk, seen=seen, by=1, written=written)])
             return
         except ClientError as error:
             reasons = error.response.get("CancellationReasons") or []

@@ -7,7 +7,7 @@ The ``CTX#`` prefix keeps the inject function's write permission off the memorie
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
@@ -16,6 +16,9 @@ from agent_memory.domain.keys import cache_partition_key
 from agent_memory.domain.models import ScopeRef
 from agent_memory.observability import logger
 from agent_memory.ports import CachedContext
+
+if TYPE_CHECKING:
+    from types_boto3_dynamodb.client import DynamoDBClient
 
 # A block body is small; anything near DynamoDB's 400 KB item limit is not worth caching.
 MAX_CACHED_BYTES = 300_000
@@ -26,7 +29,7 @@ MAX_CACHED_BYTES = 300_000
 class DynamoContextCache:
     """Failures read as misses and skipped writes: the cache must never fail a request."""
 
-    def __init__(self, *, table_name: str, client: Any) -> None:
+    def __init__(self, *, table_name: str, client: DynamoDBClient) -> None:
         self._table = table_name
         self._client = client
 

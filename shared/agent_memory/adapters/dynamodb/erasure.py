@@ -20,7 +20,7 @@ import json
 import time
 from collections import Counter
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
@@ -47,6 +47,9 @@ from agent_memory.domain.lifecycle.erasure import (
     store_of,
 )
 from agent_memory.domain.models import ScopeRef, utcnow
+
+if TYPE_CHECKING:
+    from types_boto3_dynamodb.client import DynamoDBClient
 
 TOMBSTONES = "ERASED"
 RECEIPTS = "ERASURE"
@@ -77,7 +80,7 @@ def _log_weeks(sort_key: str) -> list[date]:
 class DynamoScopeEraser:
     """Sweeps a scope out of the table. `shards`: the rollup's active-scope shards (settings.rollup_shards)."""
 
-    def __init__(self, *, table_name: str, client: Any, shards: int) -> None:
+    def __init__(self, *, table_name: str, client: DynamoDBClient, shards: int) -> None:
         self._table = table_name
         self._client = client
         self._shards = shards

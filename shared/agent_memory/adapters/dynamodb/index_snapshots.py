@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
@@ -33,6 +33,9 @@ from agent_memory.adapters.dynamodb.items import CONDITION_FAILED, error_code, t
 from agent_memory.domain.keys import snapshot_partition_key
 from agent_memory.domain.models import ScopeRef
 from agent_memory.observability import logger
+
+if TYPE_CHECKING:
+    from types_boto3_dynamodb.client import DynamoDBClient
 
 CHUNK_BYTES = 350_000
 HEAD = "HEAD"
@@ -45,7 +48,7 @@ class DynamoIndexSnapshotStore:
     whose memories change every turn is not re-snapshotted every turn (a snapshot of 10,000 memories is ~8 MB
     of writes). A snapshot of the same version (the last one was found damaged) is always written."""
 
-    def __init__(self, *, table_name: str, client: Any, ttl_seconds: float = DEFAULT_TTL_SECONDS,
+    def __init__(self, *, table_name: str, client: DynamoDBClient, ttl_seconds: float = DEFAULT_TTL_SECONDS,
                  min_interval_seconds: float = 0.0, clock: Callable[[], float] = time.time,
                  namespace: str = "") -> None:
         self._table = table_name

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import math
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any, NoReturn, cast
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError, HTTPClientError
@@ -19,6 +19,10 @@ from botocore.exceptions import ConnectionError as BotocoreConnectionError
 from agent_memory.domain.keys import META, memory_sort_key, partition_key
 from agent_memory.domain.models import Memory, utcnow
 from agent_memory.errors import StoreUnavailable, Throttled
+
+if TYPE_CHECKING:
+    from types_boto3_dynamodb.client import DynamoDBClient
+    from types_boto3_dynamodb.type_defs import TransactWriteItemTypeDef
 
 CONDITION_FAILED = "ConditionalCheckFailedException"
 TRANSACTION_CANCELLED = "TransactionCanceledException"
@@ -128,7 +132,7 @@ def domain_errors() -> Iterator[None]:
 _UNAVAILABLE = "the memory store is unavailable; nothing more was written, retry shortly"
 
 
-def table_client(*, connect_seconds: float, read_seconds: float, attempts: int) -> Any:
+def table_client(*, connect_seconds: float, read_seconds: float, attempts: int) -> DynamoDBClient:
     """A DynamoDB client bounded in time (botocore's defaults wait 60 s for an answer and retry a throttled or
     failed call up to 10 times), so a table that hangs fails a request well inside the function's timeout."""
     import boto3
@@ -139,7 +143,7 @@ def table_client(*, connect_seconds: float, read_seconds: float, attempts: int) 
         retries={"total_max_attempts": attempts, "mode": "standard"}))
 
 
-def report_unavailable_store(client: Any) -> None:
+def report_unavailable_store(client: DynamoDBClient | None) -> None:
     """Make every call of this DynamoDB client raise StoreUnavailable when the table cannot be reached
     (connection refused or closed, connect or read timeout) or answers 5xx, once botocore's own retries are
     spent. Hooked into the client's events, so one translation covers every adapter sharing the client,
@@ -160,3 +164,9 @@ def _raise_for_server_error(http_response: Any = None, parsed: Any = None, **_: 
     if http_response is not None and http_response.status_code >= 500:  # InternalServerError, ServiceUnavailable
         code = (parsed or {}).get("Error", {}).get("Code", "") if isinstance(parsed, dict) else ""
         raise StoreUnavailable(_UNAVAILABLE, details={"code": code or None})
+
+
+def transact_write(client: DynamoDBClient, actions: Sequence[Mapping[str, Any]]) -> None:
+    """`actions` in one TransactWriteItems. The item builders make plain dicts; their shape is DynamoDB's
+    TransactWriteItem, which the tests check against DynamoDB Local and moto rather than the type checker."""
+    client.transact_write_items(TransactItems=cast("list[TransactWriteItemTypeDef]", list(actions)))

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from botocore.exceptions import ClientError
 
@@ -35,6 +35,7 @@ from agent_memory.adapters.dynamodb.items import (
     raise_domain_error,
     throttled_transaction,
     to_item,
+    transact_write,
 )
 from agent_memory.domain.keys import FILE_PREFIX, partition_key
 from agent_memory.domain.memory_tool.memory_files import (
@@ -47,6 +48,9 @@ from agent_memory.domain.memory_tool.memory_files import (
 from agent_memory.domain.memory_tool.memory_paths import ROOT, ancestors
 from agent_memory.domain.models import ScopeRef
 from agent_memory.errors import Conflict, InvalidInput, NotFound, Throttled
+
+if TYPE_CHECKING:
+    from types_boto3_dynamodb.client import DynamoDBClient
 
 FILE_KIND = "memory_file"
 DIRECTORY_KIND = "memory_dir"
@@ -92,7 +96,7 @@ def _raise_for(error: ClientError, conflict: str) -> NoReturn:
 
 
 class DynamoMemoryFileStore:
-    def __init__(self, *, table_name: str, client: Any, max_attempts: int = 6) -> None:
+    def __init__(self, *, table_name: str, client: DynamoDBClient, max_attempts: int = 6) -> None:
         self._table = table_name
         self._client = client
         self._max_attempts = max_attempts
@@ -235,7 +239,7 @@ class DynamoMemoryFileStore:
 
     def _transact(self, actions: list[dict[str, Any]], conflict: str) -> None:
         try:
-            self._client.transact_write_items(TransactItems=actions)
+            transact_write(self._client, actions)
         except ClientError as error:
             _raise_for(error, conflict)
 

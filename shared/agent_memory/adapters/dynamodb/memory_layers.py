@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from boto3.dynamodb.types import Binary
 from botocore.exceptions import ClientError
@@ -46,6 +46,9 @@ from agent_memory.domain.models import ScopeRef, utcnow
 from agent_memory.domain.tiers.memory_layers import HotMemoryEntry, HotMemoryType, LogKey, LogMessage, WeeklyReport
 from agent_memory.errors import NotFound
 
+if TYPE_CHECKING:
+    from types_boto3_dynamodb.client import DynamoDBClient
+
 ACTIVE_SHARDS = 16
 # Active-scope markers outlive the week they mark by long enough for a late or re-run rollup.
 ACTIVE_MARKER_DAYS = 60
@@ -66,7 +69,7 @@ def log_sort_key(message: LogMessage | LogKey) -> str:
 
 
 class DynamoLayerStore:
-    def __init__(self, *, table_name: str, client: Any, shards: int = ACTIVE_SHARDS) -> None:
+    def __init__(self, *, table_name: str, client: DynamoDBClient, shards: int = ACTIVE_SHARDS) -> None:
         self._table = table_name
         self._client = client
         self.shards = shards
@@ -240,7 +243,7 @@ class DynamoLayerStore:
     def _put_report(self, scope: ScopeRef, report: WeeklyReport, *, condition: str,
                     values: dict[str, Any] | None = None) -> bool:
         item = report_item(partition_key(scope), report)
-        extra = {"ExpressionAttributeValues": to_item(values)} if values else {}
+        extra: dict[str, Any] = {"ExpressionAttributeValues": to_item(values)} if values else {}
         try:
             self._client.put_item(TableName=self._table, Item=item, ConditionExpression=condition, **extra)
         except ClientError as error:

@@ -25,7 +25,7 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
@@ -52,6 +52,7 @@ from agent_memory.adapters.dynamodb.items import (
     raise_domain_error,
     throttled_transaction,
     to_item,
+    transact_write,
 )
 from agent_memory.adapters.dynamodb.memory_writes import (
     MAX_TRANSACTION_ACTIONS,
@@ -96,6 +97,9 @@ from agent_memory.domain.models import (
 from agent_memory.domain.search.index_changes import IndexChanges, RecentWrites
 from agent_memory.errors import AgentMemoryError, Conflict, NotFound, Throttled
 
+if TYPE_CHECKING:
+    from types_boto3_dynamodb.client import DynamoDBClient
+
 
 def _backoff(attempt: int) -> None:
     """Full-jitter backoff between optimistic retries, so racing writers spread out."""
@@ -106,7 +110,7 @@ class DynamoMemoryStore:
     """`retention`: each tenant's policy (domain/lifecycle/retention.py). An expired memory is read by nothing, before
     DynamoDB's TTL sweeper removes it; a save that meets one (its content, its field) removes it first."""
 
-    def __init__(self, *, table_name: str, client: Any, max_attempts: int = 8,
+    def __init__(self, *, table_name: str, client: DynamoDBClient, max_attempts: int = 8,
                  retention: Callable[[str], RetentionPolicy] | None = None) -> None:
         self._table = table_name
         self._client = client
@@ -217,7 +221,7 @@ class DynamoMemoryStore:
         if stored:
             written = [version for r in stored for version in (r.superseded, r.memory) if version is not None]
             try:
-                self._client.transact_write_items(TransactItems=[*actions, *recorded_bump(
+                transact_write(self._client, [*actions, *recorded_bump(
                     self._table, partition_key(user), seen=seen, by=len(stored), written=written)])
             except ClientError as error:
                 if error_code(error) != TRANSACTION_CANCELLED:

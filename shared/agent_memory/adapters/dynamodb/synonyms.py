@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
@@ -18,6 +18,9 @@ from agent_memory.adapters.dynamodb.batch import write_all
 from agent_memory.adapters.dynamodb.items import from_item, raise_domain_error, to_item
 from agent_memory.domain.keys import synonyms_partition_key
 from agent_memory.domain.text.keywords import normalize_keyword
+
+if TYPE_CHECKING:
+    from types_boto3_dynamodb.client import DynamoDBClient
 
 
 def synonym_sort_key(keyword: str, synonym: str) -> str:
@@ -32,7 +35,8 @@ def synonym_item(tenant_id: str, keyword: str, synonym: str, similarity: float) 
 
 
 class DynamoSynonymStore:
-    def __init__(self, *, table_name: str, client: Any, cache_seconds: float = 60.0, max_tenants: int = 256) -> None:
+    def __init__(self, *, table_name: str, client: DynamoDBClient, cache_seconds: float = 60.0,
+                 max_tenants: int = 256) -> None:
         self._table = table_name
         self._client = client
         self._cache_seconds = cache_seconds

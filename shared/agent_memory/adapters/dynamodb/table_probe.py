@@ -4,18 +4,21 @@ read unit, eventually consistent) and needs no permission beyond the readers' Ge
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
 from agent_memory.adapters.dynamodb.items import error_code
 from agent_memory.errors import StoreUnavailable
 
+if TYPE_CHECKING:
+    from types_boto3_dynamodb.client import DynamoDBClient
+
 PROBE_KEY = {"pk": {"S": "HEALTH"}, "sk": {"S": "HEALTH"}}
 
 
 class DynamoTableProbe:
-    def __init__(self, *, table_name: str, client: Any) -> None:
+    def __init__(self, *, table_name: str, client: DynamoDBClient) -> None:
         self._table_name = table_name
         self._client = client
 

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 from importlib.util import find_spec
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent_memory.domain.health import EmbedderHealth
 
 if TYPE_CHECKING:
+    from types_boto3_bedrock_runtime.client import BedrockRuntimeClient
+
     from agent_memory.ports import Embedder
     from agent_memory.settings import Settings
 
 TITAN_MODEL = "amazon.titan-embed-text-v2:0"
 
 
-def build_embedder(settings: Settings, *, bedrock_client: Any = None) -> Embedder | None:
+def build_embedder(settings: Settings, *, bedrock_client: BedrockRuntimeClient | None = None) -> Embedder | None:
     """The configured embedder, or None when embeddings are switched off (keyword search only)."""
     if settings.embedding_provider == "none":
         return None

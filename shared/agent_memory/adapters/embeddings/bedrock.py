@@ -8,25 +8,29 @@ from __future__ import annotations
 
 import json
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from agent_memory.errors import EmbeddingUnavailable
+
+if TYPE_CHECKING:
+    from types_boto3_bedrock_runtime.client import BedrockRuntimeClient
 
 _CONCURRENCY = 8
 _MAX_CHARS = 50_000  # Titan V2 accepts up to 8,192 tokens; stay well inside it
 
 
 class TitanEmbedder:
-    def __init__(self, *, client: Any = None, model_id: str, dimension: int, region: str) -> None:
+    def __init__(self, *, client: BedrockRuntimeClient | None = None, model_id: str, dimension: int,
+                 region: str) -> None:
         self.model_id = f"{model_id}:{dimension}"
         self.dimension = dimension
         self._model = model_id
         self._region = region
         self._client = client
 
-    def _runtime(self) -> Any:
+    def _runtime(self) -> BedrockRuntimeClient:
         if self._client is None:
             import boto3
 

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from types_boto3_secretsmanager.client import SecretsManagerClient
+
     from agent_memory.domain.inject.conversation import Message
     from agent_memory.domain.packs import DomainPack
     from agent_memory.domain.profile.profile import Profile
@@ -15,7 +17,8 @@ if TYPE_CHECKING:
 
 
 def build_extractor(settings: Settings, *, pack: DomainPack | None = None, http_client: Any = None,
-                    secrets_client: Any = None, embedder: Embedder | None = None) -> MemoryExtractor:
+                    secrets_client: SecretsManagerClient | None = None, embedder: Embedder | None = None
+                    ) -> MemoryExtractor:
     """The extractor of a domain pack (default: the deployment's pack): its offline rules, or Claude with its
     prompt. Offline, a pack with exemplars reads what its rules leave alone by them, given the embedder they were
     calibrated on."""
@@ -40,7 +43,8 @@ def build_extractor(settings: Settings, *, pack: DomainPack | None = None, http_
     )
 
 
-def build_narrator(settings: Settings, *, http_client: Any = None, secrets_client: Any = None
+def build_narrator(settings: Settings, *, http_client: Any = None,
+                   secrets_client: SecretsManagerClient | None = None
                    ) -> Callable[[Profile], str]:
     """The summarize narrative writer: Claude when a provider is configured, else the offline template."""
     if settings.effective_llm_provider == "offline":
@@ -53,7 +57,8 @@ def build_narrator(settings: Settings, *, http_client: Any = None, secrets_clien
     return ClaudeNarrator(client=client, model=settings.effective_llm_model)
 
 
-def build_conversation_summarizer(settings: Settings, *, http_client: Any = None, secrets_client: Any = None
+def build_conversation_summarizer(settings: Settings, *, http_client: Any = None,
+                                  secrets_client: SecretsManagerClient | None = None
                                   ) -> Callable[[list[Message]], str]:
     """Compaction's early-turn summary: Claude when a provider is configured, else extractive (offline)."""
     from agent_memory.domain.inject.summary import extractive_summary
@@ -66,7 +71,8 @@ def build_conversation_summarizer(settings: Settings, *, http_client: Any = None
     return ClaudeConversationSummarizer(client=client, model=settings.effective_llm_model, fallback=extractive_summary)
 
 
-def build_token_counter(settings: Settings, *, http_client: Any = None, secrets_client: Any = None
+def build_token_counter(settings: Settings, *, http_client: Any = None,
+                        secrets_client: SecretsManagerClient | None = None
                         ) -> TokenCounter | None:
     """Anthropic's count_tokens when the anthropic provider is configured (or asked for); else None."""
     mode = settings.context_token_counter
@@ -78,7 +84,8 @@ def build_token_counter(settings: Settings, *, http_client: Any = None, secrets_
     return AnthropicTokenCounter(client=client, model=settings.effective_llm_model)
 
 
-def build_report_writer(settings: Settings, *, http_client: Any = None, secrets_client: Any = None
+def build_report_writer(settings: Settings, *, http_client: Any = None,
+                        secrets_client: SecretsManagerClient | None = None
                         ) -> WeeklyReportWriter:
     """The weekly report's writer: Claude when a provider is configured, else extractive (offline)."""
     if settings.effective_llm_provider == "offline":
@@ -93,7 +100,8 @@ def build_report_writer(settings: Settings, *, http_client: Any = None, secrets_
                                     max_tokens=max(settings.llm_max_tokens, 2000), temperature=settings.llm_temperature)
 
 
-def build_hot_memory_refresher(settings: Settings, *, http_client: Any = None, secrets_client: Any = None
+def build_hot_memory_refresher(settings: Settings, *, http_client: Any = None,
+                               secrets_client: SecretsManagerClient | None = None
                                ) -> HotMemoryRefresher | None:
     """The hot-memory refresh needs an LLM: None offline (the refresh is then skipped)."""
     if settings.effective_llm_provider == "offline":

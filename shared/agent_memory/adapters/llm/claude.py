@@ -11,7 +11,7 @@ import json
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import anthropic
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -23,6 +23,9 @@ from agent_memory.errors import LlmUnavailable
 from agent_memory.observability import logger
 from agent_memory.ports import ConversationTurn
 from agent_memory.settings import Settings
+
+if TYPE_CHECKING:
+    from types_boto3_secretsmanager.client import SecretsManagerClient
 
 
 def extraction_tool(pack: DomainPack) -> dict[str, Any]:
@@ -101,7 +104,8 @@ class _ToolInput(BaseModel):
     keywords: list[_ToolKeyword] = Field(default_factory=list, max_length=5)
 
 
-def make_client(settings: Settings, *, http_client: Any = None, secrets_client: Any = None) -> Any:
+def make_client(settings: Settings, *, http_client: Any = None,
+                secrets_client: SecretsManagerClient | None = None) -> Any:
     common: dict[str, Any] = {"timeout": settings.llm_timeout_seconds, "max_retries": settings.llm_max_retries}
     if http_client is not None:
         common["http_client"] = http_client
@@ -141,7 +145,7 @@ class KeyRefreshingClient:
             return self._client
 
 
-def _api_key(settings: Settings, secrets_client: Any) -> str:
+def _api_key(settings: Settings, secrets_client: SecretsManagerClient | None) -> str:
     if settings.anthropic_api_key is not None:
         return settings.anthropic_api_key.get_secret_value()
     if settings.anthropic_api_key_secret_arn:

@@ -17,7 +17,7 @@ import sys
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agent_memory.adapters.dynamodb.items import memory_from_item
 from agent_memory.adapters.opensearch.documents import document_id, with_current_embeddings
@@ -33,6 +33,9 @@ from agent_memory.domain.models import Memory
 from agent_memory.domain.text.text import STOPWORDS
 from agent_memory.errors import SearchIndexMismatch
 from agent_memory.ports import Embedder
+
+if TYPE_CHECKING:
+    from types_boto3_dynamodb.client import DynamoDBClient
 
 Engine = Literal["lucene", "faiss"]
 _BATCH = 200
@@ -125,7 +128,7 @@ def vector_dimension(client: Any, index: str) -> int | None:
     return int(embedding["dimension"]) if embedding else None
 
 
-def current_memory_items(dynamodb_client: Any, table_name: str) -> Iterator[dict[str, Any]]:
+def current_memory_items(dynamodb_client: DynamoDBClient, table_name: str) -> Iterator[dict[str, Any]]:
     """Every current memory item of the table (all tenants), page by page."""
     params: dict[str, Any] = {
         "TableName": table_name,
@@ -140,7 +143,7 @@ def current_memory_items(dynamodb_client: Any, table_name: str) -> Iterator[dict
         params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
-def _with_progress(items: Iterator[dict[str, Any]], dynamodb_client: Any, table_name: str
+def _with_progress(items: Iterator[dict[str, Any]], dynamodb_client: DynamoDBClient, table_name: str
                    ) -> Iterator[dict[str, Any]]:
     """A progress bar with an ETA on stderr where tqdm is installed (the operator's machine; the Lambda layer
     has no use for it). The total is the table's approximate item count (DynamoDB refreshes it ~6-hourly)."""
@@ -192,7 +195,7 @@ def make_searchable(client: Any, index: str, documents: int, *, timeout: float =
         time.sleep(1.0)
 
 
-def _index_table(dynamodb_client: Any, table_name: str, index: OpenSearchIndex, embedder: Embedder | None,
+def _index_table(dynamodb_client: DynamoDBClient, table_name: str, index: OpenSearchIndex, embedder: Embedder | None,
                  *, unchanged: dict[str, str] | None = None) -> set[str]:
     """Upsert every current memory of the table, except those indexed exactly as they are now
     (`unchanged`: doc_id -> fingerprint), so nothing is embedded twice; returns the table's doc_ids."""
@@ -217,7 +220,7 @@ def _index_table(dynamodb_client: Any, table_name: str, index: OpenSearchIndex, 
     return seen
 
 
-def reindex_from_table(dynamodb_client: Any, table_name: str, os_client: Any, alias: str,
+def reindex_from_table(dynamodb_client: DynamoDBClient, table_name: str, os_client: Any, alias: str,
                        embedder: Embedder | None, *, engine: Engine = "lucene", custom_ids: bool = True,
                        delete_old: bool = True) -> str:
     """Rebuild the index from DynamoDB into a fresh physical index, then swap the alias to it.
